@@ -1,0 +1,3 @@
+module github.com/unrmod/unrmod
+
+go 1.25

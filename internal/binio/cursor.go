@@ -1,0 +1,301 @@
+package binio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf16"
+)
+
+// ErrTruncated is wrapped by every cursor error caused by data ending early.
+var ErrTruncated = errors.New("unexpected end of data")
+
+// CursorError is the first failure a Cursor met: what it was reading, at which
+// absolute offset, and why.
+type CursorError struct {
+	What   string // the field being read, e.g. "name length"
+	Offset int64  // absolute offset of the field
+	Err    error
+}
+
+func (e *CursorError) Error() string {
+	return fmt.Sprintf("%s at 0x%X: %v", e.What, e.Offset, e.Err)
+}
+
+func (e *CursorError) Unwrap() error { return e.Err }
+
+// Cursor reads little-endian values from a byte slice that starts at absolute
+// offset Base of some file. Errors are sticky: after the first failure every
+// read returns a zero value and Err reports that first failure, so decoders
+// can read a whole structure and check once.
+type Cursor struct {
+	b    []byte
+	pos  int
+	base int64
+	err  error
+}
+
+// NewCursor returns a cursor over b, whose first byte sits at absolute offset base.
+func NewCursor(b []byte, base int64) *Cursor { return &Cursor{b: b, base: base} }
+
+// Err returns the first error met, or nil.
+func (c *Cursor) Err() error { return c.err }
+
+// Pos returns the position relative to the start of the slice.
+func (c *Cursor) Pos() int { return c.pos }
+
+// Abs returns the absolute file offset of the next byte.
+func (c *Cursor) Abs() int64 { return c.base + int64(c.pos) }
+
+// Len returns the number of unread bytes.
+func (c *Cursor) Len() int { return len(c.b) - c.pos }
+
+// Seek moves to position pos relative to the start of the slice.
+func (c *Cursor) Seek(pos int, what string) {
+	if c.err != nil {
+		return
+	}
+	if pos < 0 || pos > len(c.b) {
+		c.Fail(what, fmt.Errorf("position 0x%X outside the data (0x%X..0x%X): %w",
+			c.base+int64(pos), c.base, c.base+int64(len(c.b)), ErrTruncated))
+		return
+	}
+	c.pos = pos
+}
+
+// Fail records err for the field what at the current offset, unless an error
+// is already recorded.
+func (c *Cursor) Fail(what string, err error) {
+	if c.err == nil {
+		c.err = &CursorError{What: what, Offset: c.Abs(), Err: err}
+	}
+}
+
+func (c *Cursor) need(n int, what string) bool {
+	if c.err != nil {
+		return false
+	}
+	if n < 0 || n > len(c.b)-c.pos {
+		c.Fail(what, fmt.Errorf("need %d bytes, %d left: %w", n, len(c.b)-c.pos, ErrTruncated))
+		return false
+	}
+	return true
+}
+
+// Bytes returns the next n bytes (a sub-slice, not a copy).
+func (c *Cursor) Bytes(n int, what string) []byte {
+	if !c.need(n, what) {
+		return nil
+	}
+	b := c.b[c.pos : c.pos+n : c.pos+n]
+	c.pos += n
+	return b
+}
+
+// U8 reads a byte.
+func (c *Cursor) U8(what string) byte {
+	if !c.need(1, what) {
+		return 0
+	}
+	v := c.b[c.pos]
+	c.pos++
+	return v
+}
+
+// U16 reads a little-endian WORD.
+func (c *Cursor) U16(what string) uint16 {
+	if !c.need(2, what) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint16(c.b[c.pos:])
+	c.pos += 2
+	return v
+}
+
+// U32 reads a little-endian DWORD.
+func (c *Cursor) U32(what string) uint32 {
+	if !c.need(4, what) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(c.b[c.pos:])
+	c.pos += 4
+	return v
+}
+
+// I32 reads a little-endian INT.
+func (c *Cursor) I32(what string) int32 { return int32(c.U32(what)) }
+
+// U64 reads a little-endian QWORD.
+func (c *Cursor) U64(what string) uint64 {
+	if !c.need(8, what) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(c.b[c.pos:])
+	c.pos += 8
+	return v
+}
+
+// F32 reads a little-endian IEEE-754 FLOAT.
+func (c *Cursor) F32(what string) float32 { return math.Float32frombits(c.U32(what)) }
+
+// Index reads an FCompactIndex.
+func (c *Cursor) Index(what string) int32 {
+	if c.err != nil {
+		return 0
+	}
+	v, n, err := ReadIndex(c.b[c.pos:])
+	if err != nil {
+		c.Fail(what, err)
+		return 0
+	}
+	c.pos += n
+	return v
+}
+
+// Count reads a compact-index element count and checks that count elements
+// of at least minSize bytes each can still fit in the remaining data, so that
+// callers may allocate count elements safely.
+func (c *Cursor) Count(what string, minSize int) int {
+	at := c.Abs()
+	n := c.Index(what)
+	if c.err != nil {
+		return 0
+	}
+	if n < 0 {
+		c.err = &CursorError{What: what, Offset: at, Err: fmt.Errorf("negative count %d", n)}
+		return 0
+	}
+	if minSize > 0 && int64(n)*int64(minSize) > int64(c.Len()) {
+		c.err = &CursorError{What: what, Offset: at, Err: fmt.Errorf("count %d needs at least %d bytes, %d left: %w",
+			n, int64(n)*int64(minSize), c.Len(), ErrTruncated)}
+		return 0
+	}
+	return int(n)
+}
+
+// CString reads a zero-terminated 8-bit (Latin-1) string.
+func (c *Cursor) CString(what string) string {
+	if c.err != nil {
+		return ""
+	}
+	for i := c.pos; i < len(c.b); i++ {
+		if c.b[i] == 0 {
+			s := Latin1(c.b[c.pos:i])
+			c.pos = i + 1
+			return s
+		}
+	}
+	c.Fail(what, fmt.Errorf("no terminating zero: %w", ErrTruncated))
+	return ""
+}
+
+// FString reads an Unreal FString: a compact length that counts the trailing
+// zero, then Latin-1 bytes (positive length) or UTF-16LE units (negative).
+func (c *Cursor) FString(what string) string {
+	at := c.Abs()
+	n := c.Index(what + " length")
+	if c.err != nil {
+		return ""
+	}
+	switch {
+	case n == 0:
+		return ""
+	case n > 0:
+		b := c.Bytes(int(n), what)
+		if c.err != nil {
+			return ""
+		}
+		if b[len(b)-1] != 0 {
+			c.err = &CursorError{What: what, Offset: at, Err: errors.New("string is not zero-terminated")}
+			return ""
+		}
+		return Latin1(b[:len(b)-1])
+	default:
+		units := -int64(n)
+		if units > int64(c.Len())/2 {
+			c.Fail(what, fmt.Errorf("UTF-16 string of %d units, %d bytes left: %w", units, c.Len(), ErrTruncated))
+			return ""
+		}
+		b := c.Bytes(int(units)*2, what)
+		u := make([]uint16, units)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(b[2*i:])
+		}
+		if u[len(u)-1] != 0 {
+			c.err = &CursorError{What: what, Offset: at, Err: errors.New("string is not zero-terminated")}
+			return ""
+		}
+		return string(utf16.Decode(u[:len(u)-1]))
+	}
+}
+
+// Latin1 converts 8-bit Latin-1 text to a Go string.
+func Latin1(b []byte) string {
+	ascii := true
+	for _, x := range b {
+		if x >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return string(b)
+	}
+	r := make([]rune, len(b))
+	for i, x := range b {
+		r[i] = rune(x)
+	}
+	return string(r)
+}
+
+// IsLatin1 reports whether every rune of s fits in one Latin-1 byte.
+func IsLatin1(s string) bool {
+	for _, r := range s {
+		if r > 0xFF {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendFString appends s as an Unreal FString: Latin-1 with a positive length
+// when every rune fits, UTF-16LE with a negative length otherwise. The empty
+// string is written as a zero length.
+func AppendFString(dst []byte, s string) []byte {
+	if s == "" {
+		return AppendIndex(dst, 0)
+	}
+	if IsLatin1(s) {
+		rs := []rune(s)
+		dst = AppendIndex(dst, int32(len(rs)+1))
+		for _, r := range rs {
+			dst = append(dst, byte(r))
+		}
+		return append(dst, 0)
+	}
+	u := utf16.Encode([]rune(s))
+	dst = AppendIndex(dst, -int32(len(u)+1))
+	for _, x := range u {
+		dst = binary.LittleEndian.AppendUint16(dst, x)
+	}
+	return append(dst, 0, 0)
+}
+
+// AppendCString appends s as zero-terminated Latin-1 text.
+func AppendCString(dst []byte, s string) []byte {
+	for _, r := range s {
+		dst = append(dst, byte(r))
+	}
+	return append(dst, 0)
+}
+
+// AppendU32 appends a little-endian DWORD.
+func AppendU32(dst []byte, v uint32) []byte { return binary.LittleEndian.AppendUint32(dst, v) }
+
+// AppendI32 appends a little-endian INT.
+func AppendI32(dst []byte, v int32) []byte { return binary.LittleEndian.AppendUint32(dst, uint32(v)) }
+
+// Slice returns the bytes from position start (relative) to the current
+// position, without copying.
+func (c *Cursor) Slice(start int) []byte { return c.b[start:c.pos:c.pos] }

@@ -1,0 +1,49 @@
+// Package corpus locates the shared corpus of real Unreal files for tests.
+// The corpus lives outside the repository; tests find it through the
+// UNRMOD_CORPUS environment variable and skip when it is not set.
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// EnvVar names the environment variable that points at the corpus root.
+const EnvVar = "UNRMOD_CORPUS"
+
+// Dir returns the corpus root, skipping the test when UNRMOD_CORPUS is unset
+// and failing it when the variable points at a missing directory.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv(EnvVar)
+	if dir == "" {
+		tb.Skip("UNRMOD_CORPUS is not set; skipping tests on real files")
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		tb.Fatalf("UNRMOD_CORPUS=%s is not a directory", dir)
+	}
+	return dir
+}
+
+// Path returns the absolute path of a corpus file given relative to the root.
+func Path(tb testing.TB, rel string) string {
+	tb.Helper()
+	p := filepath.Join(Dir(tb), filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("corpus file %s: %v", rel, err)
+	}
+	return p
+}
+
+// Legacy returns every legacy package in the corpus (legacy/*/*), sorted.
+func Legacy(tb testing.TB) []string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(Dir(tb), "legacy", "*", "*"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no legacy packages under %s/legacy", Dir(tb))
+	}
+	sort.Strings(files)
+	return files
+}

@@ -1,0 +1,457 @@
+// Package writer encodes a legacy package model (reader.Package) back into
+// file bytes, in one of two layouts:
+//
+//   - Preserve keeps every export's data at its offset and rewrites the
+//     tables in place when they fit, or at the end of the file otherwise. An
+//     unchanged model encodes to the exact bytes it was read from.
+//   - Compact lays the file out as the engine saves it (header, heritage,
+//     names, export data in export order, imports, exports), recomputing every
+//     offset and rebasing every known lazy-array SeekPos.
+//
+// The writer never guesses: data it cannot relocate safely is refused with an
+// error that names the export and its class.
+package writer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/reader"
+)
+
+// Layout selects how the writer places structures in the file.
+type Layout int
+
+// Layouts.
+const (
+	Preserve Layout = iota
+	Compact
+)
+
+func (l Layout) String() string {
+	if l == Compact {
+		return "compact"
+	}
+	return "preserve"
+}
+
+// ParseLayout parses "preserve" or "compact".
+func ParseLayout(s string) (Layout, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "preserve":
+		return Preserve, nil
+	case "compact":
+		return Compact, nil
+	}
+	return 0, fmt.Errorf("unknown layout %q: want preserve or compact", s)
+}
+
+// Options control encoding.
+type Options struct {
+	Layout Layout
+}
+
+// Report says what the writer did.
+type Report struct {
+	Layout       Layout
+	Size         int64    // bytes written
+	MovedExports int      // exports whose data changed position
+	Rebased      int      // lazy-array offsets rewritten
+	MovedTables  []string // preserve: tables written at the end of the file
+	DroppedBytes int64    // compact: bytes of dead space in the input left out
+}
+
+// ErrRelocation is wrapped by errors about data that cannot be moved safely.
+var ErrRelocation = errors.New("cannot relocate export data")
+
+// Writable reports whether unrmod writes packages of version v: UE1 61..69
+// without a licensee, and UE2 100..129 from the engine and the UT2003/UT2004
+// licensees, whose generic layout is verified. Other licensee forks change
+// the layout and stay read-only.
+func Writable(v reader.Version) error {
+	switch {
+	case v.File >= reader.VerMin && v.File < reader.VerUE2 && v.Licensee == 0:
+		return nil
+	case v.File >= reader.VerUE2 && v.File <= reader.VerMax && (v.Licensee == 0 || v.Licensee == 25 || v.Licensee == 28 || v.Licensee == 29):
+		return nil
+	}
+	return fmt.Errorf("%w: version %s is read-only in unrmod (licensee forks change the layout and are not verified)",
+		reader.ErrUnsupportedVersion, v)
+}
+
+// Encode returns the bytes of p in the requested layout. It does not modify p.
+func Encode(p *reader.Package, opt Options) ([]byte, *Report, error) {
+	w := &encoder{p: p, rep: &Report{Layout: opt.Layout}}
+	var out []byte
+	var err error
+	if opt.Layout == Compact {
+		out, err = w.compact()
+	} else {
+		out, err = w.preserve()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !bytes.Equal(out, p.Source()) {
+		if err := Writable(p.Header.Version); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", p.FileName, err)
+		}
+	}
+	w.rep.Size = int64(len(out))
+	return out, w.rep, nil
+}
+
+// VerifyError lists the problems found in an encoded package.
+type VerifyError struct {
+	File     string
+	Problems []reader.Problem
+}
+
+func (e *VerifyError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: output fails verification (%d problems)", e.File, len(e.Problems))
+	for _, q := range e.Problems {
+		b.WriteString("\n  " + q.String())
+	}
+	return b.String()
+}
+
+// Check decodes data as a package and verifies it; it returns the decoded
+// package, or an error (a *reader.FormatError or *VerifyError).
+func Check(name string, data []byte) (*reader.Package, error) {
+	q, err := reader.Read(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if probs := q.Verify(); len(probs) > 0 {
+		return nil, &VerifyError{File: name, Problems: probs}
+	}
+	return q, nil
+}
+
+// WriteFile encodes p, re-reads and verifies the result, and only then
+// atomically replaces path with it.
+func WriteFile(path string, p *reader.Package, opt Options) (*Report, error) {
+	out, rep, err := Encode(p, opt)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := Check(filepath.Base(path), out); err != nil {
+		return nil, err
+	}
+	if err := safefile.WriteFile(path, out, 0o644); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+type encoder struct {
+	p   *reader.Package
+	rep *Report
+}
+
+// ---- table encoders ----
+
+func (w *encoder) names() []byte {
+	p := w.p
+	var b []byte
+	for i := range p.Names {
+		n := &p.Names[i]
+		if raw := n.Raw(); raw != nil {
+			b = append(b, raw...)
+			continue
+		}
+		if p.Header.Version.File < reader.VerCompactNames {
+			b = binio.AppendCString(b, n.Name)
+		} else {
+			b = binio.AppendFString(b, n.Name)
+		}
+		b = binio.AppendU32(b, uint32(n.Flags))
+	}
+	return b
+}
+
+func (w *encoder) imports() []byte {
+	var b []byte
+	for i := range w.p.Imports {
+		im := &w.p.Imports[i]
+		if raw := im.Raw(); raw != nil {
+			b = append(b, raw...)
+			continue
+		}
+		b = binio.AppendIndex(b, int32(im.ClassPackage))
+		b = binio.AppendIndex(b, int32(im.ClassName))
+		b = binio.AppendI32(b, int32(im.Outer))
+		b = binio.AppendIndex(b, int32(im.ObjectName))
+	}
+	return b
+}
+
+// exports encodes the export table with the given data placement.
+func (w *encoder) exports(offsets []int32) []byte {
+	var b []byte
+	for i := range w.p.Exports {
+		e := w.p.Exports[i] // a copy: the model is not modified
+		e.SerialSize = int32(len(e.Data))
+		if e.SerialSize != 0 {
+			e.SerialOffset = offsets[i]
+		}
+		if raw := e.Raw(); raw != nil {
+			b = append(b, raw...)
+			continue
+		}
+		b = binio.AppendIndex(b, int32(e.Class))
+		b = binio.AppendIndex(b, int32(e.Super))
+		b = binio.AppendI32(b, int32(e.Outer))
+		b = binio.AppendIndex(b, int32(e.ObjectName))
+		b = binio.AppendU32(b, uint32(e.Flags))
+		b = binio.AppendIndex(b, e.SerialSize)
+		if e.SerialSize != 0 {
+			b = binio.AppendIndex(b, e.SerialOffset)
+		}
+	}
+	return b
+}
+
+func (w *encoder) heritage() []byte {
+	var b []byte
+	for _, g := range w.p.Header.Heritage {
+		for _, x := range g {
+			b = binio.AppendU32(b, x)
+		}
+	}
+	return b
+}
+
+type tablePos struct{ names, imports, exports, heritage int32 }
+
+func (w *encoder) header(pos tablePos) []byte {
+	p := w.p
+	h := &p.Header
+	b := make([]byte, 0, h.Size())
+	b = binio.AppendU32(b, reader.Tag)
+	b = binio.AppendU32(b, h.Version.DWORD())
+	b = binio.AppendU32(b, uint32(h.Flags))
+	b = binio.AppendI32(b, int32(len(p.Names)))
+	b = binio.AppendI32(b, pos.names)
+	b = binio.AppendI32(b, int32(len(p.Exports)))
+	b = binio.AppendI32(b, pos.exports)
+	b = binio.AppendI32(b, int32(len(p.Imports)))
+	b = binio.AppendI32(b, pos.imports)
+	if h.Version.File < reader.VerGUIDGenerations {
+		b = binio.AppendI32(b, int32(len(h.Heritage)))
+		b = binio.AppendI32(b, pos.heritage)
+		return b
+	}
+	for _, x := range h.GUID {
+		b = binio.AppendU32(b, x)
+	}
+	b = binio.AppendI32(b, int32(len(h.Generations)))
+	for _, g := range h.Generations {
+		b = binio.AppendI32(b, g.ExportCount)
+		b = binio.AppendI32(b, g.NameCount)
+	}
+	return b
+}
+
+// ---- relocation ----
+
+// relocate returns export i's data as it must be stored at newOff: every
+// known lazy-array SeekPos is rebased by the distance moved. It refuses data
+// whose offsets it cannot find or that are already inconsistent.
+func (w *encoder) relocate(i int, newOff int64) ([]byte, error) {
+	p := w.p
+	e := &p.Exports[i]
+	delta := newOff - int64(e.SerialOffset)
+	if delta == 0 || len(e.Data) == 0 {
+		return e.Data, nil
+	}
+	label := fmt.Sprintf("%s: export %d %q (class %s)", p.FileName, i, p.NameOf(e.ObjectName), p.ClassName(i))
+	nl, err := p.Native(i)
+	if nl.Kind == reader.NativeNone {
+		return e.Data, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: its data does not parse, so its embedded offsets cannot be found: %v", ErrRelocation, label, err)
+	}
+	if nl.Kind == reader.NativeUnknown {
+		if len(nl.Suspects) > 0 {
+			return nil, fmt.Errorf("%w: %s: unrmod does not know this class's native layout and found %d value(s) that look like "+
+				"absolute file offsets (first at data offset 0x%X); moving it could break the package. Use --layout preserve",
+				ErrRelocation, label, len(nl.Suspects), nl.Suspects[0])
+		}
+		return e.Data, nil
+	}
+	if p.Header.Version.File < reader.VerLazySeekPos {
+		return e.Data, nil
+	}
+	data := append([]byte(nil), e.Data...)
+	for _, la := range nl.Lazy {
+		if la.SeekPosAt < 0 {
+			continue
+		}
+		want := int64(e.SerialOffset) + int64(la.End)
+		if int64(la.SeekPos) != want {
+			return nil, fmt.Errorf("%w: %s: %s SeekPos is 0x%X but the array ends at 0x%X; refusing to rebase an inconsistent offset",
+				ErrRelocation, label, la.Field, la.SeekPos, want)
+		}
+		nv := int64(la.SeekPos) + delta
+		if nv > 0x7FFFFFFF {
+			return nil, fmt.Errorf("%w: %s: rebased offset 0x%X does not fit in 32 bits", ErrRelocation, label, nv)
+		}
+		binary.LittleEndian.PutUint32(data[la.SeekPosAt:], uint32(int32(nv)))
+		w.rep.Rebased++
+	}
+	return data, nil
+}
+
+// ---- compact ----
+
+func (w *encoder) compact() ([]byte, error) {
+	p := w.p
+	h := &p.Header
+	out := make([]byte, h.Size(), len(p.Source())+64)
+	var pos tablePos
+	if h.Version.File < reader.VerGUIDGenerations {
+		pos.heritage = int32(len(out))
+		out = append(out, w.heritage()...)
+	}
+	pos.names = int32(len(out))
+	out = append(out, w.names()...)
+	offsets := make([]int32, len(p.Exports))
+	var live int64
+	for i := range p.Exports {
+		e := &p.Exports[i]
+		if len(e.Data) == 0 {
+			continue
+		}
+		off := int64(len(out))
+		if off+int64(len(e.Data)) > 0x7FFFFFFF {
+			return nil, fmt.Errorf("%s: package would exceed 2 GiB", p.FileName)
+		}
+		data, err := w.relocate(i, off)
+		if err != nil {
+			return nil, err
+		}
+		if off != int64(e.SerialOffset) {
+			w.rep.MovedExports++
+		}
+		offsets[i] = int32(off)
+		out = append(out, data...)
+		live += int64(len(data))
+	}
+	pos.imports = int32(len(out))
+	out = append(out, w.imports()...)
+	pos.exports = int32(len(out))
+	out = append(out, w.exports(offsets)...)
+	copy(out, w.header(pos))
+
+	var srcLive int64
+	for _, r := range p.Regions() {
+		srcLive += r.Size
+	}
+	if d := int64(len(p.Source())) - srcLive; d > 0 {
+		w.rep.DroppedBytes = d
+	}
+	return out, nil
+}
+
+// ---- preserve ----
+
+func (w *encoder) preserve() ([]byte, error) {
+	p := w.p
+	src := p.Source()
+	out := append(make([]byte, 0, len(src)+4096), src...)
+
+	orig := map[string]reader.Region{}
+	origExport := map[int]reader.Region{}
+	for _, r := range p.Regions() {
+		if r.Kind == "export" {
+			origExport[r.Index] = r
+		} else {
+			orig[r.Kind] = r
+		}
+	}
+
+	// Export data: unchanged data stays; anything else goes to the end.
+	offsets := make([]int32, len(p.Exports))
+	var live []reader.Region
+	for i := range p.Exports {
+		e := &p.Exports[i]
+		if len(e.Data) == 0 {
+			continue
+		}
+		if r, ok := origExport[i]; ok && r.Size == int64(len(e.Data)) && int64(e.SerialOffset) == r.Offset &&
+			bytes.Equal(e.Data, src[r.Offset:r.End()]) {
+			offsets[i] = e.SerialOffset
+			live = append(live, r)
+			continue
+		}
+		off := int64(len(out))
+		data, err := w.relocate(i, off)
+		if err != nil {
+			return nil, err
+		}
+		if off != int64(e.SerialOffset) {
+			w.rep.MovedExports++
+		}
+		offsets[i] = int32(off)
+		out = append(out, data...)
+	}
+
+	hdrSize := int64(p.Header.Size())
+	type table struct {
+		kind string
+		data []byte
+		at   *int32
+	}
+	var pos tablePos
+	var tables []table
+	if p.Header.Version.File < reader.VerGUIDGenerations {
+		tables = append(tables, table{"heritage", w.heritage(), &pos.heritage})
+	}
+	tables = append(tables,
+		table{"names", w.names(), &pos.names},
+		table{"imports", w.imports(), &pos.imports},
+		table{"exports", w.exports(offsets), &pos.exports})
+	for _, t := range tables {
+		r, ok := orig[t.kind]
+		if !ok { // an empty table as read: keep its offset if it is in the file
+			switch t.kind {
+			case "names":
+				r.Offset = int64(p.Header.NameOffset)
+			case "imports":
+				r.Offset = int64(p.Header.ImportOffset)
+			case "exports":
+				r.Offset = int64(p.Header.ExportOffset)
+			case "heritage":
+				r.Offset = int64(p.Header.HeritageOffset)
+			}
+		}
+		if int64(len(t.data)) <= r.Size && r.Offset >= hdrSize || len(t.data) == 0 && r.Offset <= int64(len(src)) {
+			copy(out[r.Offset:], t.data)
+			*t.at = int32(r.Offset)
+			continue
+		}
+		if int64(len(out))+int64(len(t.data)) > 0x7FFFFFFF {
+			return nil, fmt.Errorf("%s: package would exceed 2 GiB", p.FileName)
+		}
+		*t.at = int32(len(out))
+		out = append(out, t.data...)
+		w.rep.MovedTables = append(w.rep.MovedTables, t.kind)
+	}
+	for _, r := range live {
+		if r.Offset < hdrSize {
+			return nil, fmt.Errorf("%s: the header grows to %d bytes and would overwrite %s at 0x%X; use the compact layout",
+				p.FileName, hdrSize, fmt.Sprintf("export %d data", r.Index), r.Offset)
+		}
+	}
+	copy(out, w.header(pos))
+	return out, nil
+}
