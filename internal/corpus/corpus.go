@@ -1,6 +1,7 @@
 // Package corpus locates the shared corpus of real Unreal files for tests.
 // The corpus lives outside the repository; tests find it through the
-// UNRMOD_CORPUS environment variable and skip when it is not set.
+// UNRMOD_CORPUS environment variable (absolute, or relative to the module
+// root) and skip when it is not set.
 package corpus
 
 import (
@@ -20,6 +21,12 @@ func Dir(tb testing.TB) string {
 	dir := os.Getenv(EnvVar)
 	if dir == "" {
 		tb.Skip("UNRMOD_CORPUS is not set; skipping tests on real files")
+	}
+	if !filepath.IsAbs(dir) {
+		// Relative to the module root, not to the package under test.
+		if root := moduleRoot(); root != "" {
+			dir = filepath.Join(root, dir)
+		}
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		tb.Fatalf("UNRMOD_CORPUS=%s is not a directory", dir)
@@ -46,4 +53,22 @@ func Legacy(tb testing.TB) []string {
 	}
 	sort.Strings(files)
 	return files
+}
+
+// moduleRoot returns the directory holding go.mod above the working directory.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }

@@ -1,0 +1,49 @@
+# unrmod build, test and CI entry points. Run `make help` for the list.
+
+GO       ?= go
+FUZZTIME ?= 10s
+BENCHTIME ?= 1s
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+PLATFORMS := linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64
+
+.PHONY: help build test vet fmt-check bench fuzz cross ci clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## build bin/unrmod for this machine
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/unrmod ./cmd/unrmod
+
+fmt-check: ## fail when a file is not gofmt-formatted
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+
+vet: ## go vet
+	$(GO) vet ./...
+
+test: fmt-check vet ## gofmt check, vet and every test (real-file tests need UNRMOD_CORPUS)
+	$(GO) test -count=1 ./...
+
+bench: ## benchmarks with MB/s (need UNRMOD_CORPUS)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+fuzz: ## run every fuzz target for FUZZTIME each
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== fuzz $$pkg $$t ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
+cross: ## build for every release platform with CGO_ENABLED=0
+	@set -e; for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+	  echo "== $$os/$$arch"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/unrmod-$$os-$$arch$$ext ./cmd/unrmod; \
+	done
+
+ci: test fuzz cross ## what .ci/run runs
+
+clean: ## remove build output
+	rm -rf bin dist
