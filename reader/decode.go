@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -17,7 +16,7 @@ func ReadFile(path string) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Read(filepath.Base(path), data)
+	return Read(path, data)
 }
 
 // Read decodes a package from data. name is the file name used in error

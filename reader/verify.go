@@ -125,7 +125,7 @@ func (p *Package) Verify() []Problem {
 	for i := range p.Exports {
 		e := &p.Exports[i]
 		s := p.exportLabel(i)
-		if e.isPlaceholder(p) {
+		if e.IsPlaceholder(p) {
 			// A conformal save keeps deleted exports as empty "None" slots so
 			// that later generations keep their indices.
 			continue
@@ -180,8 +180,10 @@ func (p *Package) verifyNative(i int) []Problem {
 	return out
 }
 
-// isPlaceholder reports whether e is an empty slot left by a conformal save.
-func (e *Export) isPlaceholder(p *Package) bool {
+// IsPlaceholder reports whether e is an empty slot left by a conformal save:
+// class, outer, flags and size all zero and the name "None". The engine keeps
+// such slots so that later generations keep their export indices.
+func (e *Export) IsPlaceholder(p *Package) bool {
 	return e.Class == 0 && e.Super == 0 && e.Outer == 0 && e.Flags == 0 && e.SerialSize == 0 &&
 		strings.EqualFold(p.NameOf(e.ObjectName), "None")
 }

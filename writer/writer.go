@@ -59,13 +59,17 @@ type Options struct {
 
 // Report says what the writer did.
 type Report struct {
-	Layout       Layout
-	Size         int64    // bytes written
-	MovedExports int      // exports whose data changed position
-	Rebased      int      // lazy-array offsets rewritten
-	MovedTables  []string // preserve: tables written at the end of the file
-	DroppedBytes int64    // compact: bytes of dead space in the input left out
+	Layout       Layout   `json:"layout"`
+	Size         int64    `json:"size"`          // bytes written
+	Identical    bool     `json:"identical"`     // the output equals the bytes the model was read from
+	MovedExports int      `json:"moved_exports"` // exports whose data changed position
+	Rebased      int      `json:"rebased"`       // lazy-array offsets rewritten
+	MovedTables  []string `json:"moved_tables"`  // preserve: tables written at the end of the file
+	DroppedBytes int64    `json:"dropped_bytes"` // compact: bytes of dead space in the input left out
 }
+
+// MarshalText makes layouts print by name in JSON and YAML.
+func (l Layout) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
 // ErrRelocation is wrapped by errors about data that cannot be moved safely.
 var ErrRelocation = errors.New("cannot relocate export data")
@@ -98,7 +102,8 @@ func Encode(p *reader.Package, opt Options) ([]byte, *Report, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if !bytes.Equal(out, p.Source()) {
+	w.rep.Identical = bytes.Equal(out, p.Source())
+	if !w.rep.Identical {
 		if err := Writable(p.Header.Version); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", p.FileName, err)
 		}
@@ -406,6 +411,9 @@ func (w *encoder) preserve() ([]byte, error) {
 	}
 
 	hdrSize := int64(p.Header.Size())
+	// Only a header that grows can cover what follows it; whatever the
+	// source itself overlapped stays as it was.
+	grown := hdrSize > orig["header"].Size
 	type table struct {
 		kind string
 		data []byte
@@ -434,7 +442,7 @@ func (w *encoder) preserve() ([]byte, error) {
 				r.Offset = int64(p.Header.HeritageOffset)
 			}
 		}
-		if int64(len(t.data)) <= r.Size && r.Offset >= hdrSize || len(t.data) == 0 && r.Offset <= int64(len(src)) {
+		if int64(len(t.data)) <= r.Size && (r.Offset >= hdrSize || !grown) || len(t.data) == 0 && r.Offset <= int64(len(src)) {
 			copy(out[r.Offset:], t.data)
 			*t.at = int32(r.Offset)
 			continue
@@ -447,7 +455,7 @@ func (w *encoder) preserve() ([]byte, error) {
 		w.rep.MovedTables = append(w.rep.MovedTables, t.kind)
 	}
 	for _, r := range live {
-		if r.Offset < hdrSize {
+		if grown && r.Offset < hdrSize {
 			return nil, fmt.Errorf("%s: the header grows to %d bytes and would overwrite %s at 0x%X; use the compact layout",
 				p.FileName, hdrSize, fmt.Sprintf("export %d data", r.Index), r.Offset)
 		}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command line and returns its outputs and exit status.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	if strings.Contains(errb.String(), "internal error") {
+		t.Errorf("unrmod %s panicked:\n%s", strings.Join(args, " "), errb.String())
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "In.u")
+	if err := os.WriteFile(in, []byte("not a package"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sameSpelledOtherwise := filepath.Join(dir, "sub", "..", "In.u")
+	tests := []struct {
+		name string
+		args []string
+		help string // the help command the error points at
+	}{
+		{"no args", nil, "unrmod --help"},
+		{"unknown command", []string{"bogus"}, "unrmod --help"},
+		{"flag before command", []string{"--json", "info", in}, "unrmod --help"},
+		{"info without file", []string{"info"}, "unrmod info --help"},
+		{"info with two files", []string{"info", in, in}, "unrmod info --help"},
+		{"info unknown flag", []string{"info", "--bogus", in}, "unrmod info --help"},
+		{"info flag after file", []string{"info", in, "-x"}, "unrmod info --help"},
+		{"dump without file", []string{"dump", "--json"}, "unrmod dump --help"},
+		{"dump json and yaml", []string{"dump", in, "--json", "--yaml"}, "unrmod dump --help"},
+		{"dump bad bool", []string{"dump", in, "--json=maybe"}, "unrmod dump --help"},
+		{"verify without files", []string{"verify"}, "unrmod verify --help"},
+		{"rewrite without args", []string{"rewrite"}, "unrmod rewrite --help"},
+		{"rewrite missing -o", []string{"rewrite", in}, "unrmod rewrite --help"},
+		{"rewrite -o without value", []string{"rewrite", in, "-o"}, "unrmod rewrite --help"},
+		{"rewrite same file", []string{"rewrite", in, "-o", in}, "unrmod rewrite --help"},
+		{"rewrite same file other spelling", []string{"rewrite", "--o=" + sameSpelledOtherwise, in}, "unrmod rewrite --help"},
+		{"rewrite to stdout", []string{"rewrite", in, "-o", "-"}, "unrmod rewrite --help"},
+		{"rewrite bad layout", []string{"rewrite", in, "-o", filepath.Join(dir, "out.u"), "--layout", "tidy"}, "unrmod rewrite --help"},
+		{"export-data without object", []string{"export-data", in, "-o", "-"}, "unrmod export-data --help"},
+		{"export-data missing -o", []string{"export-data", in, "LevelInfo0"}, "unrmod export-data --help"},
+		{"export-data too many args", []string{"export-data", in, "A", "B", "-o", "-"}, "unrmod export-data --help"},
+		{"export-data empty object", []string{"export-data", in, "", "-o", "-"}, "unrmod export-data --help"},
+		{"export-data same file", []string{"export-data", in, "X", "-o", in}, "unrmod export-data --help"},
+		{"help unknown command", []string{"help", "bogus"}, "unrmod help --help"},
+		{"version with args", []string{"version", "now"}, "unrmod version --help"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, tt.args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2; stderr:\n%s", code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty:\n%s", stdout)
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], "unrmod: ") || lines[1] != "see '"+tt.help+"'" {
+				t.Errorf("stderr is not a reason plus \"see '%s'\":\n%s", tt.help, stderr)
+			}
+		})
+	}
+	if b, err := os.ReadFile(in); err != nil || string(b) != "not a package" {
+		t.Errorf("input was modified: %q, %v", b, err)
+	}
+}
+
+// TestSameFileLinks checks that rewrite refuses an output that is a link to
+// its input.
+func TestSameFileLinks(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "In.u")
+	if err := os.WriteFile(in, []byte("original"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]func(string, string) error{"symlink": os.Symlink, "hard link": os.Link}
+	for kind, mk := range links {
+		link := filepath.Join(dir, strings.ReplaceAll(kind, " ", "_"))
+		if err := mk(in, link); err != nil {
+			t.Logf("cannot create %s: %v", kind, err)
+			continue
+		}
+		_, stderr, code := runCLI(t, "rewrite", in, "-o", link)
+		if code != 2 || !strings.Contains(stderr, "is the input file") {
+			t.Errorf("rewrite to a %s of the input: exit %d, stderr:\n%s", kind, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(in); string(b) != "original" {
+		t.Errorf("input was modified: %q", b)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var cases [][]string
+	cases = append(cases, []string{"help"}, []string{"--help"}, []string{"-h"}, []string{"-help"})
+	for _, c := range commands() {
+		cases = append(cases,
+			[]string{c.name, "--help"},
+			[]string{c.name, "-h"},
+			[]string{c.name, "-help"},
+			[]string{"help", c.name},
+			[]string{c.name, "some-file", "--help"}, // flags anywhere
+		)
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, args...)
+			if code != 0 || stderr != "" {
+				t.Errorf("exit status %d, stderr %q; want 0 and nothing", code, stderr)
+			}
+			for _, want := range []string{"Usage: unrmod", "Example"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("help lacks %q:\n%s", want, stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	stdout, _, _ := runCLI(t, "help")
+	for _, c := range commands() {
+		if !strings.Contains(stdout, "  "+c.name+" ") {
+			t.Errorf("main help does not list %s", c.name)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		stdout, stderr, code := runCLI(t, args...)
+		if code != 0 || stderr != "" || stdout != "unrmod "+buildVersion()+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+func TestSplitArgs(t *testing.T) {
+	tests := []struct {
+		args             []string
+		flags, positions []string
+	}{
+		{[]string{"a", "-o", "out", "b"}, []string{"-o", "out"}, []string{"a", "b"}},
+		{[]string{"--json", "a"}, []string{"--json"}, []string{"a"}},
+		{[]string{"a", "--json", "--layout=compact"}, []string{"--json", "--layout=compact"}, []string{"a"}},
+		{[]string{"a", "--layout", "compact", "-o", "-"}, []string{"--layout", "compact", "-o", "-"}, []string{"a"}},
+		{[]string{"-", "a"}, nil, []string{"-", "a"}},
+		{[]string{"a", "--", "-o", "--json"}, nil, []string{"a", "-o", "--json"}},
+		{[]string{"-o", "--", "a"}, []string{"-o", "--"}, []string{"a"}},
+		{[]string{"a", "-o"}, []string{"-o"}, []string{"a"}},
+		{[]string{"--unknown", "a"}, []string{"--unknown"}, []string{"a"}},
+		{[]string{"--json", "false"}, []string{"--json"}, []string{"false"}},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.Bool("json", false, "")
+		fs.String("o", "", "")
+		fs.String("layout", "", "")
+		flags, positional := splitArgs(fs, tt.args)
+		if !reflect.DeepEqual(flags, tt.flags) || !reflect.DeepEqual(positional, tt.positions) {
+			t.Errorf("splitArgs(%q) = %q, %q; want %q, %q", tt.args, flags, positional, tt.flags, tt.positions)
+		}
+	}
+}
+
+func TestTable(t *testing.T) {
+	tb := &table{header: []string{"N", "NAME", "NOTE"}, right: []bool{true, false, false}}
+	tb.add("1", "Größe", "x")
+	tb.add("100", "A", "")
+	var b bytes.Buffer
+	if err := tb.write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "  N  NAME   NOTE\n  1  Größe  x\n100  A\n"
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/unrmod/unrmod/reader"
+)
+
+// dumpCommand returns the "dump" command.
+func dumpCommand() *command {
+	return &command{
+		name:     "dump",
+		synopsis: "FILE [--json | --yaml] [--names] [--imports] [--exports]",
+		summary:  "list the name, import and export tables",
+		description: `Print a package's tables. Names: index, name, flags. Imports: index, class
+(ClassPackage.ClassName), path. Exports: index, class, path, serial size,
+serial offset, the XXH3-64 hash of the export's data, and flags.
+
+Indices are 0-based, as in unrmod's error messages ('export 12 "Light5"').
+With none of --names, --imports and --exports, all three tables are printed.
+Hashes and offsets are fixed-width hex; text output is aligned tables, and
+--json or --yaml print one document with the same data (offsets and sizes as
+numbers there).`,
+		examples: []string{
+			"unrmod dump Maps/CTF-Face.unr",
+			"unrmod dump --exports Textures/ArenaTex.utx",
+			"unrmod dump System/Engine.u --imports --json",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			asJSON := fs.Bool("json", false, "print one JSON document instead of tables")
+			asYAML := fs.Bool("yaml", false, "print one YAML document instead of tables")
+			names := fs.Bool("names", false, "print the name table")
+			imports := fs.Bool("imports", false, "print the import table")
+			exports := fs.Bool("exports", false, "print the export table")
+			return func(s streams, args []string) error {
+				file, err := oneArg("dump", args, "FILE")
+				if err != nil {
+					return err
+				}
+				if *asJSON && *asYAML {
+					return usagef("dump", "--json and --yaml exclude each other")
+				}
+				if !*names && !*imports && !*exports {
+					*names, *imports, *exports = true, true, true
+				}
+				p, err := reader.ReadFile(file)
+				if err != nil {
+					return err
+				}
+				doc := newDumpDoc(file, p, *names, *imports, *exports)
+				switch {
+				case *asJSON:
+					return writeJSON(s.out, doc)
+				case *asYAML:
+					return writeYAML(s.out, doc)
+				}
+				return doc.writeText(s.out)
+			}
+		},
+	}
+}
+
+// dumpDoc is the output of "unrmod dump". A table that was not asked for is
+// nil and left out.
+type dumpDoc struct {
+	File    string       `json:"file" yaml:"file"`
+	Package string       `json:"package" yaml:"package"`
+	Names   *[]nameRow   `json:"names,omitempty" yaml:"names,omitempty"`
+	Imports *[]importRow `json:"imports,omitempty" yaml:"imports,omitempty"`
+	Exports *[]exportRow `json:"exports,omitempty" yaml:"exports,omitempty"`
+}
+
+// nameRow is one name table entry.
+type nameRow struct {
+	Index int      `json:"index" yaml:"index"`
+	Name  string   `json:"name" yaml:"name"`
+	Flags flagsDoc `json:"flags" yaml:"flags"`
+}
+
+// importRow is one import table entry.
+type importRow struct {
+	Index int    `json:"index" yaml:"index"`
+	Class string `json:"class" yaml:"class"`
+	Path  string `json:"path" yaml:"path"`
+}
+
+// exportRow is one export table entry.
+type exportRow struct {
+	Index      int    `json:"index" yaml:"index"`
+	Class      string `json:"class" yaml:"class"`
+	Path       string `json:"path" yaml:"path"`
+	SerialSize int32  `json:"serial_size" yaml:"serial_size"`
+	// SerialOffset is nil for an export without data, whose table entry
+	// stores no offset.
+	SerialOffset *int32   `json:"serial_offset" yaml:"serial_offset"`
+	XXH3         string   `json:"xxh3" yaml:"xxh3"`
+	Flags        flagsDoc `json:"flags" yaml:"flags"`
+}
+
+// newDumpDoc collects the requested tables of p, read from file.
+func newDumpDoc(file string, p *reader.Package, names, imports, exports bool) *dumpDoc {
+	d := &dumpDoc{File: file, Package: p.Name}
+	if names {
+		rows := make([]nameRow, len(p.Names))
+		for i, n := range p.Names {
+			rows[i] = nameRow{Index: i, Name: n.Name, Flags: newFlagsDoc(uint32(n.Flags), n.Flags.Names())}
+		}
+		d.Names = &rows
+	}
+	if imports {
+		rows := make([]importRow, len(p.Imports))
+		for i, im := range p.Imports {
+			rows[i] = importRow{
+				Index: i,
+				Class: p.NameOf(im.ClassPackage) + "." + p.NameOf(im.ClassName),
+				Path:  p.Path(reader.ImportRef(i)),
+			}
+		}
+		d.Imports = &rows
+	}
+	if exports {
+		rows := make([]exportRow, len(p.Exports))
+		for i := range p.Exports {
+			e := &p.Exports[i]
+			rows[i] = exportRow{
+				Index:      i,
+				Class:      p.ClassName(i),
+				Path:       p.ExportPath(i),
+				SerialSize: e.SerialSize,
+				XXH3:       hex64(xxh3.Hash(e.Data)),
+				Flags:      newFlagsDoc(uint32(e.Flags), e.Flags.Names()),
+			}
+			if e.SerialSize != 0 {
+				off := e.SerialOffset
+				rows[i].SerialOffset = &off
+			}
+		}
+		d.Exports = &rows
+	}
+	return d
+}
+
+// writeText prints the requested tables, separated by blank lines.
+func (d *dumpDoc) writeText(w io.Writer) error {
+	var sections []func() error
+	if d.Names != nil {
+		sections = append(sections, func() error {
+			t := &table{header: []string{"INDEX", "NAME", "FLAGS"}, right: []bool{true, false, false}}
+			for _, r := range *d.Names {
+				t.add(strconv.Itoa(r.Index), r.Name, joinNames(r.Flags))
+			}
+			return writeSection(w, "Names", len(*d.Names), t)
+		})
+	}
+	if d.Imports != nil {
+		sections = append(sections, func() error {
+			t := &table{header: []string{"INDEX", "CLASS", "PATH"}, right: []bool{true, false, false}}
+			for _, r := range *d.Imports {
+				t.add(strconv.Itoa(r.Index), r.Class, r.Path)
+			}
+			return writeSection(w, "Imports", len(*d.Imports), t)
+		})
+	}
+	if d.Exports != nil {
+		sections = append(sections, func() error {
+			t := &table{
+				header: []string{"INDEX", "CLASS", "PATH", "SIZE", "OFFSET", "XXH3", "FLAGS"},
+				right:  []bool{true, false, false, true, false, false, false},
+			}
+			for _, r := range *d.Exports {
+				off := "-"
+				if r.SerialOffset != nil {
+					off = hex32(uint32(*r.SerialOffset))
+				}
+				t.add(strconv.Itoa(r.Index), r.Class, r.Path, strconv.Itoa(int(r.SerialSize)), off, r.XXH3, joinNames(r.Flags))
+			}
+			return writeSection(w, "Exports", len(*d.Exports), t)
+		})
+	}
+	for i, section := range sections {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := section(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSection prints a table under a "Title: count" line.
+func writeSection(w io.Writer, title string, n int, t *table) error {
+	if _, err := fmt.Fprintf(w, "%s: %d\n", title, n); err != nil {
+		return err
+	}
+	return t.write(w)
+}
+
+// joinNames formats flags for text output as reader does: names joined by
+// "|", or "0" when no bit is set.
+func joinNames(f flagsDoc) string {
+	if len(f.Names) == 0 {
+		return "0"
+	}
+	return strings.Join(f.Names, "|")
+}

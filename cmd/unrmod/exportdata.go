@@ -1,0 +1,174 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/reader"
+)
+
+// maxCandidates bounds the close matches listed for an unknown object.
+const maxCandidates = 10
+
+// exportDataCommand returns the "export-data" command.
+func exportDataCommand() *command {
+	return &command{
+		name:     "export-data",
+		synopsis: "FILE OBJECT -o OUT [--class CLASS]",
+		summary:  "write one export's serialized data to a file",
+		description: `Write the serialized data of one export (its property list and native data,
+exactly as stored in the package) to OUT, atomically; '-o -' writes the raw
+bytes to standard output.
+
+OBJECT is the export's full path (CTF-Face.LevelInfo0) or any dotted suffix
+of it that is unique (LevelInfo0), compared case-insensitively; 'unrmod dump
+--exports FILE' lists the paths. An unknown OBJECT lists close matches and an
+ambiguous one lists every candidate. Two objects of different classes may
+share a path (a Palette and a FireTexture both called Lball); --class picks
+one. A summary goes to standard error.`,
+		examples: []string{
+			"unrmod export-data Maps/CTF-Face.unr LevelInfo0 -o LevelInfo0.bin",
+			"unrmod export-data Textures/BluffFX.utx DevGarbage.Lball --class FireTexture -o - | xxd | head",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			out := fs.String("o", "", "write the data to `OUT`, or - for standard output (required)")
+			class := fs.String("class", "", "only consider exports of class `CLASS` (for objects that share a path)")
+			return func(s streams, args []string) error {
+				switch {
+				case len(args) < 2:
+					return usagef("export-data", "want FILE and OBJECT, got %d argument(s)", len(args))
+				case len(args) > 2:
+					return usagef("export-data", "too many arguments: want FILE and OBJECT, got %d", len(args))
+				case strings.TrimSpace(args[1]) == "":
+					return usagef("export-data", "OBJECT is empty")
+				case *out == "":
+					return usagef("export-data", "missing -o OUT (use -o - for standard output)")
+				}
+				file, object := args[0], args[1]
+				if *out != "-" && sameFile(file, *out) {
+					return usagef("export-data", "output %s is the input file; export-data never modifies its input", *out)
+				}
+				p, err := reader.ReadFile(file)
+				if err != nil {
+					return err
+				}
+				i, err := findExport(file, p, object, *class)
+				if err != nil {
+					return err
+				}
+				data := p.Exports[i].Data
+				dest := *out
+				if dest == "-" {
+					dest = "standard output"
+					if _, err := s.out.Write(data); err != nil {
+						return fmt.Errorf("write %s: %w", dest, err)
+					}
+				} else if err := safefile.WriteFile(dest, data, 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(s.err, "wrote %d bytes of %s (class %s) to %s\n", len(data), p.ExportPath(i), p.ClassName(i), dest)
+				return nil
+			}
+		},
+	}
+}
+
+// findExport returns the index of the one export that object names. Imports
+// only count when no export matches, to say that they hold no data.
+// With class set, only exports of that class count (compared
+// case-insensitively): two objects of different classes may share a path.
+func findExport(file string, p *reader.Package, object, class string) (int, error) {
+	var exports, imports []int
+	pathMatched := false // an export has the path, whatever its class
+	for _, r := range p.Lookup(object) {
+		if i, ok := r.Export(); ok {
+			pathMatched = true
+			if class == "" || strings.EqualFold(p.ClassName(i), class) {
+				exports = append(exports, i)
+			}
+		} else if i, ok := r.Import(); ok {
+			imports = append(imports, i)
+		}
+	}
+	what := fmt.Sprintf("%q", object)
+	if class != "" {
+		what = fmt.Sprintf("%q of class %s", object, class)
+	}
+	switch {
+	case len(exports) == 1:
+		return exports[0], nil
+	case len(exports) > 1:
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s is ambiguous: it matches %d exports; give a longer path or --class:", file, what, len(exports))
+		for _, i := range exports {
+			fmt.Fprintf(&b, "\n  %s (class %s)", p.ExportPath(i), p.ClassName(i))
+		}
+		return 0, errors.New(b.String())
+	case len(imports) > 0 && !pathMatched:
+		im := &p.Imports[imports[0]]
+		return 0, fmt.Errorf("%s: %q is an import (%s, class %s.%s): it lives in another package and has no data here",
+			file, object, p.Path(reader.ImportRef(imports[0])), p.NameOf(im.ClassPackage), p.NameOf(im.ClassName))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: no export %s", file, what)
+	cands := candidates(p, object)
+	if len(cands) == 0 {
+		fmt.Fprintf(&b, "; run 'unrmod dump --exports %s' to list the exports", file)
+		return 0, errors.New(b.String())
+	}
+	b.WriteString("; close matches:")
+	for k, i := range cands {
+		if k == maxCandidates {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(cands)-maxCandidates)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s (class %s)", p.ExportPath(i), p.ClassName(i))
+	}
+	return 0, errors.New(b.String())
+}
+
+// candidates returns the exports whose paths contain, case-insensitively,
+// object, or failing that its last dotted component, or failing that that
+// component without its trailing digits (LevelInfo9 finds LevelInfo0),
+// closest first.
+func candidates(p *reader.Package, object string) []int {
+	paths := make([]string, len(p.Exports))
+	for i := range p.Exports {
+		paths[i] = strings.ToLower(p.ExportPath(i))
+	}
+	want := strings.ToLower(object)
+	last := want[strings.LastIndexByte(want, '.')+1:]
+	for _, sub := range []string{want, last, strings.TrimRight(last, "0123456789")} {
+		if sub == "" {
+			continue
+		}
+		var out []int
+		for i, path := range paths {
+			if strings.Contains(path, sub) {
+				out = append(out, i)
+			}
+		}
+		if len(out) > 0 {
+			// Closest first: the name itself, then shorter paths.
+			rank := func(i int) int {
+				if paths[i] == sub || strings.HasSuffix(paths[i], "."+sub) {
+					return 0
+				}
+				return 1
+			}
+			sort.SliceStable(out, func(a, b int) bool {
+				ra, rb := rank(out[a]), rank(out[b])
+				if ra != rb {
+					return ra < rb
+				}
+				return len(paths[out[a]]) < len(paths[out[b]])
+			})
+			return out
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/unrmod/unrmod/reader"
+)
+
+// infoCommand returns the "info" command.
+func infoCommand() *command {
+	return &command{
+		name:     "info",
+		synopsis: "FILE [--json]",
+		summary:  "show a package's header: version, flags, GUID, generations, tables",
+		description: `Show the summary of a package: file name, package name, size, file and
+licensee version with the engine generation, package flags by name and in
+hex, the GUID, the generation history (or, before file version 68, the
+heritage GUIDs), and the count and offset of the name, import and export
+tables.`,
+		examples: []string{
+			"unrmod info Maps/CTF-Face.unr",
+			"unrmod info --json System/Engine.u",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			asJSON := fs.Bool("json", false, "print one JSON document instead of text")
+			return func(s streams, args []string) error {
+				file, err := oneArg("info", args, "FILE")
+				if err != nil {
+					return err
+				}
+				p, err := reader.ReadFile(file)
+				if err != nil {
+					return err
+				}
+				doc := newInfoDoc(file, p)
+				if *asJSON {
+					return writeJSON(s.out, doc)
+				}
+				return doc.writeText(s.out)
+			}
+		},
+	}
+}
+
+// infoDoc is the output of "unrmod info".
+type infoDoc struct {
+	File       string     `json:"file"`
+	Package    string     `json:"package"`
+	Size       int64      `json:"size"`
+	Version    versionDoc `json:"version"`
+	Flags      flagsDoc   `json:"flags"`
+	GUID       string     `json:"guid"`
+	HeaderSize int        `json:"header_size"`
+	Names      tableDoc   `json:"names"`
+	Imports    tableDoc   `json:"imports"`
+	Exports    tableDoc   `json:"exports"`
+	// Generations is set from file version 68 on, Heritage before it; the
+	// other is empty.
+	Generations []generationDoc `json:"generations"`
+	Heritage    []string        `json:"heritage"`
+}
+
+// versionDoc is a package version and its engine generation.
+type versionDoc struct {
+	File     uint16 `json:"file"`
+	Licensee uint16 `json:"licensee"`
+	Engine   string `json:"engine"`
+}
+
+// tableDoc locates a table in the file.
+type tableDoc struct {
+	Count  int   `json:"count"`
+	Offset int32 `json:"offset"`
+}
+
+// generationDoc is one entry of the generation history.
+type generationDoc struct {
+	Exports int32 `json:"exports"`
+	Names   int32 `json:"names"`
+}
+
+// newInfoDoc collects the header data of p, read from file.
+func newInfoDoc(file string, p *reader.Package) *infoDoc {
+	h := &p.Header
+	d := &infoDoc{
+		File:    file,
+		Package: p.Name,
+		Size:    int64(len(p.Source())),
+		Version: versionDoc{File: h.Version.File, Licensee: h.Version.Licensee, Engine: h.Version.Engine()},
+		Flags:   newFlagsDoc(uint32(h.Flags), h.Flags.Names()),
+		GUID:    p.GUID().String(),
+
+		HeaderSize:  h.Size(),
+		Names:       tableDoc{len(p.Names), h.NameOffset},
+		Imports:     tableDoc{len(p.Imports), h.ImportOffset},
+		Exports:     tableDoc{len(p.Exports), h.ExportOffset},
+		Generations: []generationDoc{},
+		Heritage:    []string{},
+	}
+	for _, g := range h.Generations {
+		d.Generations = append(d.Generations, generationDoc{Exports: g.ExportCount, Names: g.NameCount})
+	}
+	for _, g := range h.Heritage {
+		d.Heritage = append(d.Heritage, g.String())
+	}
+	return d
+}
+
+// writeText prints the document as aligned "Field: value" lines.
+func (d *infoDoc) writeText(w io.Writer) error {
+	var b strings.Builder
+	line := func(k, format string, args ...any) {
+		fmt.Fprintf(&b, "%-13s%s\n", k+":", fmt.Sprintf(format, args...))
+	}
+	flags := "none"
+	if len(d.Flags.Names) > 0 {
+		flags = strings.Join(d.Flags.Names, "|")
+	}
+	line("File", "%s", d.File)
+	line("Package", "%s", d.Package)
+	line("Size", "%d bytes", d.Size)
+	line("Version", "%d/%d (%s)", d.Version.File, d.Version.Licensee, d.Version.Engine)
+	line("Flags", "%s (%s)", flags, d.Flags.Value)
+	line("GUID", "%s", d.GUID)
+	line("Header size", "%d bytes", d.HeaderSize)
+	for _, t := range []struct {
+		name string
+		t    tableDoc
+	}{{"Names", d.Names}, {"Imports", d.Imports}, {"Exports", d.Exports}} {
+		line(t.name, "%d at %s", t.t.Count, hex32(uint32(t.t.Offset)))
+	}
+	if d.Version.File >= reader.VerGUIDGenerations {
+		line("Generations", "%d", len(d.Generations))
+		for i, g := range d.Generations {
+			fmt.Fprintf(&b, "  [%d] %d exports, %d names\n", i, g.Exports, g.Names)
+		}
+	} else {
+		line("Heritage", "%d", len(d.Heritage))
+		for i, g := range d.Heritage {
+			fmt.Fprintf(&b, "  [%d] %s\n", i, g)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

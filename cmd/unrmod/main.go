@@ -1,0 +1,40 @@
+// Command unrmod inspects, checks and rewrites legacy Unreal Engine 1 and 2
+// packages (.u .utx .unr .uax .umx ...).
+//
+// Usage:
+//
+//	unrmod <command> [flags] args
+//
+// The commands are info, dump, verify, rewrite, export-data, help and
+// version; "unrmod help" lists them and "unrmod <command> --help" explains
+// one. Flags may appear before or after the arguments.
+//
+// Exit status: 0 on success, 1 when a file is bad, fails verification or
+// cannot be written, 2 on a usage error.
+package main
+
+import (
+	"os"
+	"runtime/debug"
+)
+
+// version is the release version, set at build time with
+//
+//	go build -ldflags "-X main.version=v1.2.3" ./cmd/unrmod
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// buildVersion returns the version to report: the -ldflags value, or the
+// module version when the binary was built with "go install module@version".
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+
+	"github.com/unrmod/unrmod/reader"
+)
+
+// verifyCommand returns the "verify" command.
+func verifyCommand() *command {
+	return &command{
+		name:     "verify",
+		synopsis: "FILE... [--json]",
+		summary:  "check packages for structural problems",
+		description: `Read each package and check every structural rule the engine relies on:
+regions inside the file and not overlapping, references in range, names well
+formed, generations consistent with the tables, property lists ending inside
+their export, and lazy-array offsets pointing just past their array.
+
+A sound file prints 'ok  FILE (N names, N imports, N exports)'. A bad file
+prints one 'FILE: problem' line per problem; a file that cannot be read at
+all prints one line with the reason. Every file is checked even after a bad
+one; the exit status is 1 when any file has a problem.`,
+		examples: []string{
+			"unrmod verify Maps/CTF-Face.unr",
+			"unrmod verify System/*.u Textures/*.utx",
+			"unrmod verify --json Maps/*.unr",
+		},
+		setup: func(fset *flag.FlagSet) runner {
+			asJSON := fset.Bool("json", false, "print one JSON document instead of text")
+			return func(s streams, args []string) error {
+				if len(args) == 0 {
+					return usagef("verify", "missing FILE")
+				}
+				doc := verifyDoc{OK: true, Files: []verifyFileDoc{}}
+				bad := 0
+				for _, file := range args {
+					r := verifyFile(file)
+					if !*asJSON {
+						r.writeText(s)
+					}
+					if !r.OK {
+						doc.OK = false
+						bad++
+					}
+					doc.Files = append(doc.Files, r)
+				}
+				if *asJSON {
+					if err := writeJSON(s.out, doc); err != nil {
+						return err
+					}
+				}
+				if bad > 0 {
+					if len(args) > 1 {
+						fmt.Fprintf(s.err, "unrmod: %d of %d files have problems\n", bad, len(args))
+					}
+					return errReported
+				}
+				return nil
+			}
+		},
+	}
+}
+
+// verifyDoc is the output of "unrmod verify --json".
+type verifyDoc struct {
+	OK    bool            `json:"ok"`
+	Files []verifyFileDoc `json:"files"`
+}
+
+// verifyFileDoc is the result for one file. The counts are 0 when the file
+// could not be read.
+type verifyFileDoc struct {
+	File     string       `json:"file"`
+	OK       bool         `json:"ok"`
+	Names    int          `json:"names"`
+	Imports  int          `json:"imports"`
+	Exports  int          `json:"exports"`
+	Problems []problemDoc `json:"problems"`
+}
+
+// problemDoc is one problem: the structure, the absolute file offset (null
+// when not tied to one), the message, and the text line as printed.
+type problemDoc struct {
+	Struct  string `json:"struct"`
+	Offset  *int64 `json:"offset"`
+	Message string `json:"message"`
+	Text    string `json:"text"`
+}
+
+// verifyFile reads and verifies one file.
+func verifyFile(file string) verifyFileDoc {
+	r := verifyFileDoc{File: file, Problems: []problemDoc{}}
+	p, err := reader.ReadFile(file)
+	if err != nil {
+		r.Problems = append(r.Problems, readProblem(err))
+		return r
+	}
+	r.Names, r.Imports, r.Exports = len(p.Names), len(p.Imports), len(p.Exports)
+	for _, q := range p.Verify() {
+		r.Problems = append(r.Problems, newProblemDoc(q))
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// newProblemDoc converts a verification problem.
+func newProblemDoc(q reader.Problem) problemDoc {
+	d := problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()}
+	if q.Offset >= 0 {
+		off := q.Offset
+		d.Offset = &off
+	}
+	return d
+}
+
+// readProblem turns a read error into a problem without repeating the file
+// name, which the output line already starts with.
+func readProblem(err error) problemDoc {
+	var fe *reader.FormatError
+	if errors.As(err, &fe) {
+		msg := fe.Msg
+		if msg == "" && fe.Err != nil {
+			msg = fe.Err.Error()
+		}
+		return newProblemDoc(reader.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: msg})
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return problemDoc{Message: err.Error(), Text: err.Error()}
+}
+
+// writeText prints the result lines: "ok  FILE (...)" or one line per
+// problem. They are the command's data and go to standard output.
+func (r *verifyFileDoc) writeText(s streams) {
+	if r.OK {
+		fmt.Fprintf(s.out, "ok  %s (%d names, %d imports, %d exports)\n", r.File, r.Names, r.Imports, r.Exports)
+		return
+	}
+	for _, q := range r.Problems {
+		fmt.Fprintf(s.out, "%s: %s\n", r.File, q.Text)
+	}
+}
