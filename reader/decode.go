@@ -143,8 +143,19 @@ func (d *decoder) decode() (*Package, error) {
 	if err = d.checkRefs(); err != nil {
 		return nil, err
 	}
+	if err = d.checkDataOverlap(); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(p.regions, func(i, j int) bool { return p.regions[i].Offset < p.regions[j].Offset })
 	return p, nil
+}
+
+// hex formats a possibly negative offset as 0x1F or -0x10.
+func hex(v int64) string {
+	if v < 0 {
+		return fmt.Sprintf("-0x%X", -v)
+	}
+	return fmt.Sprintf("0x%X", v)
 }
 
 // packageName derives the package name from a file name: base name without
@@ -167,12 +178,12 @@ func (d *decoder) checkTable(what string, hdrOff int64, count, offset int32, min
 	}
 	if count == 0 {
 		if offset < 0 || int64(offset) > size {
-			return d.errorf("header", hdrOff+4, ErrCorrupt, "%s offset 0x%X is outside the file (0x%X bytes)", what, offset, size)
+			return d.errorf("header", hdrOff+4, ErrCorrupt, "%s offset %s is outside the file (0x%X bytes)", what, hex(int64(offset)), size)
 		}
 		return nil
 	}
 	if offset < 0 || int64(offset) >= size {
-		return d.errorf("header", hdrOff+4, ErrCorrupt, "%s offset 0x%X is outside the file (0x%X bytes)", what, offset, size)
+		return d.errorf("header", hdrOff+4, ErrCorrupt, "%s offset %s is outside the file (0x%X bytes)", what, hex(int64(offset)), size)
 	}
 	if need := int64(count) * minEntry; need > size-int64(offset) {
 		return d.errorf("header", hdrOff, ErrCorrupt, "%s: %d entries need at least %d bytes but only %d remain after offset 0x%X",
@@ -264,8 +275,8 @@ func (d *decoder) readExports(n int) error {
 		}
 		if e.SerialSize > 0 {
 			if e.SerialOffset < 0 || int64(e.SerialOffset)+int64(e.SerialSize) > size {
-				return d.errorf(d.exportLabel(i), at, ErrCorrupt, "serial offset 0x%X + size %d past end of file (0x%X)",
-					e.SerialOffset, e.SerialSize, size)
+				return d.errorf(d.exportLabel(i), at, ErrCorrupt, "serial offset %s + size %d past end of file (0x%X)",
+					hex(int64(e.SerialOffset)), e.SerialSize, size)
 			}
 			e.Data = d.data[e.SerialOffset : e.SerialOffset+e.SerialSize : e.SerialOffset+e.SerialSize]
 			p.regions = append(p.regions, Region{Kind: "export", Index: i, Offset: int64(e.SerialOffset), Size: int64(e.SerialSize)})
@@ -284,6 +295,32 @@ func (d *decoder) exportLabel(i int) string {
 	}
 	return fmt.Sprintf("export %d", i)
 }
+
+// checkDataOverlap rejects export data ranges that share bytes: the engine
+// reads each export from its own range, and shared ranges would make every
+// later pass over the data repeat work per sharing export.
+func (d *decoder) checkDataOverlap() error {
+	var data []Region
+	for _, r := range d.p.regions {
+		if r.Kind == "export" {
+			data = append(data, r)
+		}
+	}
+	sort.Slice(data, func(i, j int) bool { return data[i].Offset < data[j].Offset })
+	for k := 1; k < len(data); k++ {
+		a, b := data[k-1], data[k]
+		if b.Offset < a.End() {
+			return d.errorf(d.exportLabel(b.Index), b.Offset, ErrCorrupt, "data 0x%X..0x%X overlaps the data of %s (0x%X..0x%X)",
+				b.Offset, b.End(), d.exportLabel(a.Index), a.Offset, a.End())
+		}
+	}
+	return nil
+}
+
+// MaxOuterDepth bounds outer (package index) chains. Real packages nest
+// groups a few levels deep; a longer chain is corrupt and would make path
+// resolution quadratic.
+const MaxOuterDepth = 256
 
 // checkRefs checks every name and object reference in the tables and that no
 // outer chain loops.
@@ -331,6 +368,7 @@ func (d *decoder) checkRefs() error {
 		i, _ := r.Import()
 		return p.Imports[i].Outer
 	}
+	depth := make([]int32, ni+ne+1) // chain length of finished objects
 	var path []ObjectRef
 	for start := -ni; start <= ne; start++ {
 		r := ObjectRef(start)
@@ -349,10 +387,24 @@ func (d *decoder) checkRefs() error {
 				idx, _ = r.Import()
 				what = fmt.Sprintf("import %d %q", idx, p.NameOf(p.Imports[idx].ObjectName))
 			}
-			return d.errorf(what, -1, ErrCorrupt, "outer (package index) chain loops back to itself")
+			return d.errorf(what, -1, ErrCorrupt, "outer (package index) chain loops")
 		}
-		for _, q := range path {
+		var base int32
+		if r != 0 {
+			base = depth[slot(r)]
+		}
+		for k := len(path) - 1; k >= 0; k-- {
+			q := path[k]
 			state[slot(q)] = 2
+			base++
+			depth[slot(q)] = base
+			if base > MaxOuterDepth {
+				what := fmt.Sprintf("import %d", -int(q)-1)
+				if i, ok := q.Export(); ok {
+					what = d.exportLabel(i)
+				}
+				return d.errorf(what, -1, ErrCorrupt, "outer (package index) chain is more than %d levels deep", MaxOuterDepth)
+			}
 		}
 	}
 	return nil

@@ -3,12 +3,15 @@
 // bounds-checked cursor that reports the absolute offset of every failure.
 package binio
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors returned by the compact index codec.
 var (
 	// ErrIndexTruncated means the bytes ended inside a compact index.
-	ErrIndexTruncated = errors.New("compact index runs past the end of the data")
+	ErrIndexTruncated = fmt.Errorf("compact index runs past the end of the data: %w", ErrTruncated)
 	// ErrIndexOverflow means a compact index has a fifth byte that no engine
 	// writes (above 0x10, or 0x10 without the sign bit): the data is corrupt.
 	ErrIndexOverflow = errors.New("compact index has a fifth byte beyond 32 bits")
@@ -37,7 +40,8 @@ func ReadIndex(b []byte) (v int32, n int, err error) {
 			n++
 			if i == 4 {
 				// The fifth byte carries the top bits; it has no continue bit.
-				if c > 0x10 || (c == 0x10 && b0&0x80 == 0) {
+				// 0x10 only encodes INT_MIN: sign set and every lower bit clear.
+				if c > 0x10 || (c == 0x10 && (b0&0x80 == 0 || mag != 0)) {
 					return 0, 0, ErrIndexOverflow
 				}
 				mag |= uint32(c) << 27
