@@ -111,6 +111,15 @@ func (p *Package) ClassChain(i int) []string {
 	return out
 }
 
+// NativeKind returns what unrmod knows about export i's native data, from
+// its class alone (without parsing the data).
+func (p *Package) NativeKind(i int) NativeKind {
+	if p.Exports[i].Class == 0 {
+		return NativeNone
+	}
+	return p.nativeKind(p.ClassChain(i))
+}
+
 func (p *Package) nativeKind(chain []string) NativeKind {
 	ue1 := p.Header.Version.File < VerUE2
 	for _, c := range chain {

@@ -277,11 +277,11 @@ func (w *encoder) relocate(i int, newOff int64) ([]byte, error) {
 	if delta == 0 || len(e.Data) == 0 {
 		return e.Data, nil
 	}
-	label := fmt.Sprintf("%s: export %d %q (class %s)", p.FileName, i, p.NameOf(e.ObjectName), p.ClassName(i))
-	nl, err := p.Native(i)
-	if nl.Kind == reader.NativeNone {
+	if p.NativeKind(i) == reader.NativeNone {
 		return e.Data, nil
 	}
+	label := fmt.Sprintf("%s: export %d %q (class %s)", p.FileName, i, p.NameOf(e.ObjectName), p.ClassName(i))
+	nl, err := p.Native(i)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: its data does not parse, so its embedded offsets cannot be found: %v", ErrRelocation, label, err)
 	}
@@ -410,25 +410,17 @@ func (w *encoder) preserve() ([]byte, error) {
 		out = append(out, data...)
 	}
 
-	hdrSize := int64(p.Header.Size())
-	// Only a header that grows can cover what follows it; whatever the
-	// source itself overlapped stays as it was.
-	grown := hdrSize > orig["header"].Size
-	type table struct {
-		kind string
-		data []byte
-		at   *int32
-	}
 	var pos tablePos
 	var tables []table
 	if p.Header.Version.File < reader.VerGUIDGenerations {
-		tables = append(tables, table{"heritage", w.heritage(), &pos.heritage})
+		tables = append(tables, table{"heritage", w.heritage(), &pos.heritage, reader.Region{}})
 	}
 	tables = append(tables,
-		table{"names", w.names(), &pos.names},
-		table{"imports", w.imports(), &pos.imports},
-		table{"exports", w.exports(offsets), &pos.exports})
-	for _, t := range tables {
+		table{"names", w.names(), &pos.names, reader.Region{}},
+		table{"imports", w.imports(), &pos.imports, reader.Region{}},
+		table{"exports", w.exports(offsets), &pos.exports, reader.Region{}})
+	for k := range tables {
+		t := &tables[k]
 		r, ok := orig[t.kind]
 		if !ok { // an empty table as read: keep its offset if it is in the file
 			switch t.kind {
@@ -442,24 +434,74 @@ func (w *encoder) preserve() ([]byte, error) {
 				r.Offset = int64(p.Header.HeritageOffset)
 			}
 		}
-		if int64(len(t.data)) <= r.Size && (r.Offset >= hdrSize || !grown) || len(t.data) == 0 && r.Offset <= int64(len(src)) {
-			copy(out[r.Offset:], t.data)
-			*t.at = int32(r.Offset)
+		t.r = r
+	}
+
+	// Place the tables, then the header. A header whose bytes differ from
+	// the source covers whatever lies under it, so a table placed there is
+	// moved to the end and the layout redone; export data there is refused.
+	// Each round moves at least one more table, so this ends.
+	hdrSize := int64(p.Header.Size())
+	base := len(out)
+	moved := map[string]bool{}
+	for {
+		out = out[:base]
+		w.rep.MovedTables = w.rep.MovedTables[:0]
+		var inPlace []table
+		for _, t := range tables {
+			r := t.r
+			if !moved[t.kind] && (int64(len(t.data)) <= r.Size || len(t.data) == 0 && r.Offset <= int64(len(src))) {
+				*t.at = int32(r.Offset)
+				inPlace = append(inPlace, t)
+				continue
+			}
+			if int64(len(out))+int64(len(t.data)) > 0x7FFFFFFF {
+				return nil, fmt.Errorf("%s: package would exceed 2 GiB", p.FileName)
+			}
+			*t.at = int32(len(out))
+			out = append(out, t.data...)
+			w.rep.MovedTables = append(w.rep.MovedTables, t.kind)
+		}
+		hdr := w.header(pos)
+		if int64(len(hdr)) <= int64(len(src)) && bytes.Equal(hdr, src[:len(hdr)]) {
+			// The header is unchanged: nothing under it is disturbed.
+			writeTables(out, inPlace)
+			break
+		}
+		again := false
+		for _, t := range inPlace {
+			if len(t.data) > 0 && t.r.Offset < hdrSize {
+				moved[t.kind] = true
+				again = true
+			}
+		}
+		if again {
 			continue
 		}
-		if int64(len(out))+int64(len(t.data)) > 0x7FFFFFFF {
-			return nil, fmt.Errorf("%s: package would exceed 2 GiB", p.FileName)
+		for _, r := range live {
+			if r.Offset < hdrSize {
+				return nil, fmt.Errorf("%s: the new %d-byte header would overwrite export %d data at 0x%X; use the compact layout",
+					p.FileName, hdrSize, r.Index, r.Offset)
+			}
 		}
-		*t.at = int32(len(out))
-		out = append(out, t.data...)
-		w.rep.MovedTables = append(w.rep.MovedTables, t.kind)
+		writeTables(out, inPlace)
+		copy(out, hdr)
+		break
 	}
-	for _, r := range live {
-		if grown && r.Offset < hdrSize {
-			return nil, fmt.Errorf("%s: the header grows to %d bytes and would overwrite %s at 0x%X; use the compact layout",
-				p.FileName, hdrSize, fmt.Sprintf("export %d data", r.Index), r.Offset)
-		}
-	}
-	copy(out, w.header(pos))
 	return out, nil
+}
+
+// writeTables copies tables kept in place over their old bytes.
+func writeTables(out []byte, tables []table) {
+	for _, t := range tables {
+		copy(out[t.r.Offset:], t.data)
+	}
+}
+
+// table is an encoded table and where the preserve layout may put it.
+type table struct {
+	kind string
+	data []byte
+	at   *int32        // the header field to set
+	r    reader.Region // where it was read from
 }
