@@ -124,23 +124,23 @@ func (p *Package) Verify() []Problem {
 	// Exports.
 	for i := range p.Exports {
 		e := &p.Exports[i]
-		s := p.exportLabel(i)
 		if e.IsPlaceholder(p) {
 			// A conformal save keeps deleted exports as empty "None" slots so
 			// that later generations keep their indices.
 			continue
 		}
+		s := func() string { return p.exportLabel(i) }
 		if e.Outer < 0 {
-			add(s, -1, "package index %d points at an import; an export's outer must be an export or 0", e.Outer)
+			add(s(), -1, "package index %d points at an import; an export's outer must be an export or 0", e.Outer)
 		}
 		if ci, ok := e.Class.Export(); ok && p.Exports[ci].Class != 0 {
-			add(s, -1, "class index points at %s, which is not a class", p.exportLabel(ci))
+			add(s(), -1, "class index points at %s, which is not a class", p.exportLabel(ci))
 		}
 		if e.Flags&RFLoadContext == 0 {
-			add(s, -1, "flags 0x%08X have no LoadForClient/Server/Edit bit: the engine never creates it", uint32(e.Flags))
+			add(s(), -1, "flags 0x%08X have no LoadForClient/Server/Edit bit: the engine never creates it", uint32(e.Flags))
 		}
 		if int(e.SerialSize) != len(e.Data) {
-			add(s, -1, "serial size %d but %d data bytes", e.SerialSize, len(e.Data))
+			add(s(), -1, "serial size %d but %d data bytes", e.SerialSize, len(e.Data))
 		}
 		out = append(out, p.verifyNative(i)...)
 	}
@@ -150,14 +150,11 @@ func (p *Package) Verify() []Problem {
 // verifyNative checks one export's property list and native layout.
 func (p *Package) verifyNative(i int) []Problem {
 	e := &p.Exports[i]
-	s := p.exportLabel(i)
 	nl, err := p.Native(i)
 	if err != nil {
-		var off int64 = -1
-		msg := err.Error()
+		s, off, msg := p.exportLabel(i), int64(-1), err.Error()
 		if fe, ok := err.(*FormatError); ok {
-			off, msg = fe.Offset, fe.Msg
-			s = fe.Struct
+			s, off, msg = fe.Struct, fe.Offset, fe.Msg
 		}
 		return []Problem{{Struct: s, Offset: off, Msg: msg}}
 	}
@@ -168,12 +165,12 @@ func (p *Package) verifyNative(i int) []Problem {
 		}
 		want := int64(e.SerialOffset) + int64(la.End)
 		if int64(la.SeekPos) != want {
-			out = append(out, Problem{Struct: s + " " + la.Field, Offset: int64(e.SerialOffset) + int64(la.SeekPosAt),
+			out = append(out, Problem{Struct: p.exportLabel(i) + " " + la.Field, Offset: int64(e.SerialOffset) + int64(la.SeekPosAt),
 				Msg: fmt.Sprintf("lazy array SeekPos 0x%X should be 0x%X (the offset just past the array)", la.SeekPos, want)})
 		}
 	}
 	if nl.End >= 0 && nl.End != len(e.Data) {
-		out = append(out, Problem{Struct: s, Offset: int64(e.SerialOffset) + int64(nl.End),
+		out = append(out, Problem{Struct: p.exportLabel(i), Offset: int64(e.SerialOffset) + int64(nl.End),
 			Msg: fmt.Sprintf("%s data ends after %d bytes but the serial size is %d: the engine requires an exact size",
 				nl.Kind, nl.End, len(e.Data))})
 	}
