@@ -48,6 +48,16 @@ func read(t *testing.T, name string, data []byte) *reader.Package {
 	return p
 }
 
+// demo returns the v69 demo package's bytes and its decoded model.
+func demo(t *testing.T) ([]byte, *reader.Package) {
+	t.Helper()
+	data, err := fixture.Demo(reader.Version{File: 69})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, read(t, "UnrmodDemo.u", data)
+}
+
 func TestPreserveIsByteIdentical(t *testing.T) {
 	for name, data := range packages(t) {
 		t.Run(name, func(t *testing.T) {
@@ -190,11 +200,7 @@ func sameContent(t *testing.T, p, q *reader.Package, extraNames int) {
 // name: the texture goes to the end with rebased mips, the name table moves,
 // and every other export stays at its offset with its bytes.
 func TestPreserveMovesOnlyWhatChanged(t *testing.T) {
-	data, err := fixture.Demo(reader.Version{File: 69})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := read(t, "UnrmodDemo.u", data)
+	data, p := demo(t)
 	refs := p.Lookup("Skins.Checker")
 	i, _ := refs[0].Export()
 	nl, err := p.Native(i)
@@ -242,11 +248,7 @@ func TestPreserveMovesOnlyWhatChanged(t *testing.T) {
 // TestPreserveHeaderGrowth appends generations; the header grows over the
 // name table, which must move to the end.
 func TestPreserveHeaderGrowth(t *testing.T) {
-	data, err := fixture.Demo(reader.Version{File: 69})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := read(t, "UnrmodDemo.u", data)
+	data, p := demo(t)
 	g := p.Header.Generations[0]
 	p.Header.Generations = append(p.Header.Generations, g, g, g)
 	out, rep, err := writer.Encode(p, writer.Options{Layout: writer.Preserve})
@@ -275,11 +277,7 @@ func TestRefusals(t *testing.T) {
 		}
 	})
 	t.Run("inconsistent SeekPos", func(t *testing.T) {
-		data, err := fixture.Demo(reader.Version{File: 69})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := read(t, "UnrmodDemo.u", data)
+		_, p := demo(t)
 		i, _ := p.Lookup("Stripes")[0].Export()
 		nl, _ := p.Native(i)
 		e := &p.Exports[i]
@@ -291,11 +289,7 @@ func TestRefusals(t *testing.T) {
 		}
 	})
 	t.Run("licensee fork", func(t *testing.T) {
-		data, err := fixture.Demo(reader.Version{File: 69})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := read(t, "UnrmodDemo.u", data)
+		_, p := demo(t)
 		p.Header.Version.Licensee = 227
 		if _, _, err := writer.Encode(p, writer.Options{}); !errors.Is(err, reader.ErrUnsupportedVersion) {
 			t.Fatalf("err = %v, want ErrUnsupportedVersion", err)
@@ -304,12 +298,8 @@ func TestRefusals(t *testing.T) {
 }
 
 func TestWriteFile(t *testing.T) {
-	data, err := fixture.Demo(reader.Version{File: 69})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, p := demo(t)
 	dir := t.TempDir()
-	p := read(t, "UnrmodDemo.u", data)
 	out := filepath.Join(dir, "sub", "Out.u")
 	if _, err := writer.WriteFile(out, p, writer.Options{Layout: writer.Compact}); err != nil {
 		t.Fatal(err)
