@@ -17,7 +17,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
@@ -116,11 +115,17 @@ func Encode(p *reader.Package, opt Options) ([]byte, *Report, error) {
 type VerifyError struct {
 	File     string
 	Problems []reader.Problem
+	// InputToo is set when the package the model was read from already
+	// fails verification: the problem is in the input, not the writer.
+	InputToo bool
 }
 
 func (e *VerifyError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: output fails verification (%d problems)", e.File, len(e.Problems))
+	if e.InputToo {
+		b.WriteString("; the input already fails verification, and unrmod does not write packages the engine may reject")
+	}
 	for _, q := range e.Problems {
 		b.WriteString("\n  " + q.String())
 	}
@@ -147,7 +152,13 @@ func WriteFile(path string, p *reader.Package, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := Check(filepath.Base(path), out); err != nil {
+	if _, err := Check(path, out); err != nil {
+		var ve *VerifyError
+		if errors.As(err, &ve) {
+			if src, rerr := reader.Read(p.FileName, p.Source()); rerr == nil && len(src.Verify()) > 0 {
+				ve.InputToo = true
+			}
+		}
 		return nil, err
 	}
 	if err := safefile.WriteFile(path, out, 0o644); err != nil {

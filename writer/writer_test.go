@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
@@ -314,8 +315,8 @@ func TestWriteFile(t *testing.T) {
 	bad := filepath.Join(dir, "Bad.u")
 	_, err = writer.WriteFile(bad, p, writer.Options{})
 	var ve *writer.VerifyError
-	if !errors.As(err, &ve) {
-		t.Fatalf("err = %v, want VerifyError", err)
+	if !errors.As(err, &ve) || ve.InputToo {
+		t.Fatalf("err = %v, want VerifyError blaming the change, not the input", err)
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -335,5 +336,25 @@ func TestParseLayout(t *testing.T) {
 		if (err == nil) != c.ok || got != c.want {
 			t.Errorf("ParseLayout(%q) = %v, %v", c.in, got, err)
 		}
+	}
+}
+
+// TestWriteFileBlamesBrokenInput: a package that already fails verification
+// is not rewritten, and the error says the input is at fault.
+func TestWriteFileBlamesBrokenInput(t *testing.T) {
+	data, p := demo(t)
+	i, _ := p.Lookup("Stripes")[0].Export()
+	nl, err := p.Native(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := append([]byte(nil), data...)
+	at := int(p.Exports[i].SerialOffset) + nl.Lazy[1].SeekPosAt
+	binary.LittleEndian.PutUint32(broken[at:], binary.LittleEndian.Uint32(broken[at:])+4)
+	q := read(t, "Broken.u", broken)
+	_, err = writer.WriteFile(filepath.Join(t.TempDir(), "Out.u"), q, writer.Options{})
+	var ve *writer.VerifyError
+	if !errors.As(err, &ve) || !ve.InputToo || !strings.Contains(err.Error(), "Mips[1]") {
+		t.Fatalf("err = %v, want a VerifyError about Mips[1] in the input", err)
 	}
 }
