@@ -1,0 +1,326 @@
+package patch
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/writer"
+)
+
+// Options control Apply.
+type Options struct {
+	// DryRun does everything but write: every target is decoded, patched,
+	// encoded and verified in memory.
+	DryRun bool
+	// InPlace writes each output over its input and keeps the original as
+	// INPUT.bak (an existing .bak, the older original, is kept).
+	InPlace bool
+	// OutputDir, when set, receives every output under its input's name.
+	OutputDir string
+}
+
+// Result is what Apply did (or, with DryRun, would do).
+type Result struct {
+	Patch   string          `json:"patch"`
+	DryRun  bool            `json:"dry_run"`
+	Targets []*TargetResult `json:"targets"`
+}
+
+// TargetResult describes one patched package.
+type TargetResult struct {
+	Input   string         `json:"input"`
+	Output  string         `json:"output"`
+	Backup  string         `json:"backup,omitempty"`
+	Changes []Change       `json:"changes"`
+	Changed bool           `json:"changed"` // false when every operation was already in effect
+	GUID    GUIDChange     `json:"guid"`
+	Layout  string         `json:"layout"`
+	Size    int64          `json:"size"`
+	Report  *writer.Report `json:"report"`
+	Counts  Counts         `json:"counts"`
+	// Data lists the exports whose data the operations changed, with
+	// where the data was and where it is in the output.
+	Data []DataChange `json:"data,omitempty"`
+}
+
+// DataChange is an export whose serialised data changed.
+type DataChange struct {
+	Export    string `json:"export"`
+	OldOffset int64  `json:"old_offset"`
+	OldSize   int64  `json:"old_size"`
+	NewOffset int64  `json:"new_offset"`
+	NewSize   int64  `json:"new_size"`
+}
+
+func (d DataChange) String() string {
+	return fmt.Sprintf("%s: %d bytes at 0x%X → %d bytes at 0x%X", d.Export, d.OldSize, d.OldOffset, d.NewSize, d.NewOffset)
+}
+
+// GUIDChange says what happened to the package GUID and generations.
+type GUIDChange struct {
+	Old         string `json:"old"`
+	New         string `json:"new"`
+	Generations int    `json:"generations"`
+	Policy      string `json:"policy"`
+}
+
+// Counts compares table sizes before and after.
+type Counts struct {
+	NamesBefore    int `json:"names_before"`
+	NamesAfter     int `json:"names_after"`
+	ImportsBefore  int `json:"imports_before"`
+	ImportsAfter   int `json:"imports_after"`
+	ExportsBefore  int `json:"exports_before"`
+	ExportsAfter   int `json:"exports_after"`
+	ChangedExports int `json:"changed_exports"` // exports whose data or table entry changed
+}
+
+// Apply applies every target of f. All operations of all targets are
+// applied in memory and every output is encoded and verified before anything
+// is written; then every output is written atomically, or none is.
+func Apply(f *File, opt Options) (*Result, error) {
+	res := &Result{Patch: f.Path, DryRun: opt.DryRun}
+	dir := filepath.Dir(f.Path)
+	cache := map[string]*reader.Package{}
+	load := func(path string) (*reader.Package, error) {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := cache[abs]; ok {
+			return p, nil
+		}
+		p, err := reader.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		cache[abs] = p
+		return p, nil
+	}
+	type staged struct {
+		out, backup string
+		data, orig  []byte
+	}
+	var outs []staged
+	seen := map[string]Pos{}
+	for _, t := range f.Targets {
+		tr, data, src, err := applyTarget(t, dir, opt, load)
+		if err != nil {
+			return nil, err
+		}
+		key, _ := filepath.Abs(tr.Output)
+		if prev, dup := seen[key]; dup {
+			return nil, errorf(t.Pos, "this target writes %s, which the target at %s writes too", tr.Output, prev)
+		}
+		seen[key] = t.Pos
+		res.Targets = append(res.Targets, tr)
+		if opt.InPlace && !tr.Changed {
+			continue // nothing to write over the input
+		}
+		outs = append(outs, staged{out: tr.Output, backup: tr.Backup, data: data, orig: src})
+	}
+	if opt.DryRun {
+		return res, nil
+	}
+	var batch safefile.Batch
+	for _, s := range outs {
+		if s.backup != "" {
+			if _, err := os.Stat(s.backup); errors.Is(err, os.ErrNotExist) {
+				if err := batch.Add(s.backup, s.orig, 0o644); err != nil {
+					batch.Abort()
+					return nil, err
+				}
+			}
+		}
+		if err := batch.Add(s.out, s.data, 0o644); err != nil {
+			batch.Abort()
+			return nil, err
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// applyTarget patches one package in memory and returns its encoded, verified
+// output and the input's bytes.
+func applyTarget(t *Target, dir string, opt Options, load func(string) (*reader.Package, error)) (*TargetResult, []byte, []byte, error) {
+	in := filepath.FromSlash(t.File)
+	if !filepath.IsAbs(in) {
+		in = filepath.Join(dir, in)
+	}
+	out, err := outputPath(t, dir, in, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, err := reader.ReadFile(in)
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+	}
+	tr := &TargetResult{Input: in, Output: out, Layout: t.Layout.String(), GUID: GUIDChange{Old: p.GUID().String()}}
+	if opt.InPlace {
+		tr.Backup = in + ".bak"
+	}
+	tr.Counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
+	c := &context{p: p, patchDir: dir, owned: map[int]bool{}, load: load}
+	before := make([]reader.Export, len(p.Exports))
+	copy(before, p.Exports)
+	for _, op := range t.Ops {
+		changes, err := op.apply(c)
+		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				return nil, nil, nil, err
+			}
+			return nil, nil, nil, &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
+		}
+		for _, ch := range changes {
+			tr.Changes = append(tr.Changes, ch)
+			if !ch.Already {
+				tr.Changed = true
+			}
+		}
+	}
+	tr.Counts.NamesAfter, tr.Counts.ImportsAfter, tr.Counts.ExportsAfter = len(p.Names), len(p.Imports), len(p.Exports)
+	var dataChanged []int
+	for i := range before {
+		a, b := &before[i], &p.Exports[i]
+		if string(a.Data) != string(b.Data) || a.SerialOffset != b.SerialOffset {
+			dataChanged = append(dataChanged, i)
+		}
+		if a.Flags != b.Flags || a.ObjectName != b.ObjectName || a.Class != b.Class || a.Outer != b.Outer || string(a.Data) != string(b.Data) {
+			tr.Counts.ChangedExports++
+		}
+	}
+
+	tr.GUID.Policy = [...]string{"regenerate", "keep", "explicit"}[t.GUID]
+	if tr.Changed {
+		applyGUIDPolicy(p, t)
+	}
+	data, rep, err := writer.Encode(p, writer.Options{Layout: t.Layout})
+	if err == nil && tr.Changed && t.GUID == GUIDRegenerate {
+		// Derive the new GUID from the old one and the patched content, then
+		// encode again with it.
+		h := sha256.New()
+		h.Write([]byte(tr.GUID.Old))
+		h.Write(data)
+		sum := h.Sum(nil)
+		var g reader.GUID
+		for k := range g {
+			g[k] = binary.LittleEndian.Uint32(sum[4*k:])
+		}
+		setGUID(p, g)
+		data, rep, err = writer.Encode(p, writer.Options{Layout: t.Layout})
+	}
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+	}
+	q, err := writer.Check(out, data)
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched package fails verification, nothing was written: " + err.Error(), Err: err}
+	}
+	for _, i := range dataChanged {
+		a, b := &before[i], &q.Exports[i]
+		tr.Data = append(tr.Data, DataChange{Export: q.ExportPath(i), OldOffset: int64(a.SerialOffset), OldSize: int64(len(a.Data)),
+			NewOffset: int64(b.SerialOffset), NewSize: int64(len(b.Data))})
+	}
+	tr.GUID.New = q.GUID().String()
+	tr.GUID.Generations = len(q.Header.Generations)
+	tr.Report, tr.Size = rep, int64(len(data))
+	return tr, data, p.Source(), nil
+}
+
+// outputPath decides where a target is written.
+func outputPath(t *Target, dir, in string, opt Options) (string, error) {
+	var out string
+	switch {
+	case opt.InPlace:
+		return in, nil
+	case opt.OutputDir != "":
+		out = filepath.Join(opt.OutputDir, filepath.Base(in))
+	case t.Output != "":
+		out = filepath.FromSlash(t.Output)
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(dir, out)
+		}
+	default:
+		out = filepath.Join(dir, "patched", filepath.Base(in))
+	}
+	ai, _ := filepath.Abs(in)
+	ao, _ := filepath.Abs(out)
+	if ai == ao || sameFile(in, out) {
+		return "", errorf(t.Pos, "the output %s is the input; use --in-place to overwrite it (a .bak is kept)", out)
+	}
+	return out, nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// applyGUIDPolicy sets the GUID and generations of a changed package.
+func applyGUIDPolicy(p *reader.Package, t *Target) {
+	h := &p.Header
+	switch t.GUID {
+	case GUIDKeep:
+		if h.Version.File >= reader.VerGUIDGenerations {
+			cur := reader.Generation{ExportCount: int32(len(p.Exports)), NameCount: int32(len(p.Names))}
+			if n := len(h.Generations); n == 0 || h.Generations[n-1] != cur {
+				h.Generations = append(h.Generations, cur)
+			}
+		}
+	case GUIDExplicit:
+		setGUID(p, t.SetTo)
+	default:
+		setGUID(p, reader.GUID{})
+	}
+}
+
+// setGUID gives the package a GUID and a single generation (or, below
+// version 68, a single heritage entry), as a normal engine save does.
+func setGUID(p *reader.Package, g reader.GUID) {
+	h := &p.Header
+	if h.Version.File < reader.VerGUIDGenerations {
+		h.Heritage = []reader.GUID{g}
+		return
+	}
+	h.GUID = g
+	h.Generations = []reader.Generation{{ExportCount: int32(len(p.Exports)), NameCount: int32(len(p.Names))}}
+}
+
+// Summary returns one line describing a target's result.
+func (tr *TargetResult) Summary() string {
+	if !tr.Changed {
+		return fmt.Sprintf("%s: no changes (every operation was already in effect)", tr.Input)
+	}
+	var parts []string
+	c := tr.Counts
+	if c.NamesAfter != c.NamesBefore {
+		parts = append(parts, fmt.Sprintf("names %d → %d", c.NamesBefore, c.NamesAfter))
+	}
+	if c.ImportsAfter != c.ImportsBefore {
+		parts = append(parts, fmt.Sprintf("imports %d → %d", c.ImportsBefore, c.ImportsAfter))
+	}
+	if c.ChangedExports > 0 {
+		parts = append(parts, fmt.Sprintf("%d export(s) changed", c.ChangedExports))
+	}
+	if tr.Report != nil && tr.Report.MovedExports > 0 {
+		parts = append(parts, fmt.Sprintf("%d moved, %d offsets rebased", tr.Report.MovedExports, tr.Report.Rebased))
+	}
+	parts = append(parts, fmt.Sprintf("%d bytes, layout %s", tr.Size, tr.Layout))
+	guid := "GUID kept " + tr.GUID.New
+	if tr.GUID.New != tr.GUID.Old {
+		guid = fmt.Sprintf("GUID %s → %s", tr.GUID.Old, tr.GUID.New)
+	}
+	return fmt.Sprintf("%s → %s: %s; %s", tr.Input, tr.Output, strings.Join(parts, ", "), guid)
+}

@@ -1,0 +1,205 @@
+package patch
+
+import (
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/unrmod/unrmod/reader"
+)
+
+// context is the state of one target while its operations are applied.
+type context struct {
+	p        *reader.Package
+	patchDir string
+	owned    map[int]bool // exports whose Data is a private copy
+	load     func(path string) (*reader.Package, error)
+}
+
+// path resolves a path written in the patch against the patch's directory.
+func (c *context) path(p string) string {
+	p = filepath.FromSlash(p)
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.patchDir, p)
+}
+
+// own makes export i's data a private copy, so that edits never touch the
+// bytes the package was read from.
+func (c *context) own(i int) []byte {
+	e := &c.p.Exports[i]
+	if !c.owned[i] {
+		e.Data = append([]byte(nil), e.Data...)
+		c.owned[i] = true
+	}
+	return e.Data
+}
+
+// addName returns the index of name s, appending it with the engine's flags
+// when the package has no such name (names compare case-insensitively).
+func (c *context) addName(s string) reader.NameRef {
+	if r := c.p.FindName(s); r >= 0 {
+		return r
+	}
+	c.p.Names = append(c.p.Names, reader.Name{Name: s, Flags: reader.NewNameFlags})
+	return reader.NameRef(len(c.p.Names) - 1)
+}
+
+// checkName applies the engine's rules for a new name.
+func checkName(pos Pos, s string) error {
+	switch {
+	case s == "":
+		return errorf(pos, "a name cannot be empty")
+	case len(s) > reader.MaxNameLen:
+		return errorf(pos, "name %q has %d characters; the engine allows at most %d", s, len(s), reader.MaxNameLen)
+	case strings.EqualFold(s, "None"):
+		return errorf(pos, "the name None is reserved")
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return errorf(pos, "name %q contains %q; names may use only letters, digits, _ and -", s, r)
+		}
+	}
+	return nil
+}
+
+// splitClass splits the `Class'Path'` form into class and path.
+func splitClass(spec string) (class, path string) {
+	if i := strings.IndexByte(spec, '\''); i > 0 && strings.HasSuffix(spec, "'") && len(spec) > i+1 {
+		return spec[:i], spec[i+1 : len(spec)-1]
+	}
+	return "", spec
+}
+
+// describe names object r for messages: `Class'Path'`.
+func describe(p *reader.Package, r reader.ObjectRef) string {
+	if i, ok := r.Export(); ok {
+		return fmt.Sprintf("%s'%s'", p.ClassName(i), p.Path(r))
+	}
+	if i, ok := r.Import(); ok {
+		return fmt.Sprintf("%s'%s'", p.ImportClassName(i), p.Path(r))
+	}
+	return "None"
+}
+
+// resolve finds the one object spec names: a full path, a unique dotted
+// suffix, or either in the `Class'Path'` form. wantExport/wantImport limit
+// the search. The error lists the candidates.
+func resolve(pos Pos, p *reader.Package, spec string, wantExport, wantImport bool) (reader.ObjectRef, error) {
+	class, path := splitClass(strings.TrimSpace(spec))
+	var hits []reader.ObjectRef
+	for _, r := range p.Lookup(path) {
+		_, isExp := r.Export()
+		if isExp && !wantExport || !isExp && !wantImport {
+			continue
+		}
+		if class != "" && !strings.EqualFold(className(p, r), class) {
+			continue
+		}
+		hits = append(hits, r)
+	}
+	what := "object"
+	switch {
+	case wantExport && !wantImport:
+		what = "export"
+	case wantImport && !wantExport:
+		what = "import"
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		msg := fmt.Sprintf("%s: no %s %q", p.FileName, what, spec)
+		if c := closeMatches(p, path, wantExport, wantImport); len(c) > 0 {
+			msg += "; close matches: " + strings.Join(c, ", ")
+		}
+		return 0, errorf(pos, "%s", msg)
+	}
+	var names []string
+	for _, r := range hits {
+		names = append(names, describe(p, r))
+	}
+	return 0, errorf(pos, "%s: %q is ambiguous; it matches %s. Write more of the path, or Class'Path'",
+		p.FileName, spec, strings.Join(names, ", "))
+}
+
+func className(p *reader.Package, r reader.ObjectRef) string {
+	if i, ok := r.Export(); ok {
+		return p.ClassName(i)
+	}
+	i, _ := r.Import()
+	return p.ImportClassName(i)
+}
+
+// closeMatches lists up to 8 objects whose path contains the last part of
+// path (case-insensitively).
+func closeMatches(p *reader.Package, path string, exports, imports bool) []string {
+	last := strings.ToLower(path)
+	if i := strings.LastIndexByte(last, '.'); i >= 0 {
+		last = last[i+1:]
+	}
+	last = strings.TrimRight(last, "0123456789")
+	if last == "" {
+		return nil
+	}
+	var out []string
+	add := func(r reader.ObjectRef) {
+		if len(out) < 8 && strings.Contains(strings.ToLower(p.ObjectName(r)), last) {
+			out = append(out, describe(p, r))
+		}
+	}
+	if exports {
+		for i := range p.Exports {
+			add(reader.ExportRef(i))
+		}
+	}
+	if imports {
+		for i := range p.Imports {
+			add(reader.ImportRef(i))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// splice replaces n bytes at offset at of export i's data with repl and
+// keeps every lazy array after the edit consistent: its SeekPos moves with
+// the bytes. Lazy arrays before the edit are untouched; an edit inside a
+// lazy array is refused.
+func (c *context) splice(pos Pos, i, at, n int, repl []byte) error {
+	p := c.p
+	nl, err := p.Native(i)
+	if err != nil {
+		return errorf(pos, "%v", err)
+	}
+	e := &p.Exports[i]
+	delta := len(repl) - n
+	for _, la := range nl.Lazy {
+		if la.SeekPosAt < 0 {
+			continue
+		}
+		if la.SeekPosAt < at+n && la.End > at {
+			return errorf(pos, "%s: the edit at data offset %d overlaps lazy array %s", p.ExportPath(i), at, la.Field)
+		}
+		if want := e.SerialOffset + int32(la.End); la.SeekPos != want && la.SeekPosAt >= at {
+			return errorf(pos, "%s: %s SeekPos 0x%X should be 0x%X; refusing to edit data whose offsets are already wrong",
+				p.ExportPath(i), la.Field, la.SeekPos, want)
+		}
+	}
+	old := c.own(i)
+	data := make([]byte, 0, len(old)+delta)
+	data = append(data, old[:at]...)
+	data = append(data, repl...)
+	data = append(data, old[at+n:]...)
+	for _, la := range nl.Lazy {
+		if la.SeekPosAt >= at+n {
+			binary.LittleEndian.PutUint32(data[la.SeekPosAt+delta:], uint32(la.SeekPos+int32(delta)))
+		}
+	}
+	e.Data = data
+	e.SerialSize = int32(len(data))
+	return nil
+}

@@ -1,0 +1,370 @@
+package patch
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/writer"
+)
+
+// ParseFile reads and parses the patch file at path.
+func ParseFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse parses a patch file. Parsing is strict: unknown keys, wrong types and
+// missing fields are errors that give the file, line and column. Windows line
+// endings and Windows path separators are accepted.
+func Parse(path string, data []byte) (*File, error) {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, syntaxError(path, err)
+	}
+	ps := &parser{file: path}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, errorf(Pos{File: path}, "the patch file is empty; it needs at least `unrmod: 1` and `targets:`")
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, syntaxError(path, err)
+	default:
+		return nil, ps.errf(&next, "a patch file holds one YAML document; remove the second one (after `---`) or merge its targets into the first")
+	}
+	f, err := ps.patchFile(doc.Content[0])
+	if err != nil {
+		return nil, err
+	}
+	f.Path = path
+	return f, nil
+}
+
+// yamlLine finds the line number in a yaml.v3 error message ("yaml: line 4: ...").
+var yamlLine = regexp.MustCompile(`line (\d+):`)
+
+// syntaxError turns a YAML syntax error into an Error that carries its line.
+func syntaxError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	pos := Pos{File: path}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		pos.Line, _ = strconv.Atoi(m[1])
+	}
+	return &Error{Pos: pos, Msg: "not valid YAML: " + msg, Err: err}
+}
+
+type parser struct{ file string }
+
+func (ps *parser) pos(n *yaml.Node) Pos { return Pos{File: ps.file, Line: n.Line, Col: n.Column} }
+
+func (ps *parser) errf(n *yaml.Node, format string, args ...any) error {
+	return errorf(ps.pos(n), format, args...)
+}
+
+// fields reads a mapping whose keys must be among allowed; required keys must
+// be present.
+func (ps *parser) fields(n *yaml.Node, what string, allowed, required []string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, ps.errf(n, "%s must be a mapping (key: value lines), not %s", what, kindName(n))
+	}
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !contains(allowed, k.Value) {
+			msg := fmt.Sprintf("unknown key %q in %s", k.Value, what)
+			if s := suggest(k.Value, allowed); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, ps.errf(k, "%s; allowed: %s", msg, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, ps.errf(k, "key %q appears twice in %s", k.Value, what)
+		}
+		out[k.Value] = v
+	}
+	for _, r := range required {
+		if _, ok := out[r]; !ok {
+			return nil, ps.errf(n, "%s is missing the required key %q", what, r)
+		}
+	}
+	return out, nil
+}
+
+func (ps *parser) str(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", ps.errf(n, "%s must be a text value, not %s", what, kindName(n))
+	}
+	return n.Value, nil
+}
+
+func (ps *parser) nonEmpty(n *yaml.Node, what string) (string, error) {
+	s, err := ps.str(n, what)
+	if err == nil && strings.TrimSpace(s) == "" {
+		err = ps.errf(n, "%s is empty", what)
+	}
+	return s, err
+}
+
+// strList reads a list of text values (a single value counts as a list of
+// one) and returns the entries' nodes, so errors can point at an entry.
+func (ps *parser) strList(n *yaml.Node, what string) ([]*yaml.Node, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		if strings.TrimSpace(n.Value) == "" {
+			return nil, ps.errf(n, "%s is empty", what)
+		}
+		return []*yaml.Node{n}, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, ps.errf(n, "%s must be a list such as [AllowDownload], not %s", what, kindName(n))
+	}
+	for _, c := range n.Content {
+		if _, err := ps.nonEmpty(c, what+" entry"); err != nil {
+			return nil, err
+		}
+	}
+	return n.Content, nil
+}
+
+func (ps *parser) patchFile(n *yaml.Node) (*File, error) {
+	m, err := ps.fields(n, "the patch file", []string{"unrmod", "targets"}, []string{"unrmod", "targets"})
+	if err != nil {
+		return nil, err
+	}
+	f := &File{}
+	v := m["unrmod"]
+	f.Version, err = strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil {
+		return nil, ps.errf(v, "`unrmod:` must be the format version number (1)")
+	}
+	if f.Version != FormatVersion {
+		return nil, ps.errf(v, "patch format version %d is not supported; this unrmod reads version %d", f.Version, FormatVersion)
+	}
+	tn := m["targets"]
+	if tn.Kind != yaml.SequenceNode || len(tn.Content) == 0 {
+		return nil, ps.errf(tn, "`targets:` must be a non-empty list of packages to patch")
+	}
+	for _, c := range tn.Content {
+		t, err := ps.target(c)
+		if err != nil {
+			return nil, err
+		}
+		f.Targets = append(f.Targets, t)
+	}
+	return f, nil
+}
+
+var targetKeys = []string{"file", "output", "guid", "layout", "ops"}
+
+func (ps *parser) target(n *yaml.Node) (*Target, error) {
+	m, err := ps.fields(n, "a target", targetKeys, []string{"file", "ops"})
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{Pos: ps.pos(n)}
+	if t.File, err = ps.nonEmpty(m["file"], "file"); err != nil {
+		return nil, err
+	}
+	t.File = slashes(t.File)
+	if o, ok := m["output"]; ok {
+		if t.Output, err = ps.nonEmpty(o, "output"); err != nil {
+			return nil, err
+		}
+		t.Output = slashes(t.Output)
+	}
+	if g, ok := m["guid"]; ok {
+		s, err := ps.nonEmpty(g, "guid")
+		if err != nil {
+			return nil, err
+		}
+		switch strings.ToLower(s) {
+		case "regenerate":
+			t.GUID = GUIDRegenerate
+		case "keep":
+			t.GUID = GUIDKeep
+		default:
+			id, err := reader.ParseGUID(s)
+			if err != nil {
+				return nil, ps.errf(g, "guid must be keep, regenerate or 32 hex digits: %v", err)
+			}
+			t.GUID, t.SetTo = GUIDExplicit, id
+		}
+	}
+	if l, ok := m["layout"]; ok {
+		s, err := ps.nonEmpty(l, "layout")
+		if err != nil {
+			return nil, err
+		}
+		if t.Layout, err = writer.ParseLayout(s); err != nil {
+			return nil, ps.errf(l, "%v", err)
+		}
+	}
+	on := m["ops"]
+	if on.Kind != yaml.SequenceNode || len(on.Content) == 0 {
+		return nil, ps.errf(on, "`ops:` must be a non-empty list of operations (%s)", strings.Join(opNames(), ", "))
+	}
+	for _, c := range on.Content {
+		op, err := ps.op(c)
+		if err != nil {
+			return nil, err
+		}
+		t.Ops = append(t.Ops, op)
+	}
+	return t, nil
+}
+
+// opParsers maps each operation name to its parser.
+var opParsers = map[string]func(ps *parser, at Pos, n *yaml.Node) (Op, error){
+	"rename":          parseRename,
+	"package-flags":   parsePackageFlags,
+	"object-flags":    parseObjectFlags,
+	"replace-export":  parseReplaceExport,
+	"set-property":    parseSetProperty,
+	"add-name":        parseAddName,
+	"retarget-import": parseRetargetImport,
+}
+
+func opNames() []string {
+	var out []string
+	for k := range opParsers {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (ps *parser) op(n *yaml.Node) (Op, error) {
+	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+		return nil, ps.errf(n, "each operation is a mapping with one key, the operation's name (%s)", strings.Join(opNames(), ", "))
+	}
+	k, v := n.Content[0], n.Content[1]
+	parse, ok := opParsers[k.Value]
+	if !ok {
+		msg := fmt.Sprintf("unknown operation %q", k.Value)
+		if s := suggest(k.Value, opNames()); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return nil, ps.errf(k, "%s; operations: %s", msg, strings.Join(opNames(), ", "))
+	}
+	return parse(ps, ps.pos(k), v)
+}
+
+// dataSource is inline or file data for replace-export.
+type dataSource struct {
+	pos   Pos
+	file  string // path relative to the patch file
+	bytes []byte // inline hex or base64
+}
+
+func (ps *parser) data(n *yaml.Node) (*dataSource, error) {
+	m, err := ps.fields(n, "data", []string{"file", "hex", "base64"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(m) != 1 {
+		return nil, ps.errf(n, "data takes exactly one of file, hex or base64")
+	}
+	d := &dataSource{pos: ps.pos(n)}
+	for k, v := range m {
+		s, err := ps.str(v, "data "+k)
+		if err != nil {
+			return nil, err
+		}
+		switch k {
+		case "file":
+			if strings.TrimSpace(s) == "" {
+				return nil, ps.errf(v, "data file is empty")
+			}
+			d.file = slashes(s)
+		case "hex":
+			clean := strings.Map(func(r rune) rune {
+				if r == ' ' || r == '\n' || r == '\t' || r == ':' {
+					return -1
+				}
+				return r
+			}, strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
+			if d.bytes, err = hex.DecodeString(clean); err != nil {
+				return nil, ps.errf(v, "data hex is not valid hexadecimal: %v", err)
+			}
+		case "base64":
+			if d.bytes, err = base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), "")); err != nil {
+				return nil, ps.errf(v, "data base64 is not valid base64: %v", err)
+			}
+		}
+	}
+	return d, nil
+}
+
+// slashes accepts Windows separators in paths written in a patch.
+func slashes(p string) string { return strings.ReplaceAll(p, `\`, "/") }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// suggest returns the allowed word closest to s, if it is close.
+func suggest(s string, allowed []string) string {
+	best, bestD := "", 3
+	for _, a := range allowed {
+		if d := editDistance(strings.ToLower(s), a); d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return fmt.Sprintf("the value %q", n.Value)
+}
