@@ -40,6 +40,8 @@ func commands() []*command {
 		verifyCommand(),
 		rewriteCommand(),
 		exportDataCommand(),
+		applyCommand(),
+		diffCommand(),
 		helpCommand(),
 		versionCommand(),
 	}
@@ -247,6 +249,8 @@ Examples:
   unrmod info Maps/CTF-Face.unr
   unrmod verify System/*.u
   unrmod rewrite Maps/CTF-Face.unr -o /tmp/CTF-Face.unr --layout compact
+  unrmod diff Maps/CTF-Face.unr /tmp/CTF-Face.unr
+  unrmod apply examples/patches/set-property.yaml --dry-run
 `)
 }
 

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/unrmod/unrmod/patch"
+)
+
+// applyCommand returns the "apply" command.
+func applyCommand() *command {
+	return &command{
+		name:     "apply",
+		synopsis: "PATCH.yaml [--dry-run] [--in-place] [--output-dir DIR] [--json]",
+		summary:  "apply a YAML patch: rename names, set flags and properties, replace exports",
+		description: `Read PATCH.yaml, apply every operation of every target to the decoded
+packages, encode and verify each result, and only then write them all:
+every output is written atomically, or none is. Inputs are never modified
+unless --in-place is given (each original is kept as FILE.bak).
+
+Outputs go where each target's "output:" says, or to patched/<name> beside
+the patch file, or into --output-dir. Paths in the patch are relative to
+the patch file; Windows separators and line endings are accepted.
+
+The plan lists each operation and what it changes (old → new); operations
+already in effect are reported, not errors, so applying a patch twice gives
+the same file. A changed package gets a new GUID derived from its content
+(unless the target says guid: keep or gives one): clients that cached the
+old file must get the new one.
+
+The patch format is described in docs/patch-format.md; a JSON Schema for
+editors is in docs/patch.schema.json.`,
+		examples: []string{
+			"unrmod apply examples/patches/package-flags.yaml --dry-run",
+			"unrmod apply mymod.yaml --output-dir build/",
+			"unrmod apply fix-download.yaml --in-place",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			dry := fs.Bool("dry-run", false, "print the plan and verify the outputs, but write nothing")
+			inPlace := fs.Bool("in-place", false, "overwrite each input, keeping the original as FILE.bak")
+			outDir := fs.String("output-dir", "", "write every output into `DIR` under its input's name")
+			asJSON := fs.Bool("json", false, "print the plan and result as one JSON document")
+			return func(s streams, args []string) error {
+				path, err := oneArg("apply", args, "PATCH.yaml")
+				if err != nil {
+					return err
+				}
+				if *inPlace && *outDir != "" {
+					return usagef("apply", "--in-place and --output-dir exclude each other")
+				}
+				f, err := patch.ParseFile(path)
+				if err != nil {
+					return err
+				}
+				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir})
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					return writeJSON(s.out, res)
+				}
+				printPlan(s.out, res)
+				return nil
+			}
+		},
+	}
+}
+
+// printPlan prints each target's changes and a summary line.
+func printPlan(w io.Writer, res *patch.Result) {
+	for _, t := range res.Targets {
+		fmt.Fprintf(w, "%s\n", t.Input)
+		for _, c := range t.Changes {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(c.String(), "\n", "\n  "))
+		}
+		for _, d := range t.Data {
+			fmt.Fprintf(w, "  data: %s\n", d)
+		}
+		if t.Changed {
+			switch {
+			case t.GUID.New != t.GUID.Old:
+				fmt.Fprintf(w, "  guid: %s → %s (%s; clients cache packages by GUID)\n", t.GUID.Old, t.GUID.New, t.GUID.Policy)
+			default:
+				fmt.Fprintf(w, "  guid: kept %s (%d generations)\n", t.GUID.New, t.GUID.Generations)
+			}
+		}
+		verb := "wrote"
+		if res.DryRun {
+			verb = "would write (dry run)"
+		}
+		if !t.Changed && t.Output == t.Input {
+			verb = "left unchanged"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", verb, t.Summary())
+		if t.Backup != "" && t.Changed && !res.DryRun {
+			fmt.Fprintf(w, "  original kept as %s\n", t.Backup)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/reader"
+)
+
+// diffCommand returns the "diff" command.
+func diffCommand() *command {
+	return &command{
+		name:     "diff",
+		synopsis: "OLD NEW [--json]",
+		summary:  "show the semantic differences between two packages",
+		description: `Compare two packages by what they mean rather than byte by byte, and print
+one line per difference:
+
+  header: version, flags by name, GUID, generations (heritage before file
+          version 68)
+  name:   names added, removed, renamed at the same index, flags changed
+  import: imports added, removed or with another class, matched by path
+  export: exports added or removed, matched by path (and class where a path
+          repeats); for exports in both, class, super, flags, and for
+          changed data the tagged properties that were added, removed or
+          changed (old → new), "native data differs (N bytes → M bytes)"
+          when the data after the property list differs, or "moved only"
+          when the data differs only in lazy-array offsets rebased because
+          it moved in the file
+
+Names and object references are compared by the text they resolve to in
+their own package, so renumbered tables are not differences, and export
+paths are compared without the package name, so a copy saved under another
+file name compares equal.
+
+With --json, print one JSON document: the header, names, imports and
+exports lists, with sizes and xxh3-64 hashes of changed export data.
+
+Exit status: 0 when both packages were read, whether or not they differ
+(identical packages print 'no differences'); 1 when a package cannot be
+read; 2 on a usage error.`,
+		examples: []string{
+			"unrmod diff Maps/CTF-Face.unr /tmp/CTF-Face.unr",
+			"unrmod diff --json Textures/BluffFX.utx BluffFX-patched.utx",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			asJSON := fs.Bool("json", false, "print one JSON document instead of text")
+			return func(s streams, args []string) error {
+				if len(args) != 2 {
+					return usagef("diff", "want OLD and NEW, got %d argument(s)%s", len(args), diffArgList(args))
+				}
+				a, err := reader.ReadFile(args[0])
+				if err != nil {
+					return err
+				}
+				b, err := reader.ReadFile(args[1])
+				if err != nil {
+					return err
+				}
+				d := patch.Diff(a, b)
+				if *asJSON {
+					return writeJSON(s.out, d)
+				}
+				if d.Empty() {
+					_, err := fmt.Fprintln(s.out, "no differences")
+					return err
+				}
+				return d.Format(s.out)
+			}
+		},
+	}
+}
+
+// diffArgList shows the arguments of a wrong-count error: " (a b c)".
+func diffArgList(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(args, " ") + ")"
+}
