@@ -146,23 +146,17 @@ func checkMipsPointAtUSize(t testing.TB, p *reader.Package, i int) *reader.Nativ
 // those listed (by full path).
 func sameExportData(t testing.TB, a, b *reader.Package, except ...string) {
 	t.Helper()
-	if len(a.Exports) != len(b.Exports) {
-		t.Fatalf("export count %d → %d", len(a.Exports), len(b.Exports))
-	}
-	skip := map[int]bool{}
-	for _, x := range except {
-		skip[exportByPath(t, a, x)] = true
-	}
-	for i := range a.Exports {
-		if !skip[i] && !bytes.Equal(a.Exports[i].Data, b.Exports[i].Data) {
-			t.Errorf("export %d %s: data changed (%d → %d bytes)", i, a.ExportPath(i), len(a.Exports[i].Data), len(b.Exports[i].Data))
-		}
-	}
+	compareExports(t, a, b, except, func(p *reader.Package, i int) []byte { return p.Exports[i].Data })
 }
 
 // sameExportContent is sameExportData for outputs whose exports may have
 // moved: lazy-array offsets are checked, then ignored.
 func sameExportContent(t testing.TB, a, b *reader.Package, except ...string) {
+	t.Helper()
+	compareExports(t, a, b, except, func(p *reader.Package, i int) []byte { return withoutSeekPos(t, p, i) })
+}
+
+func compareExports(t testing.TB, a, b *reader.Package, except []string, data func(*reader.Package, int) []byte) {
 	t.Helper()
 	if len(a.Exports) != len(b.Exports) {
 		t.Fatalf("export count %d → %d", len(a.Exports), len(b.Exports))
@@ -172,8 +166,8 @@ func sameExportContent(t testing.TB, a, b *reader.Package, except ...string) {
 		skip[exportByPath(t, a, x)] = true
 	}
 	for i := range a.Exports {
-		if !skip[i] && !bytes.Equal(withoutSeekPos(t, a, i), withoutSeekPos(t, b, i)) {
-			t.Errorf("export %d %s: data changed", i, a.ExportPath(i))
+		if da, db := data(a, i), data(b, i); !skip[i] && !bytes.Equal(da, db) {
+			t.Errorf("export %d %s: data changed (%d → %d bytes)", i, a.ExportPath(i), len(da), len(db))
 		}
 	}
 }
