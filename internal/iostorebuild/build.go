@@ -1,0 +1,443 @@
+// Package iostorebuild lays out small IoStore containers (.utoc + .ucas)
+// from given chunks, following the format rules in the project's IoStore
+// notes, so that tests can read layouts the public corpus lacks: 4.26/4.27
+// containers (TOC versions 2 and 3, the 4.2x chunk-type table, 33-byte SHA-1
+// metas), LZ4 and Gzip blocks, AES encryption and partitions. It is a test
+// builder, not the container writer: it supports what the tests need and
+// writes no signatures and no perfect-hash seeds.
+package iostorebuild
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+	"github.com/pierrec/lz4/v4"
+	"github.com/zeebo/blake3"
+
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// Chunk is one chunk to store.
+type Chunk struct {
+	ID   iostore.ChunkID
+	Path string // path under the mount point; "" keeps it out of the directory index
+	Data []byte
+	// Raw stores the chunk uncompressed whatever the container's method, as
+	// the cooker does for the container header and memory-mapped data.
+	Raw          bool
+	MemoryMapped bool
+}
+
+// Container describes the container to build.
+type Container struct {
+	Version     iostore.TocVersion
+	ContainerID uint64
+	MountPoint  string // e.g. "../../../Maine/Content/"
+	BlockSize   uint32 // 0 means 65536
+	// Method is the compression method of every block: "" or "None",
+	// "Zlib", "Gzip" or "LZ4" (raw LZ4 blocks, what the engine decodes).
+	// A block that does not shrink is stored uncompressed, as the engine
+	// does.
+	Method  string
+	Key     *iostore.Key // encrypt blocks and the directory index (AES-256-ECB)
+	KeyGUID iostore.GUID
+	// PartitionSize splits the .ucas into partitions of at most this many
+	// bytes; 0 keeps one partition.
+	PartitionSize uint64
+	Chunks        []Chunk
+}
+
+// Build lays the container out and returns the .utoc bytes and one byte
+// slice per .ucas partition.
+func (b *Container) Build() (toc []byte, cas [][]byte, err error) {
+	v := b.Version
+	if !v.Known() {
+		return nil, nil, fmt.Errorf("TOC version %d is not supported", v)
+	}
+	bs := uint64(b.BlockSize)
+	if bs == 0 {
+		bs = 0x10000
+	}
+	var methods []string
+	if b.Method != "" && !strings.EqualFold(b.Method, "None") {
+		methods = []string{b.Method}
+	}
+	le := binary.LittleEndian
+	type block struct {
+		offset           uint64
+		compressed, size uint32
+		method           uint8
+	}
+	var (
+		blocks []block
+		parts  = [][]byte{nil}
+		offlen []iostore.OffsetLength
+		metas  []iostore.ChunkMeta
+		u      uint64 // running virtual offset
+	)
+	for ci, ch := range b.Chunks {
+		meta := iostore.ChunkMeta{}
+		sum := chunkHash(v, ch.Data)
+		copy(meta.Hash[:], sum)
+		if ch.MemoryMapped {
+			meta.Flags |= iostore.MetaMemoryMapped
+		}
+		offlen = append(offlen, iostore.OffsetLength{Offset: u, Length: uint64(len(ch.Data))})
+		for start := 0; start < len(ch.Data); start += int(bs) {
+			raw := ch.Data[start:min(len(ch.Data), start+int(bs))]
+			stored, method := raw, uint8(0)
+			if len(methods) > 0 && !ch.Raw {
+				c, err := compress(methods[0], raw)
+				if err != nil {
+					return nil, nil, fmt.Errorf("chunk %d: %w", ci, err)
+				}
+				if len(c) < len(raw) {
+					stored, method = c, 1
+					meta.Flags |= iostore.MetaCompressed
+				}
+			}
+			padded := pad16(stored)
+			if b.Key != nil {
+				if err := iostore.EncryptECB(*b.Key, padded); err != nil {
+					return nil, nil, err
+				}
+			}
+			p := len(parts) - 1
+			if b.PartitionSize > 0 && uint64(len(parts[p])+len(padded)) > b.PartitionSize {
+				if len(parts[p]) == 0 {
+					return nil, nil, fmt.Errorf("a %d-byte block does not fit in a %d-byte partition", len(padded), b.PartitionSize)
+				}
+				parts = append(parts, nil)
+				p++
+			}
+			off := uint64(len(parts[p]))
+			if b.PartitionSize > 0 {
+				off += uint64(p) * b.PartitionSize
+			}
+			parts[p] = append(parts[p], padded...)
+			blocks = append(blocks, block{offset: off, compressed: uint32(len(stored)), size: uint32(len(raw)), method: method})
+		}
+		u += (uint64(len(ch.Data)) + bs - 1) / bs * bs
+		metas = append(metas, meta)
+	}
+
+	index, err := b.directoryIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	flags := iostore.ContainerFlags(0)
+	if len(methods) > 0 {
+		flags |= iostore.FlagCompressed
+	}
+	if b.Key != nil {
+		flags |= iostore.FlagEncrypted
+	}
+	if index != nil {
+		flags |= iostore.FlagIndexed
+	}
+
+	h := make([]byte, iostore.HeaderSize)
+	copy(h, iostore.TocMagic)
+	h[16] = byte(v)
+	le.PutUint32(h[20:], iostore.HeaderSize)
+	le.PutUint32(h[24:], uint32(len(b.Chunks)))
+	le.PutUint32(h[28:], uint32(len(blocks)))
+	le.PutUint32(h[32:], 12)
+	le.PutUint32(h[36:], uint32(len(methods)))
+	le.PutUint32(h[40:], 32)
+	le.PutUint32(h[44:], uint32(bs))
+	le.PutUint32(h[48:], uint32(len(index)))
+	if v.HasPartitions() {
+		le.PutUint32(h[52:], uint32(len(parts)))
+		ps := uint64(math.MaxUint64)
+		if b.PartitionSize > 0 {
+			ps = b.PartitionSize
+		}
+		le.PutUint64(h[88:], ps)
+	}
+	le.PutUint64(h[56:], b.ContainerID)
+	for i, x := range b.KeyGUID {
+		le.PutUint32(h[64+4*i:], x)
+	}
+	h[80] = byte(flags)
+
+	out := h
+	for _, ch := range b.Chunks {
+		out = append(out, ch.ID[:]...)
+	}
+	for _, ol := range offlen {
+		out = appendBE40(out, ol.Offset)
+		out = appendBE40(out, ol.Length)
+	}
+	for _, bl := range blocks {
+		out = append(out, byte(bl.offset), byte(bl.offset>>8), byte(bl.offset>>16), byte(bl.offset>>24), byte(bl.offset>>32))
+		out = append(out, byte(bl.compressed), byte(bl.compressed>>8), byte(bl.compressed>>16))
+		out = append(out, byte(bl.size), byte(bl.size>>8), byte(bl.size>>16))
+		out = append(out, bl.method)
+	}
+	for _, m := range methods {
+		name := make([]byte, 32)
+		copy(name, m)
+		out = append(out, name...)
+	}
+	out = append(out, index...)
+	for _, m := range metas {
+		if v.HasIoHashMetas() {
+			out = append(out, m.Hash[:20]...)
+			out = append(out, byte(m.Flags), 0, 0, 0)
+		} else {
+			out = append(out, m.Hash[:]...)
+			out = append(out, byte(m.Flags))
+		}
+	}
+	return out, parts, nil
+}
+
+// WriteFiles builds the container and writes NAME.utoc, NAME.ucas and, for
+// partitions, NAME_s<i>.ucas into dir. It returns the .utoc path.
+func (b *Container) WriteFiles(dir, name string) (string, error) {
+	toc, cas, err := b.Build()
+	if err != nil {
+		return "", err
+	}
+	utoc := filepath.Join(dir, name+".utoc")
+	if err := os.WriteFile(utoc, toc, 0o644); err != nil {
+		return "", err
+	}
+	for i, p := range cas {
+		if err := os.WriteFile(iostore.PartitionPath(utoc, i), p, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return utoc, nil
+}
+
+// chunkHash is the chunk-meta hash of the TOC version: SHA-1 for 4.2x,
+// BLAKE3-160 for UE5 (version 4 included).
+func chunkHash(v iostore.TocVersion, data []byte) []byte {
+	if v.ChunkHash() == iostore.HashSHA1 {
+		s := sha1.Sum(data)
+		return s[:]
+	}
+	s := blake3.Sum256(data)
+	return s[:20]
+}
+
+// compress encodes one block with the named method.
+func compress(method string, raw []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	switch strings.ToLower(method) {
+	case "zlib":
+		w := zlib.NewWriter(&buf)
+		w.Write(raw)
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+	case "gzip":
+		w := gzip.NewWriter(&buf)
+		w.Write(raw)
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+	case "lz4":
+		dst := make([]byte, lz4.CompressBlockBound(len(raw)))
+		n, err := lz4.CompressBlock(raw, dst, nil)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 { // incompressible
+			return raw, nil
+		}
+		return dst[:n], nil
+	default:
+		return nil, fmt.Errorf("the builder cannot compress with %q", method)
+	}
+	return buf.Bytes(), nil
+}
+
+// pad16 returns a copy of b padded to a multiple of 16 with the engine's
+// rule: the pad repeats the block from its start.
+func pad16(b []byte) []byte {
+	n := (len(b) + 15) &^ 15
+	out := make([]byte, n)
+	copy(out, b)
+	for i := len(b); i < n; i++ {
+		out[i] = b[(i-len(b))%len(b)]
+	}
+	return out
+}
+
+func appendBE40(b []byte, v uint64) []byte {
+	return append(b, byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}
+
+// directoryIndex serializes FIoDirectoryIndexResource for the chunks with a
+// path (padded and encrypted when the container has a key), or nil when no
+// chunk has one.
+func (b *Container) directoryIndex() ([]byte, error) {
+	if !b.Version.HasDirectoryIndex() {
+		return nil, nil
+	}
+	type dir struct {
+		name                       uint32
+		firstChild, next, firstFil uint32
+	}
+	type file struct{ name, next, chunk uint32 }
+	var (
+		dirs    = []dir{{iostore.NoEntry, iostore.NoEntry, iostore.NoEntry, iostore.NoEntry}}
+		files   []file
+		strs    []string
+		strIdx  = map[string]uint32{}
+		lastDir = map[uint32]uint32{} // last child of each directory, to append in order
+		lastFil = map[uint32]uint32{}
+		hasPath bool
+	)
+	str := func(s string) uint32 {
+		if i, ok := strIdx[s]; ok {
+			return i
+		}
+		strIdx[s] = uint32(len(strs))
+		strs = append(strs, s)
+		return strIdx[s]
+	}
+	type named struct {
+		path  string
+		chunk int
+	}
+	var list []named
+	for i, ch := range b.Chunks {
+		if ch.Path != "" {
+			list = append(list, named{ch.Path, i})
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].path < list[j].path })
+	for _, n := range list {
+		hasPath = true
+		parts := strings.Split(n.path, "/")
+		d := uint32(0)
+		for _, p := range parts[:len(parts)-1] {
+			found := iostore.NoEntry
+			for c := dirs[d].firstChild; c != iostore.NoEntry; c = dirs[c].next {
+				if strs[dirs[c].name] == p {
+					found = c
+					break
+				}
+			}
+			if found == iostore.NoEntry {
+				found = uint32(len(dirs))
+				dirs = append(dirs, dir{str(p), iostore.NoEntry, iostore.NoEntry, iostore.NoEntry})
+				if last, ok := lastDir[d]; ok {
+					dirs[last].next = found
+				} else {
+					dirs[d].firstChild = found
+				}
+				lastDir[d] = found
+			}
+			d = found
+		}
+		f := uint32(len(files))
+		files = append(files, file{str(parts[len(parts)-1]), iostore.NoEntry, uint32(n.chunk)})
+		if last, ok := lastFil[d]; ok {
+			files[last].next = f
+		} else {
+			dirs[d].firstFil = f
+		}
+		lastFil[d] = f
+	}
+	if !hasPath {
+		return nil, nil
+	}
+	le := binary.LittleEndian
+	out := appendFString(nil, b.MountPoint)
+	out = le.AppendUint32(out, uint32(len(dirs)))
+	for _, d := range dirs {
+		out = le.AppendUint32(out, d.name)
+		out = le.AppendUint32(out, d.firstChild)
+		out = le.AppendUint32(out, d.next)
+		out = le.AppendUint32(out, d.firstFil)
+	}
+	out = le.AppendUint32(out, uint32(len(files)))
+	for _, f := range files {
+		out = le.AppendUint32(out, f.name)
+		out = le.AppendUint32(out, f.next)
+		out = le.AppendUint32(out, f.chunk)
+	}
+	out = le.AppendUint32(out, uint32(len(strs)))
+	for _, s := range strs {
+		out = appendFString(out, s)
+	}
+	if b.Key != nil {
+		out = pad16(out)
+		if err := iostore.EncryptECB(*b.Key, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// appendFString writes an FString: 8-bit when every character is ASCII,
+// UTF-16 otherwise; the length counts the terminating zero.
+func appendFString(b []byte, s string) []byte {
+	le := binary.LittleEndian
+	ascii := true
+	for _, r := range s {
+		ascii = ascii && r < 0x80
+	}
+	if ascii {
+		b = le.AppendUint32(b, uint32(len(s)+1))
+		b = append(b, s...)
+		return append(b, 0)
+	}
+	u := utf16.Encode([]rune(s))
+	b = le.AppendUint32(b, uint32(-int32(len(u)+1)))
+	for _, x := range u {
+		b = le.AppendUint16(b, x)
+	}
+	return le.AppendUint16(b, 0)
+}
+
+// StoreEntry427 is one package of a 4.27 container header.
+type StoreEntry427 struct {
+	PackageID         uint64
+	ExportBundlesSize uint64
+	ExportCount       int32
+	ExportBundleCount int32
+	LoadOrder         uint32
+}
+
+// ContainerHeader427 encodes a UE 4.26/4.27 container header (no magic, no
+// version) with 32-byte store entries, no imported packages, an empty name
+// batch and no cultures or redirects.
+func ContainerHeader427(containerID uint64, entries []StoreEntry427) []byte {
+	le := binary.LittleEndian
+	b := le.AppendUint64(nil, containerID)
+	b = le.AppendUint32(b, uint32(len(entries)))
+	b = le.AppendUint32(b, 0)          // Names: empty
+	b = le.AppendUint32(b, 8)          // NameHashes: the algorithm id only
+	b = le.AppendUint64(b, 0xC1640000) //
+	b = le.AppendUint32(b, uint32(len(entries)))
+	for _, e := range entries {
+		b = le.AppendUint64(b, e.PackageID)
+	}
+	b = le.AppendUint32(b, uint32(32*len(entries)))
+	for _, e := range entries {
+		b = le.AppendUint64(b, e.ExportBundlesSize)
+		b = le.AppendUint32(b, uint32(e.ExportCount))
+		b = le.AppendUint32(b, uint32(e.ExportBundleCount))
+		b = le.AppendUint32(b, e.LoadOrder)
+		b = le.AppendUint32(b, 0)
+		b = le.AppendUint64(b, 0) // ImportedPackages: none
+	}
+	b = le.AppendUint32(b, 0) // CulturePackageMap
+	return le.AppendUint32(b, 0)
+}

@@ -1,0 +1,388 @@
+package iostore_test
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/iostorebuild"
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// tcECB en- or decrypts AES-256-ECB with the standard library.
+func tcECB(k *iostore.Key, b []byte, encrypt bool) error {
+	c, err := aes.NewCipher(k[:])
+	if err != nil {
+		return err
+	}
+	if len(b)%16 != 0 {
+		return fmt.Errorf("%d bytes", len(b))
+	}
+	for i := 0; i < len(b); i += 16 {
+		if encrypt {
+			c.Encrypt(b[i:i+16], b[i:i+16])
+		} else {
+			c.Decrypt(b[i:i+16], b[i:i+16])
+		}
+	}
+	return nil
+}
+
+// tcTestKey is an arbitrary key for builder-made encrypted containers.
+func tcTestKey() *iostore.Key {
+	var k iostore.Key
+	for i := range k {
+		k[i] = byte(i*7 + 3)
+	}
+	return &k
+}
+
+// tcData returns n bytes of compressible pseudo-random data.
+func tcData(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	words := []string{"Package", "Texture2D", "None", "/Game/Maps/", "StaticMesh", "\x00\x00\x00\x01", "Property"}
+	var b bytes.Buffer
+	for b.Len() < n {
+		if r.IntN(8) == 0 {
+			b.WriteByte(byte(r.Uint32()))
+		} else {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+	}
+	return b.Bytes()[:n]
+}
+
+// tcSynthetic returns a container description with a package, bulk data
+// over several blocks, an empty chunk, a container header and a chunk
+// without a path, in TOC version v's chunk numbering.
+func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *iostore.Key) *iostorebuild.Container {
+	t.Helper()
+	id := func(value uint64, typ iostore.ChunkType) iostore.ChunkID {
+		c, err := iostore.NewChunkID(value, 0, typ, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	const cid = 0x1122334455667788
+	pkg := tcData(1, 3000)
+	bulk := tcData(2, 5*4096+123)
+	header := iostorebuild.ContainerHeader427(cid, []iostorebuild.StoreEntry427{{PackageID: 0x100, ExportBundlesSize: uint64(len(pkg)), ExportCount: 1, ExportBundleCount: 1}})
+	return &iostorebuild.Container{
+		Version:     v,
+		ContainerID: cid,
+		MountPoint:  "../../../Maine/Content/",
+		BlockSize:   4096,
+		Method:      method,
+		Key:         key,
+		Chunks: []iostorebuild.Chunk{
+			{ID: id(0x100, iostore.ChunkExportBundleData), Path: "Blueprints/Items/BP_Thing.uasset", Data: pkg},
+			{ID: id(0x100, iostore.ChunkBulkData), Path: "Blueprints/Items/BP_Thing.ubulk", Data: bulk},
+			{ID: id(0x200, iostore.ChunkExportBundleData), Path: "Maps/Empty.umap", Data: nil},
+			{ID: id(0x300, iostore.ChunkExportBundleData), Path: "Maps/Sub/Level.umap", Data: tcData(3, 4096)},
+			{ID: id(0x300, iostore.ChunkMemoryMappedBulkData), Path: "Maps/Sub/Level.m.ubulk", Data: tcData(4, 100), Raw: true, MemoryMapped: true},
+			{ID: id(cid, iostore.ChunkContainerHeader), Data: header, Raw: true},
+			{ID: id(0x400, iostore.ChunkShaderCodeLibrary), Data: tcData(5, 777)},
+		},
+	}
+}
+
+// tcBuildOpen builds b into dir and opens it.
+func tcBuildOpen(t testing.TB, b *iostorebuild.Container, name string, key *iostore.Key) *iostore.Container {
+	t.Helper()
+	utoc, err := b.WriteFiles(t.TempDir(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.Open(utoc, &iostore.Options{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestBuiltContainers reads back containers of every supported TOC layout
+// generation, method, encryption and partitioning.
+func TestBuiltContainers(t *testing.T) {
+	for _, v := range []iostore.TocVersion{2, 3, 4, 5, 6, 8} {
+		for _, method := range []string{"None", "Zlib", "Gzip", "LZ4"} {
+			for _, enc := range []bool{false, true} {
+				for _, part := range []uint64{0, 4096} {
+					if part > 0 && !v.HasPartitions() {
+						continue
+					}
+					name := fmt.Sprintf("v%d-%s-enc%v-part%d", v, method, enc, part)
+					t.Run(name, func(t *testing.T) {
+						var key *iostore.Key
+						if enc {
+							key = tcTestKey()
+						}
+						b := tcSynthetic(t, v, method, key)
+						b.PartitionSize = part
+						c := tcBuildOpen(t, b, "Test", key)
+						tcCheckBuilt(t, c, b)
+					})
+				}
+			}
+		}
+	}
+}
+
+func tcCheckBuilt(t *testing.T, c *iostore.Container, b *iostorebuild.Container) {
+	t.Helper()
+	if len(c.Chunks()) != len(b.Chunks) || c.MountPoint() != b.MountPoint {
+		t.Fatalf("%d chunks, mount %q", len(c.Chunks()), c.MountPoint())
+	}
+	r := c.Verify(nil)
+	if !r.OK() || r.HashesChecked != len(b.Chunks) {
+		t.Fatalf("verify: %v, %d hashed", r.Problems, r.HashesChecked)
+	}
+	for i, want := range b.Chunks {
+		ch := c.Chunks()[i]
+		if ch.ID != want.ID || ch.Path != want.Path || ch.Size != uint64(len(want.Data)) {
+			t.Errorf("chunk %d: %s %q %d", i, ch.ID, ch.Path, ch.Size)
+		}
+		got, err := c.ReadChunk(i)
+		if err != nil || !bytes.Equal(got, want.Data) {
+			t.Errorf("chunk %d: data differs (%v)", i, err)
+		}
+		sum, err := c.ChunkHash(i)
+		var ref []byte
+		if b.Version <= iostore.VersionPartitionSize {
+			s := sha1.Sum(want.Data)
+			ref = s[:]
+		} else {
+			s := blake3.Sum256(want.Data)
+			ref = s[:20]
+		}
+		if err != nil || !bytes.Equal(sum[:], ref) {
+			t.Errorf("chunk %d: ChunkHash %x, want %x (%v)", i, sum, ref, err)
+		}
+	}
+	if k, ok := c.ContainerHeaderChunk(); !ok || c.Chunks()[k].Type != iostore.ChunkContainerHeader {
+		t.Errorf("no container-header chunk")
+	}
+	if n, _ := c.Header().Partitions(); b.PartitionSize > 0 && n < 2 {
+		t.Errorf("%d partitions", n)
+	}
+	res, err := c.Extract(t.TempDir(), nil)
+	if err != nil || res.Files != len(b.Chunks) {
+		t.Errorf("extract: %v", err)
+	}
+}
+
+// TestBuiltUE427Layout checks the 4.2x specifics on the bytes: the 4.2x
+// chunk-type numbers, the little-endian chunk index, 33-byte metas with
+// SHA-1, and a version 3 header with one unlimited partition.
+func TestBuiltUE427Layout(t *testing.T) {
+	b := tcSynthetic(t, iostore.VersionPartitionSize, "Zlib", nil)
+	id, err := iostore.NewChunkID(0x100, 0x0102, iostore.ChunkBulkData, iostore.VersionPartitionSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Chunks[1].ID = id
+	toc, cas, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id[11] != 3 || id[8] != 0x02 || id[9] != 0x01 {
+		t.Errorf("4.27 bulk id % x: type 3 and little-endian index expected", id[:])
+	}
+	if id5, _ := iostore.NewChunkID(0x100, 0x0102, iostore.ChunkBulkData, iostore.VersionPerfectHashWithOverflow); id5[11] != 2 || id5[8] != 0x01 {
+		t.Errorf("UE5 bulk id % x: type 2 and big-endian index expected", id5[:])
+	}
+	c, err := iostore.OpenReaders("Grounded.utoc", toc, []iostore.Partition{{Name: "Grounded.ucas", R: bytes.NewReader(cas[0]), Size: int64(len(cas[0]))}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[iostore.ChunkType]int{}
+	for _, ch := range c.Chunks() {
+		types[ch.Type]++
+	}
+	if types[iostore.ChunkExportBundleData] != 3 || types[iostore.ChunkBulkData] != 1 || types[iostore.ChunkContainerHeader] != 1 || types[iostore.ChunkShaderCodeLibrary] != 1 {
+		t.Errorf("types %v", types)
+	}
+	if c.Chunks()[1].ID.Index(iostore.VersionPartitionSize) != 0x0102 {
+		t.Errorf("chunk index %x", c.Chunks()[1].ID.Index(iostore.VersionPartitionSize))
+	}
+	h := c.Header()
+	if n, size := h.Partitions(); n != 1 || size != 1<<64-1 || h.PartitionCount != 1 {
+		t.Errorf("partitions %d of %d", n, size)
+	}
+	var metas iostore.Section
+	for _, s := range c.TOC().Sections {
+		if s.Name == "chunk metas" {
+			metas = s
+		}
+	}
+	if metas.Size != 33*int64(len(b.Chunks)) || metas.Offset+metas.Size != int64(len(toc)) {
+		t.Errorf("metas %+v in a %d-byte TOC", metas, len(toc))
+	}
+	sum := sha1.Sum(b.Chunks[0].Data)
+	if !bytes.Equal(toc[metas.Offset:metas.Offset+20], sum[:]) || toc[metas.Offset+32] != byte(iostore.MetaCompressed) {
+		t.Errorf("first meta % x", toc[metas.Offset:metas.Offset+33])
+	}
+	if m := c.Chunks()[4].Meta.Flags; m != iostore.MetaMemoryMapped {
+		t.Errorf("memory-mapped chunk meta flags %s", m)
+	}
+	// A SHA-1 TOC with a BLAKE3 hash (what retoc writes for 4.27) fails.
+	bad := append([]byte(nil), toc...)
+	b3 := blake3.Sum256(b.Chunks[0].Data)
+	copy(bad[metas.Offset:], b3[:20])
+	c2, err := iostore.OpenReaders("Grounded.utoc", bad, []iostore.Partition{{Name: "Grounded.ucas", R: bytes.NewReader(cas[0]), Size: int64(len(cas[0]))}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c2.Verify(nil); len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Msg, "SHA-1 hash of the data") {
+		t.Errorf("verify with a BLAKE3 meta in a 4.27 TOC: %v", r.Problems)
+	}
+}
+
+// TestBuiltGrounded lays out the Grounded (UE 4.27) zen packages of the
+// corpus in a version 3 container the way the engine would and reads it
+// back.
+func TestBuiltGrounded(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpus.Dir(t), "other", "grounded", "zen_ue4_27", "*.uasset"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Grounded zen packages: %v", err)
+	}
+	const cid = 0x0123456789abcdef
+	b := &iostorebuild.Container{Version: iostore.VersionPartitionSize, ContainerID: cid, MountPoint: "../../../Maine/Content/", Method: "Zlib"}
+	var entries []iostorebuild.StoreEntry427
+	for n, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := uint64(n + 1) // any distinct package ids do for the reader
+		id, _ := iostore.NewChunkID(pid, 0, iostore.ChunkExportBundleData, b.Version)
+		b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: id, Path: "Mods/" + filepath.Base(f), Data: data})
+		entries = append(entries, iostorebuild.StoreEntry427{PackageID: pid, ExportBundlesSize: uint64(len(data)), ExportCount: 1, ExportBundleCount: 1})
+	}
+	hid, _ := iostore.NewChunkID(cid, 0, iostore.ChunkContainerHeader, b.Version)
+	b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: hid, Data: iostorebuild.ContainerHeader427(cid, entries), Raw: true})
+	for _, enc := range []bool{false, true} {
+		var key *iostore.Key
+		if enc {
+			key = tcTestKey()
+		}
+		b.Key = key
+		c := tcBuildOpen(t, b, "z_Mod_P", key)
+		tcCheckBuilt(t, c, b)
+		if c.Chunks()[0].Type != iostore.ChunkExportBundleData || c.Chunks()[0].ID.TypeByte() != 2 {
+			t.Errorf("package chunk type %s (byte %d)", c.Chunks()[0].Type, c.Chunks()[0].ID.TypeByte())
+		}
+		k, _ := c.ContainerHeaderChunk()
+		data, err := c.ReadChunk(k)
+		if err != nil || binary.LittleEndian.Uint64(data) != cid {
+			t.Errorf("container header: %v", err)
+		}
+		if p, _ := c.OutputPath(0); !strings.HasPrefix(p, "Maine/Content/Mods/") {
+			t.Errorf("output path %q", p)
+		}
+	}
+}
+
+// TestBuiltWrongKey checks that wrong and missing keys fail clearly, also
+// without a directory index (the container-header chunk tells).
+func TestBuiltWrongKey(t *testing.T) {
+	wrong := iostore.Key{1}
+	for _, indexed := range []bool{true, false} {
+		b := tcSynthetic(t, iostore.VersionReplaceIoChunkHashWithIoHash, "Zlib", tcTestKey())
+		if !indexed {
+			for i := range b.Chunks {
+				b.Chunks[i].Path = ""
+			}
+		}
+		utoc, err := b.WriteFiles(t.TempDir(), "Enc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = iostore.Open(utoc, &iostore.Options{Key: &wrong})
+		if !errors.Is(err, iostore.ErrWrongKey) || !strings.Contains(err.Error(), "wrong AES key") || !strings.Contains(err.Error(), "Enc.utoc") {
+			t.Errorf("indexed=%v: wrong key: %v", indexed, err)
+		}
+		c, err := iostore.Open(utoc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ReadChunk(0); !errors.Is(err, iostore.ErrKeyRequired) {
+			t.Errorf("indexed=%v: no key: %v", indexed, err)
+		}
+		c.Close()
+	}
+}
+
+// TestBuiltFilter extracts a subset and refuses to follow a symbolic link
+// out of the output directory.
+func TestBuiltFilter(t *testing.T) {
+	c := tcBuildOpen(t, tcSynthetic(t, iostore.VersionReplaceIoChunkHashWithIoHash, "LZ4", nil), "Filter", nil)
+	dir := t.TempDir()
+	res, err := c.Extract(dir, &iostore.ExtractOptions{Filter: func(ch *iostore.Chunk, p string) bool { return strings.HasSuffix(p, ".umap") }, Workers: 3})
+	if err != nil || res.Files != 2 {
+		t.Fatalf("%v, %+v", err, res)
+	}
+	want := []string{"Maine/Content/Maps/Empty.umap", "Maine/Content/Maps/Sub/Level.umap"}
+	if strings.Join(res.Paths, " ") != strings.Join(want, " ") {
+		t.Errorf("paths %q", res.Paths)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "Maine/Content/Maps/Empty.umap")); err != nil || st.Size() != 0 {
+		t.Errorf("empty chunk: %v", err)
+	}
+
+	outside := t.TempDir()
+	dir2 := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir2, "Maine")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if _, err := c.Extract(dir2, nil); err == nil {
+		t.Error("extract through a symbolic link leading outside the directory succeeded")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("wrote outside the output directory: %v", entries)
+	}
+}
+
+// TestBuiltManyDirectories extracts more directories than Extract keeps
+// handles for, so that both ways of addressing a directory are used.
+func TestBuiltManyDirectories(t *testing.T) {
+	b := &iostorebuild.Container{Version: iostore.VersionPerfectHashWithOverflow, MountPoint: "../../../Game/Content/", BlockSize: 4096, Method: "Zlib"}
+	for i := range 300 {
+		id, _ := iostore.NewChunkID(uint64(i+1), 0, iostore.ChunkExportBundleData, b.Version)
+		b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: id, Path: fmt.Sprintf("D%03d/Sub/P%d.uasset", i, i), Data: tcData(uint64(i), 100+i)})
+	}
+	c := tcBuildOpen(t, b, "Many", nil)
+	dir := t.TempDir()
+	var last int64
+	res, err := c.Extract(dir, &iostore.ExtractOptions{Progress: func(done, total int64) {
+		if done < last || done > total {
+			t.Errorf("progress %d of %d after %d", done, total, last)
+		}
+		last = done
+	}})
+	if err != nil || res.Files != 300 {
+		t.Fatalf("%v, %+v", err, res)
+	}
+	for i := range 300 {
+		got, err := os.ReadFile(filepath.Join(dir, "Game", "Content", fmt.Sprintf("D%03d", i), "Sub", fmt.Sprintf("P%d.uasset", i)))
+		if err != nil || !bytes.Equal(got, b.Chunks[i].Data) {
+			t.Fatalf("file %d: %v", i, err)
+		}
+	}
+	// Extracting again replaces the files.
+	if _, err := c.Extract(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,709 @@
+package iostore
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/zeebo/blake3"
+)
+
+// Options configures Open and OpenReaders.
+type Options struct {
+	// Key decrypts an encrypted container. Without it the TOC still lists
+	// the chunks, but paths (the encrypted directory index) and chunk data
+	// fail with ErrKeyRequired.
+	Key *Key
+}
+
+// Partition is one .ucas file of a container: partition 0 is NAME.ucas,
+// partition i > 0 is NAME_s<i>.ucas.
+type Partition struct {
+	Name string      // used in errors
+	R    io.ReaderAt // must allow concurrent ReadAt calls, as *os.File does
+	Size int64
+}
+
+// Chunk is one TOC entry with what the TOC says about it. Chunks are views
+// of the TOC: change the TOC, not a Chunk, when writing.
+type Chunk struct {
+	Index          int       // TOC entry index
+	ID             ChunkID   // as stored
+	Type           ChunkType // the id's type byte under the TOC version's numbering
+	Path           string    // path under the mount point; "" when the directory index has none
+	Offset         uint64    // in the virtual uncompressed address space
+	Size           uint64    // uncompressed length
+	FirstBlock     int       // index of its first compression block
+	NumBlocks      int       // number of compression blocks
+	CompressedSize uint64    // sum of its blocks' compressed sizes
+	Meta           ChunkMeta
+	rangeErr       string // why the block range is unusable, if it is
+}
+
+// Container is an open IoStore container: the decoded TOC, the directory
+// index and random access to chunk data through the .ucas partitions. It is
+// safe for concurrent use once opened.
+type Container struct {
+	file     string
+	toc      *TOC
+	key      *Key
+	cipher   ecb
+	index    *DirectoryIndex
+	indexErr error // why the index is missing although the container is Indexed
+	chunks   []Chunk
+	parts    []Partition
+	casErr   error // why chunk data is unavailable
+	closers  []io.Closer
+	byIDOnce sync.Once
+	byID     map[ChunkID]int
+	dupPath  map[int][]string // chunks listed under more than one path
+	// layout of shared blocks, computed on first use.
+	layoutOnce sync.Once
+	lay        *layout
+}
+
+// Open opens the container whose table of contents is utocPath: it reads
+// the .utoc (small) fully and opens the .ucas partitions beside it for
+// random access, without reading them. A missing .ucas is not an error:
+// the container lists its chunks, and reading data fails with ErrNoCAS.
+func Open(utocPath string, opts *Options) (*Container, error) {
+	data, err := os.ReadFile(utocPath)
+	if err != nil {
+		return nil, err
+	}
+	toc, err := DecodeTOC(utocPath, data)
+	if err != nil {
+		return nil, err
+	}
+	count, _ := toc.Header.Partitions()
+	var parts []Partition
+	var closers []io.Closer
+	var casErr error
+	for i := range count {
+		name := PartitionPath(utocPath, i)
+		f, err := os.Open(name)
+		if err == nil {
+			var st os.FileInfo
+			if st, err = f.Stat(); err == nil {
+				parts = append(parts, Partition{Name: name, R: f, Size: st.Size()})
+				closers = append(closers, f)
+				continue
+			}
+			f.Close()
+		}
+		for _, c := range closers {
+			c.Close()
+		}
+		parts, closers = nil, nil
+		what := "cannot be opened"
+		if errors.Is(err, fs.ErrNotExist) {
+			what = "is missing"
+		}
+		casErr = &FormatError{File: name, Struct: fmt.Sprintf("partition %d of %d", i, count), Offset: -1,
+			Msg: fmt.Sprintf("%s %s (%v); the TOC still lists the chunks, but their data cannot be read", filepath.Base(name), what, unwrapPathError(err)),
+			Err: fmt.Errorf("%w: %w", ErrNoCAS, err)}
+		break
+	}
+	c, err := newContainer(toc, parts, opts)
+	if err != nil {
+		for _, cl := range closers {
+			cl.Close()
+		}
+		return nil, err
+	}
+	if casErr != nil {
+		c.casErr = casErr
+	}
+	c.closers = closers
+	return c, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// PartitionPath returns the .ucas file of partition i of the container
+// whose TOC is utocPath: NAME.ucas for 0, NAME_s<i>.ucas after it.
+func PartitionPath(utocPath string, i int) string {
+	base := strings.TrimSuffix(utocPath, filepath.Ext(utocPath))
+	if i == 0 {
+		return base + ".ucas"
+	}
+	return fmt.Sprintf("%s_s%d.ucas", base, i)
+}
+
+// OpenReaders opens a container from TOC bytes and readers for its
+// partitions, for callers that do not read files (tests, archives, network
+// storage). name is used in errors. parts may be nil: the container then
+// lists its chunks and reading data fails with ErrNoCAS. toc must not be
+// modified while the container is in use.
+func OpenReaders(name string, toc []byte, parts []Partition, opts *Options) (*Container, error) {
+	t, err := DecodeTOC(name, toc)
+	if err != nil {
+		return nil, err
+	}
+	if count, _ := t.Header.Partitions(); parts != nil && len(parts) != count {
+		return nil, errorf(name, "TOC header", 52, ErrCorrupt, "the TOC has %d partitions, %d readers were given", count, len(parts))
+	}
+	c, err := newContainer(t, parts, opts)
+	if err != nil {
+		return nil, err
+	}
+	if parts == nil {
+		c.casErr = &FormatError{File: name, Struct: "container data", Offset: -1, Msg: "no .ucas readers were given", Err: ErrNoCAS}
+	}
+	return c, nil
+}
+
+// newContainer builds the chunk views and decodes the directory index.
+func newContainer(t *TOC, parts []Partition, opts *Options) (*Container, error) {
+	c := &Container{file: t.File, toc: t, parts: parts}
+	if opts != nil && opts.Key != nil {
+		k := *opts.Key
+		c.key = &k
+		c.cipher = newECB(k)
+	}
+	h := &t.Header
+	if err := c.decodeIndex(); err != nil {
+		return nil, err
+	}
+	bs := uint64(h.CompressionBlockSize)
+	nb := uint64(len(t.Blocks))
+	c.chunks = make([]Chunk, len(t.ChunkIDs))
+	for i := range c.chunks {
+		ol := t.OffsetLengths[i]
+		ch := &c.chunks[i]
+		*ch = Chunk{Index: i, ID: t.ChunkIDs[i], Type: t.ChunkIDs[i].Type(h.Version), Offset: ol.Offset, Size: ol.Length, Meta: t.Metas[i]}
+		if ol.Length == 0 {
+			ch.FirstBlock = int(min(ol.Offset/bs, nb))
+			continue
+		}
+		first, last := ol.Offset/bs, (ol.Offset+ol.Length-1)/bs
+		if last >= nb {
+			ch.FirstBlock = int(min(first, nb))
+			ch.rangeErr = fmt.Sprintf("offset 0x%X + length %d needs compression blocks %d..%d, the TOC has %d", ol.Offset, ol.Length, first, last, nb)
+			continue
+		}
+		ch.FirstBlock, ch.NumBlocks = int(first), int(last-first+1)
+		for _, b := range t.Blocks[first : last+1] {
+			ch.CompressedSize += uint64(b.CompressedSize)
+		}
+	}
+	if c.index != nil {
+		for _, f := range c.index.Files {
+			ch := &c.chunks[f.Chunk]
+			if ch.Path == "" {
+				ch.Path = f.Path
+				continue
+			}
+			if c.dupPath == nil {
+				c.dupPath = map[int][]string{}
+			}
+			c.dupPath[ch.Index] = append(c.dupPath[ch.Index], f.Path)
+		}
+	}
+	if c.key != nil && h.Encryption() == EncryptionAESECB && c.index == nil {
+		if err := c.checkKeyWithHeaderChunk(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// decodeIndex decrypts (when needed) and decodes the directory index.
+func (c *Container) decodeIndex() error {
+	t := c.toc
+	h := &t.Header
+	if h.ContainerFlags&FlagIndexed == 0 || t.DirectoryIndex == nil {
+		return nil
+	}
+	raw := t.DirectoryIndex
+	base := int64(0)
+	for _, s := range t.Sections {
+		if s.Name == "directory index" {
+			base = s.Offset
+		}
+	}
+	encrypted := h.Encryption() != EncryptionNone
+	// Some third-party writers flag a container Encrypted but store a
+	// plain, unpadded index (trumank/retoc#77); the game ignores the index,
+	// so read it as plain text.
+	if encrypted && len(raw)%16 == 0 {
+		if h.Encryption() == EncryptionAESCTR {
+			c.indexErr = errorf(c.file, "directory index", base, ErrUnsupportedMethod, "encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
+			return nil
+		}
+		if c.key == nil {
+			c.indexErr = errorf(c.file, "directory index", base, ErrKeyRequired,
+				"paths are encrypted: %v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+			return nil
+		}
+		plain := append([]byte(nil), raw...)
+		c.cipher.decrypt(plain)
+		x, err := DecodeDirectoryIndex(c.file, plain, base)
+		if err != nil || len(plain)-x.Size >= 16 {
+			if err == nil {
+				err = fmt.Errorf("%d bytes follow the index, more than AES padding", len(plain)-x.Size)
+			}
+			return &FormatError{File: c.file, Struct: "directory index", Offset: base,
+				Msg: fmt.Sprintf("does not decode after AES decryption: wrong AES key for key GUID %s (%s)", h.EncryptionKeyGUID, withoutFile(err)),
+				Err: fmt.Errorf("%w: %w", ErrWrongKey, err)}
+		}
+		c.index = x
+	} else {
+		x, err := DecodeDirectoryIndex(c.file, raw, base)
+		if err != nil {
+			return err
+		}
+		c.index = x
+	}
+	for _, f := range c.index.Files {
+		if int(f.Chunk) >= len(t.ChunkIDs) {
+			return errorf(c.file, fmt.Sprintf("directory index file entry %d (%s)", f.Entry, f.Path), base, ErrCorrupt,
+				"chunk index %d is outside the %d chunks", f.Chunk, len(t.ChunkIDs))
+		}
+	}
+	return nil
+}
+
+func defaultKeyNote(g GUID) string {
+	if g.IsZero() {
+		return ", the game's default key"
+	}
+	return ""
+}
+
+// containerHeaderMagic is the first word of a UE5 container header chunk.
+const containerHeaderMagic = 0x496F436E
+
+// checkKeyWithHeaderChunk tells a wrong key early in an encrypted container
+// without a directory index: the container-header chunk is stored
+// uncompressed and starts with the UE5 magic (UE5) or the container id
+// (4.2x).
+func (c *Container) checkKeyWithHeaderChunk() error {
+	i, ok := c.ContainerHeaderChunk()
+	if !ok || c.parts == nil {
+		return nil
+	}
+	ch := &c.chunks[i]
+	if ch.rangeErr != "" || ch.NumBlocks == 0 || c.toc.Blocks[ch.FirstBlock].Method != 0 || ch.Size < 16 {
+		return nil
+	}
+	s := getScratch()
+	defer putScratch(s)
+	data, err := c.loadBlock(ch.FirstBlock, s)
+	if err != nil {
+		return err
+	}
+	if binary.LittleEndian.Uint32(data) == containerHeaderMagic || binary.LittleEndian.Uint64(data) == c.toc.Header.ContainerID {
+		return nil
+	}
+	return errorf(c.file, fmt.Sprintf("chunk %d (ContainerHeader)", i), -1, ErrWrongKey,
+		"does not start with the container-header magic or the container id after AES decryption: wrong AES key for key GUID %s", c.toc.Header.EncryptionKeyGUID)
+}
+
+// Close closes the .ucas files opened by Open.
+func (c *Container) Close() error {
+	var errs []error
+	for _, cl := range c.closers {
+		errs = append(errs, cl.Close())
+	}
+	c.closers = nil
+	return errors.Join(errs...)
+}
+
+// File returns the name the container was opened with.
+func (c *Container) File() string { return c.file }
+
+// TOC returns the decoded table of contents. It must not be modified.
+func (c *Container) TOC() *TOC { return c.toc }
+
+// Header returns the TOC header.
+func (c *Container) Header() *Header { return &c.toc.Header }
+
+// Chunks returns every chunk in TOC order. The slice must not be modified.
+func (c *Container) Chunks() []Chunk { return c.chunks }
+
+// DirectoryIndex returns the decoded directory index, nil when the
+// container has none. The error says why an Indexed container's index is
+// not available (ErrKeyRequired when it is encrypted and no key was given).
+func (c *Container) DirectoryIndex() (*DirectoryIndex, error) { return c.index, c.indexErr }
+
+// MountPoint returns the directory index's mount point, e.g.
+// "../../../Game/Content/", or "" without an index.
+func (c *Container) MountPoint() string {
+	if c.index == nil {
+		return ""
+	}
+	return c.index.MountPoint
+}
+
+// Partitions returns the .ucas partitions, nil when they are not available.
+func (c *Container) Partitions() []Partition { return c.parts }
+
+// DataErr returns nil when chunk data can be read, otherwise why not (it
+// matches ErrNoCAS).
+func (c *Container) DataErr() error { return c.casErr }
+
+// Find returns the TOC index of the chunk with the given id.
+func (c *Container) Find(id ChunkID) (int, bool) {
+	c.byIDOnce.Do(func() {
+		c.byID = make(map[ChunkID]int, len(c.chunks))
+		for i := len(c.chunks) - 1; i >= 0; i-- {
+			c.byID[c.chunks[i].ID] = i
+		}
+	})
+	i, ok := c.byID[id]
+	return i, ok
+}
+
+// ContainerHeaderChunk returns the index of the container-header chunk
+// (the package store), preferring the one whose id is the container id.
+// Global containers have none.
+func (c *Container) ContainerHeaderChunk() (int, bool) {
+	found := -1
+	for i := range c.chunks {
+		if c.chunks[i].Type != ChunkContainerHeader {
+			continue
+		}
+		if c.chunks[i].ID.Value() == c.toc.Header.ContainerID {
+			return i, true
+		}
+		if found < 0 {
+			found = i
+		}
+	}
+	return found, found >= 0
+}
+
+// BlockMethod returns the compression method name of block k.
+func (c *Container) BlockMethod(k int) string { return c.toc.MethodName(c.toc.Blocks[k].Method) }
+
+// ChunkMethods returns the distinct method names of chunk i's blocks, in
+// order of first use.
+func (c *Container) ChunkMethods(i int) []string {
+	ch := &c.chunks[i]
+	var out []string
+	var seen [256]bool
+	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+		m := c.toc.Blocks[k].Method
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, c.toc.MethodName(m))
+		}
+	}
+	return out
+}
+
+// chunkStruct names chunk i in errors.
+func (c *Container) chunkStruct(i int) string {
+	ch := &c.chunks[i]
+	if ch.Path != "" {
+		return fmt.Sprintf("chunk %d (%s)", i, ch.Path)
+	}
+	return fmt.Sprintf("chunk %d (%s %s)", i, ch.Type, ch.ID)
+}
+
+// chunkEntryOffset returns the .utoc offset of chunk i's offset/length entry.
+func (c *Container) chunkEntryOffset(i int) int64 {
+	return HeaderSize + int64(len(c.chunks))*chunkIDSize + int64(i)*offsetLengthSize
+}
+
+func (c *Container) blockEntryOffset(k int) int64 {
+	for _, s := range c.toc.Sections {
+		if s.Name == "compression blocks" {
+			return s.Offset + int64(k)*blockEntrySize
+		}
+	}
+	return -1
+}
+
+// blockPlace checks block k's entry and returns where its stored bytes are:
+// the partition, the offset in it and the stored size.
+func (c *Container) blockPlace(k int) (part int, off, size uint64, err error) {
+	t := c.toc
+	h := &t.Header
+	b := t.Blocks[k]
+	structure := fmt.Sprintf("compression block %d", k)
+	at := c.blockEntryOffset(k)
+	bs := h.CompressionBlockSize
+	switch {
+	case int(b.Method) > len(t.Methods):
+		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "method index %d, but the TOC names %d methods", b.Method, len(t.Methods))
+	case b.UncompressedSize > bs:
+		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "uncompressed size %d is over the block size %d", b.UncompressedSize, bs)
+	case b.CompressedSize > bs:
+		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "compressed size %d is over the block size %d", b.CompressedSize, bs)
+	case b.Method == 0 && b.CompressedSize != b.UncompressedSize:
+		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "uncompressed block with stored size %d and uncompressed size %d", b.CompressedSize, b.UncompressedSize)
+	}
+	count, psize := h.Partitions()
+	size = b.StoredSize(h.Encryption() != EncryptionNone)
+	p := b.Offset / psize
+	off = b.Offset % psize
+	if p >= uint64(count) {
+		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "offset 0x%X is in partition %d, the container has %d (partition size %d)", b.Offset, p, count, psize)
+	}
+	if off+size > psize {
+		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "%d bytes at 0x%X run past the end of partition %d (partition size %d)", size, off, p, psize)
+	}
+	if c.parts != nil && off+size > uint64(c.parts[p].Size) {
+		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "%d bytes at 0x%X run past the end of %s (%d bytes)", size, off, filepath.Base(c.parts[p].Name), c.parts[p].Size)
+	}
+	return int(p), off, size, nil
+}
+
+// readStored reads block k's stored bytes into s.raw.
+func (c *Container) readStored(k int, s *scratch) ([]byte, int, uint64, error) {
+	if c.casErr != nil {
+		return nil, 0, 0, c.casErr
+	}
+	p, off, size, err := c.blockPlace(k)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	s.raw = grow(s.raw, int(size))
+	n, err := c.parts[p].R.ReadAt(s.raw, int64(off))
+	if n < len(s.raw) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, 0, 0, &FormatError{File: c.parts[p].Name, Struct: fmt.Sprintf("compression block %d", k), Offset: int64(off),
+			Msg: fmt.Sprintf("reading %d bytes: %v", size, err), Err: err}
+	}
+	return s.raw, p, off, nil
+}
+
+// loadBlock reads, decrypts and decompresses block k. The result lives in
+// s until the next call.
+func (c *Container) loadBlock(k int, s *scratch) ([]byte, error) {
+	t := c.toc
+	h := &t.Header
+	b := t.Blocks[k]
+	raw, p, off, err := c.readStored(k, s)
+	if err != nil {
+		return nil, err
+	}
+	method := t.MethodName(b.Method)
+	cd := codecOf(method)
+	if b.Method == 0 {
+		cd = codecNone
+	}
+	if cd == codecUnsupported {
+		return nil, &MethodError{Method: method, Block: k}
+	}
+	enc := h.Encryption()
+	switch enc {
+	case EncryptionAESECB:
+		if c.key == nil {
+			return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrKeyRequired,
+				"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+		}
+		c.cipher.decrypt(raw)
+	case EncryptionAESCTR:
+		return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrUnsupportedMethod,
+			"encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
+	}
+	src := raw[:b.CompressedSize]
+	if cd == codecNone {
+		return src, nil
+	}
+	out, err := s.decompress(cd, src, int(b.UncompressedSize))
+	if err != nil {
+		structure := fmt.Sprintf("compression block %d (%s)", k, method)
+		if enc != EncryptionNone {
+			return nil, &FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off),
+				Msg: fmt.Sprintf("does not decompress after AES decryption: wrong AES key? (%v)", err),
+				Err: fmt.Errorf("%w: %w", ErrWrongKey, err)}
+		}
+		return nil, &FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off), Msg: err.Error(), Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
+	}
+	return out, nil
+}
+
+// ReadStoredBlock returns block k exactly as stored in the .ucas: compressed,
+// AES-padded to 16 bytes and still encrypted when the container is. It
+// needs neither a decoder nor the key: a writer copies such blocks as they
+// are.
+func (c *Container) ReadStoredBlock(k int) ([]byte, error) {
+	if k < 0 || k >= len(c.toc.Blocks) {
+		return nil, fmt.Errorf("%s: compression block %d out of range (%d blocks)", c.file, k, len(c.toc.Blocks))
+	}
+	s := getScratch()
+	defer putScratch(s)
+	raw, _, _, err := c.readStored(k, s)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), raw...), nil
+}
+
+// ReadBlock returns block k decrypted and decompressed.
+func (c *Container) ReadBlock(k int) ([]byte, error) {
+	if k < 0 || k >= len(c.toc.Blocks) {
+		return nil, fmt.Errorf("%s: compression block %d out of range (%d blocks)", c.file, k, len(c.toc.Blocks))
+	}
+	s := getScratch()
+	defer putScratch(s)
+	out, err := c.loadBlock(k, s)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), out...), nil
+}
+
+// eachPart calls fn with the consecutive pieces of chunk i's data, one per
+// block; a piece is valid only during the call.
+func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
+	ch := &c.chunks[i]
+	if ch.rangeErr != "" {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
+	}
+	bs := uint64(c.toc.Header.CompressionBlockSize)
+	end := ch.Offset + ch.Size
+	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+		data, err := c.loadBlock(k, s)
+		if err != nil {
+			var me *MethodError
+			if errors.As(err, &me) {
+				return fmt.Errorf("%s: %s: %w", c.file, c.chunkStruct(i), err)
+			}
+			return err
+		}
+		start := uint64(k) * bs
+		lo, hi := max(ch.Offset, start)-start, min(end, start+bs)-start
+		if hi > uint64(len(data)) {
+			return errorf(c.file, fmt.Sprintf("compression block %d of %s", k, c.chunkStruct(i)), c.blockEntryOffset(k), ErrCorrupt,
+				"holds %d bytes, the chunk needs %d from it", len(data), hi)
+		}
+		if err := fn(data[lo:hi]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadChunk returns chunk i's uncompressed data. It reads only that chunk's
+// blocks. For very large chunks, OpenChunk streams instead.
+func (c *Container) ReadChunk(i int) ([]byte, error) {
+	if i < 0 || i >= len(c.chunks) {
+		return nil, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
+	}
+	s := getScratch()
+	defer putScratch(s)
+	out := make([]byte, 0, min(c.chunks[i].Size, 64<<20))
+	err := c.eachPart(i, s, func(p []byte) error {
+		out = append(out, p...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OpenChunk returns a reader of chunk i's uncompressed data that decodes
+// one block at a time.
+func (c *Container) OpenChunk(i int) (io.Reader, error) {
+	if i < 0 || i >= len(c.chunks) {
+		return nil, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
+	}
+	return &chunkReader{c: c, i: i}, nil
+}
+
+// chunkReader decodes a chunk block by block.
+type chunkReader struct {
+	c       *Container
+	i       int
+	next    int // blocks of the chunk done
+	pending []byte
+	s       *scratch
+	err     error
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for len(r.pending) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		ch := &r.c.chunks[r.i]
+		if ch.rangeErr != "" {
+			r.err = errorf(r.c.file, r.c.chunkStruct(r.i), r.c.chunkEntryOffset(r.i), ErrCorrupt, "%s", ch.rangeErr)
+			continue
+		}
+		if r.next >= ch.NumBlocks {
+			r.err = io.EOF
+			if r.s != nil {
+				putScratch(r.s)
+				r.s = nil
+			}
+			continue
+		}
+		if r.s == nil {
+			r.s = getScratch()
+		}
+		k := ch.FirstBlock + r.next
+		r.next++
+		data, err := r.c.loadBlock(k, r.s)
+		if err != nil {
+			r.err = err
+			continue
+		}
+		bs := uint64(r.c.toc.Header.CompressionBlockSize)
+		start := uint64(k) * bs
+		lo, hi := max(ch.Offset, start)-start, min(ch.Offset+ch.Size, start+bs)-start
+		if hi > uint64(len(data)) {
+			r.err = errorf(r.c.file, fmt.Sprintf("compression block %d of %s", k, r.c.chunkStruct(r.i)), r.c.blockEntryOffset(k), ErrCorrupt,
+				"holds %d bytes, the chunk needs %d from it", len(data), hi)
+			continue
+		}
+		r.pending = data[lo:hi]
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
+
+// newHasher returns the hash the TOC version's metas use.
+func newHasher(a HashAlgorithm) hash.Hash {
+	if a == HashSHA1 {
+		return sha1.New()
+	}
+	return blake3.New()
+}
+
+// ChunkHash computes the hash of chunk i's uncompressed data with the
+// algorithm of the TOC version (see TocVersion.ChunkHash), as stored in
+// chunk metas: 20 bytes.
+func (c *Container) ChunkHash(i int) ([20]byte, error) {
+	if i < 0 || i >= len(c.chunks) {
+		return [20]byte{}, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
+	}
+	s := getScratch()
+	defer putScratch(s)
+	h := newHasher(c.toc.Header.Version.ChunkHash())
+	if err := c.eachPart(i, s, func(p []byte) error { h.Write(p); return nil }); err != nil {
+		return [20]byte{}, err
+	}
+	return [20]byte(h.Sum(s.hash[:0])[:20]), nil
+}
+
+// metaMatches reports whether sum (computed with algorithm a) matches chunk
+// i's meta. Version 4 metas may hold either algorithm; the caller computes
+// both there.
+func (c *Container) metaMatches(i int, sum []byte) bool {
+	m := c.chunks[i].Meta.Hash20()
+	return string(m[:]) == string(sum[:20])
+}

@@ -1,0 +1,1493 @@
+package iostore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"unicode/utf16"
+
+	"github.com/unrmod/unrmod/cityhash"
+)
+
+// This file decodes and encodes the container-header chunk (the package
+// store of one container): docs/iostore.md §5. Every multi-byte value is
+// little-endian.
+
+// ContainerHeaderSignature is the uint32 that starts every UE5 container header
+// (bytes "nCoI"). UE 4.25–4.27 headers have no signature.
+const ContainerHeaderSignature uint32 = 0x496F436E
+
+// ContainerHeaderVersion is EIoContainerHeaderVersion, plus
+// ContainerHeaderUE4 for the un-versioned UE 4.25–4.27 layout.
+type ContainerHeaderVersion int32
+
+// Container-header versions, with the engine releases that write them.
+const (
+	// ContainerHeaderUE4 is the UE 4.25–4.27 layout: no signature or version
+	// field, 32-byte store entries (16 in some licensee builds), a
+	// container name batch and a culture package map.
+	ContainerHeaderUE4 ContainerHeaderVersion = -1
+	// ContainerHeaderInitial (0) is the UE 5.0 pre-release layout.
+	ContainerHeaderInitial ContainerHeaderVersion = 0
+	// ContainerHeaderLocalizedPackages (1), UE 5.0, adds the localized
+	// package list.
+	ContainerHeaderLocalizedPackages ContainerHeaderVersion = 1
+	// ContainerHeaderOptionalSegmentPackages (2), UE 5.1–5.2, drops the
+	// package count and adds the optional segment's packages and entries.
+	ContainerHeaderOptionalSegmentPackages ContainerHeaderVersion = 2
+	// ContainerHeaderNoExportInfo (3), UE 5.3–5.4, drops ExportCount and
+	// ExportBundleCount from the store entries (16 bytes each).
+	ContainerHeaderNoExportInfo ContainerHeaderVersion = 3
+	// ContainerHeaderSoftPackageReferences (4), UE 5.5, adds the soft package
+	// references after the redirects.
+	ContainerHeaderSoftPackageReferences ContainerHeaderVersion = 4
+	// ContainerHeaderSoftPackageReferencesOffset (5), UE 5.6–5.8, puts an
+	// offset and size in front of the soft package references so loaders can
+	// skip them.
+	ContainerHeaderSoftPackageReferencesOffset ContainerHeaderVersion = 5
+
+	// ContainerHeaderLatest is the newest version this package knows.
+	ContainerHeaderLatest = ContainerHeaderSoftPackageReferencesOffset
+)
+
+var containerHeaderVersionNames = [...]string{
+	"UE4", "Initial", "LocalizedPackages", "OptionalSegmentPackages",
+	"NoExportInfo", "SoftPackageReferences", "SoftPackageReferencesOffset",
+}
+
+var containerHeaderVersionEngines = [...]string{
+	"4.25–4.27", "5.0 pre-release", "5.0", "5.1–5.2", "5.3–5.4", "5.5", "5.6–5.8",
+}
+
+// Known reports whether v is a version this package can decode and encode.
+func (v ContainerHeaderVersion) Known() bool {
+	return v >= ContainerHeaderUE4 && v <= ContainerHeaderLatest
+}
+
+// String returns the engine's name of the version, e.g.
+// "SoftPackageReferencesOffset", "UE4" for the un-versioned layout.
+func (v ContainerHeaderVersion) String() string {
+	if !v.Known() {
+		return fmt.Sprintf("ContainerHeaderVersion(%d)", int32(v))
+	}
+	return containerHeaderVersionNames[v+1]
+}
+
+// Engine returns the engine releases known to write v, e.g. "5.6–5.8", or ""
+// for an unknown version.
+func (v ContainerHeaderVersion) Engine() string {
+	if !v.Known() {
+		return ""
+	}
+	return containerHeaderVersionEngines[v+1]
+}
+
+// Layout differences: one predicate each, named after what changed.
+
+func (v ContainerHeaderVersion) hasSignature() bool       { return v >= ContainerHeaderInitial }
+func (v ContainerHeaderVersion) hasNameBlobs() bool       { return v < ContainerHeaderInitial }
+func (v ContainerHeaderVersion) hasNameBatch() bool       { return v >= ContainerHeaderInitial }
+func (v ContainerHeaderVersion) hasCultureMap() bool      { return v < ContainerHeaderInitial }
+func (v ContainerHeaderVersion) hasRedirectNames() bool   { return v >= ContainerHeaderInitial }
+func (v ContainerHeaderVersion) hasBundleSizeLoad() bool  { return v < ContainerHeaderInitial }
+func (v ContainerHeaderVersion) hasShaderMapHashes() bool { return v >= ContainerHeaderInitial }
+func (v ContainerHeaderVersion) hasLocalized() bool       { return v >= ContainerHeaderLocalizedPackages }
+func (v ContainerHeaderVersion) hasPackageCount() bool {
+	return v < ContainerHeaderOptionalSegmentPackages
+}
+func (v ContainerHeaderVersion) hasOptionalSegment() bool {
+	return v >= ContainerHeaderOptionalSegmentPackages
+}
+func (v ContainerHeaderVersion) hasExportInfo() bool { return v < ContainerHeaderNoExportInfo }
+func (v ContainerHeaderVersion) hasSoftRefs() bool   { return v >= ContainerHeaderSoftPackageReferences }
+func (v ContainerHeaderVersion) hasSoftRefsOffset() bool {
+	return v >= ContainerHeaderSoftPackageReferencesOffset
+}
+
+// Errors.
+
+var (
+	// ErrUnsupportedContainerHeaderVersion is wrapped when a header carries
+	// the signature but a version newer (or older) than this package knows.
+	ErrUnsupportedContainerHeaderVersion = errors.New("unsupported container header version")
+	// ErrCorruptContainerHeader is wrapped when a count, offset or size cannot
+	// be right, including data that ends early.
+	ErrCorruptContainerHeader = errors.New("corrupt container header")
+	// ErrContainerHeaderNotEncodable is wrapped when Encode refuses a model
+	// that its version cannot represent.
+	ErrContainerHeaderNotEncodable = errors.New("container header cannot be encoded")
+)
+
+// ContainerHeaderError describes a problem in a container-header chunk: the
+// file name given to the decoder, the structure, the byte offset in the
+// chunk (-1 for encoding problems, which have no offset) and what is wrong.
+type ContainerHeaderError struct {
+	File   string // name passed to DecodeContainerHeader; "" when encoding
+	Struct string // e.g. "store entry 12 (package 0x14f2082da820101a)"
+	Offset int64  // offset in the chunk, or -1
+	Msg    string
+	Err    error // one of the sentinel errors above
+}
+
+// Error renders "<file>: container header <structure> at 0x<offset>: <message>".
+func (e *ContainerHeaderError) Error() string {
+	s := e.Struct
+	if e.File != "" {
+		s = e.File + ": container header " + s
+	} else {
+		s = "container header " + s
+	}
+	if e.Offset >= 0 {
+		s += fmt.Sprintf(" at 0x%X", e.Offset)
+	}
+	return s + ": " + e.Msg
+}
+
+// Unwrap returns the sentinel error, for errors.Is.
+func (e *ContainerHeaderError) Unwrap() error { return e.Err }
+
+// The model.
+
+// ContainerHeader is a decoded container-header chunk. It holds everything
+// the chunk holds, so that Encode reproduces an unchanged header byte for
+// byte; parts whose bytes were not in the layout Encode produces (see
+// KeptRaw) are written from their original bytes as long as that part of the
+// model is unchanged.
+type ContainerHeader struct {
+	Version ContainerHeaderVersion `json:"version"`
+	// ContainerID equals the TOC's ContainerId (cityhash.ContainerID of the
+	// container's base name).
+	ContainerID uint64 `json:"containerId"`
+	// Packages are the package ids with their store entries, in file order.
+	Packages []StoreEntry `json:"packages"`
+	// OptionalSegmentPackages are the optional segment's packages (version 2+).
+	OptionalSegmentPackages []StoreEntry `json:"optionalSegmentPackages,omitempty"`
+	// CompactStoreEntries selects the 16-byte UE4 store entry of some
+	// licensee builds (no ExportBundlesSize, LoadOrder); UE4 only.
+	CompactStoreEntries bool `json:"compactStoreEntries,omitempty"`
+	// ShaderMapHashSize is the size of one shader map hash: 20 (SHA-1, UE
+	// 5.0–5.7) or 8 (UE 5.8, same header version). Decode sets it when the
+	// header holds shader map hashes and leaves 0 otherwise; Encode treats 0
+	// as 20.
+	ShaderMapHashSize int `json:"shaderMapHashSize,omitempty"`
+	// Names is the container-local name map referenced by the FMappedNames
+	// below (UE4: the Names batch, normally empty; UE5: RedirectsNameMap).
+	// Encode writes their hashes with cityhash.NameHash.
+	Names []string `json:"names,omitempty"`
+	// LocalizedPackages lists the packages that have localized variants
+	// (version 1+).
+	LocalizedPackages []ContainerHeaderLocalizedPackage `json:"localizedPackages,omitempty"`
+	// Cultures is the UE4 culture package map, in file order.
+	Cultures []ContainerHeaderCulture `json:"cultures,omitempty"`
+	// Redirects are the package redirects (SourceName is UE5 only).
+	Redirects []ContainerHeaderRedirect `json:"redirects,omitempty"`
+	// SoftReferences are the soft package references (version 4+); nil when
+	// the header says it has none.
+	SoftReferences *ContainerHeaderSoftReferences `json:"softReferences,omitempty"`
+	// Trailing holds any bytes after the last structure (e.g. padding to 16).
+	Trailing []byte `json:"trailing,omitempty"`
+
+	kept [chSectionCount]*chKept
+}
+
+// StoreEntry is one package's entry in the package store (FFilePackageStoreEntry).
+// Fields the header version does not store are zero.
+type StoreEntry struct {
+	PackageID uint64 `json:"packageId"`
+	// ExportBundlesSize is the package chunk's size (UE4, standard entry only).
+	ExportBundlesSize uint64 `json:"exportBundlesSize,omitempty"`
+	// LoadOrder is the UE4 load order (standard entry only).
+	LoadOrder uint32 `json:"loadOrder,omitempty"`
+	// ExportCount and ExportBundleCount must equal the package's export and
+	// export-bundle counts (UE4 and versions below NoExportInfo).
+	ExportCount       int32 `json:"exportCount,omitempty"`
+	ExportBundleCount int32 `json:"exportBundleCount,omitempty"`
+	// ImportedPackages are the ids of the packages this one imports, in the
+	// order the package's import map refers to them (UE5).
+	ImportedPackages []uint64 `json:"importedPackages,omitempty"`
+	// ShaderMapHashes are the package's shader map hashes (UE5), each
+	// ShaderMapHashSize bytes.
+	ShaderMapHashes [][]byte `json:"shaderMapHashes,omitempty"`
+}
+
+// ContainerHeaderMappedName is an FMappedName: IndexAndType holds the name
+// index in bits 0–29 and the name-map type in bits 30–31; Number is the FName
+// number (0: no suffix, n: suffix "_<n-1>").
+type ContainerHeaderMappedName struct {
+	IndexAndType uint32 `json:"indexAndType"`
+	Number       uint32 `json:"number"`
+}
+
+// ContainerHeaderLocalizedPackage names a package with localized variants.
+type ContainerHeaderLocalizedPackage struct {
+	SourcePackageID uint64                    `json:"sourcePackageId"`
+	SourceName      ContainerHeaderMappedName `json:"sourceName"`
+}
+
+// ContainerHeaderCulture is one UE4 culture with its (source, localized)
+// package id pairs.
+type ContainerHeaderCulture struct {
+	Culture  string                         `json:"culture"`
+	Packages []ContainerHeaderLocalizedPair `json:"packages"`
+}
+
+// ContainerHeaderLocalizedPair maps a source package to its localized
+// variant (UE4 culture map).
+type ContainerHeaderLocalizedPair struct {
+	SourcePackageID    uint64 `json:"sourcePackageId"`
+	LocalizedPackageID uint64 `json:"localizedPackageId"`
+}
+
+// ContainerHeaderRedirect redirects a package id to another; SourceName is
+// stored from version 0 on.
+type ContainerHeaderRedirect struct {
+	SourcePackageID uint64                    `json:"sourcePackageId"`
+	TargetPackageID uint64                    `json:"targetPackageId"`
+	SourceName      ContainerHeaderMappedName `json:"sourceName"`
+}
+
+// ContainerHeaderSoftReferences are the soft package references of versions
+// 4 and 5: the referenced package ids, and for each package of Packages the
+// indices into PackageIDs of the packages it references softly.
+type ContainerHeaderSoftReferences struct {
+	PackageIDs []uint64   `json:"packageIds"`
+	Indices    [][]uint32 `json:"indices"`
+}
+
+// Sections: the parts of the header, in file order. A part whose bytes do not
+// match its canonical encoding keeps its raw bytes (chKept).
+
+type chSection int
+
+const (
+	chPreamble chSection = iota // signature, version, container id
+	chPackageCount
+	chNameBlobs // UE4 Names + NameHashes
+	chPackages
+	chOptionalPackages
+	chNameBatch // UE5 RedirectsNameMap
+	chLocalized
+	chCultures
+	chRedirects
+	chSoftReferences
+	chSectionCount
+)
+
+var chSectionNames = [chSectionCount]string{
+	"preamble", "package count", "names and name hashes", "packages", "optional segment packages",
+	"redirects name map", "localized packages", "culture package map", "package redirects",
+	"soft package references",
+}
+
+// chKept holds a part's original bytes and the canonical encoding of the
+// decoded model part; Encode writes raw while the model still encodes to canon.
+type chKept struct{ canon, raw []byte }
+
+func (v ContainerHeaderVersion) sections() []chSection {
+	s := []chSection{chPreamble}
+	if v.hasPackageCount() {
+		s = append(s, chPackageCount)
+	}
+	if v.hasNameBlobs() {
+		s = append(s, chNameBlobs)
+	}
+	s = append(s, chPackages)
+	if v.hasOptionalSegment() {
+		s = append(s, chOptionalPackages)
+	}
+	if v.hasNameBatch() {
+		s = append(s, chNameBatch)
+	}
+	if v.hasLocalized() {
+		s = append(s, chLocalized)
+	}
+	if v.hasCultureMap() {
+		s = append(s, chCultures)
+	}
+	s = append(s, chRedirects)
+	if v.hasSoftRefs() {
+		s = append(s, chSoftReferences)
+	}
+	return s
+}
+
+// KeptRaw names the parts of the header whose bytes are not laid out the way
+// Encode lays out the model (e.g. stale name hashes, unused array offsets,
+// gaps). Encode writes their original bytes while the model part is
+// unchanged. Engine-written headers have none.
+func (h *ContainerHeader) KeptRaw() []string {
+	var out []string
+	for s, k := range h.kept {
+		if k != nil {
+			out = append(out, chSectionNames[s])
+		}
+	}
+	return out
+}
+
+// Store-entry layouts.
+
+type chEntryLayout struct {
+	size       int
+	bundleSize int // offset of ExportBundlesSize; -1 if absent
+	loadOrder  int // offset of LoadOrder (a zero pad follows); -1 if absent
+	exportInfo int // offset of ExportCount, ExportBundleCount at +4; -1 if absent
+	imported   int // offset of the ImportedPackages view
+	shaders    int // offset of the ShaderMapHashes view; -1 if absent
+}
+
+func (h *ContainerHeader) entryLayout() chEntryLayout {
+	v := h.Version
+	full := v.hasBundleSizeLoad() && !h.CompactStoreEntries
+	l := chEntryLayout{bundleSize: -1, exportInfo: -1, loadOrder: -1, shaders: -1}
+	if full {
+		l.bundleSize, l.size = l.size, l.size+8 // uint64 ExportBundlesSize
+	}
+	if v.hasExportInfo() {
+		l.exportInfo, l.size = l.size, l.size+8 // int32 ExportCount, int32 ExportBundleCount
+	}
+	if full {
+		l.loadOrder, l.size = l.size, l.size+8 // uint32 LoadOrder, uint32 pad
+	}
+	l.imported, l.size = l.size, l.size+8
+	if v.hasShaderMapHashes() {
+		l.shaders, l.size = l.size, l.size+8
+	}
+	return l
+}
+
+func (h *ContainerHeader) shaderHashSize() int {
+	if h.ShaderMapHashSize == 0 {
+		return 20
+	}
+	return h.ShaderMapHashSize
+}
+
+// Decoding.
+
+type chReader struct {
+	name string
+	b    []byte
+	pos  int
+	err  error
+}
+
+func (r *chReader) failAt(off int, structure string, cause error, format string, args ...any) {
+	if r.err == nil {
+		r.err = &ContainerHeaderError{File: r.name, Struct: structure, Offset: int64(off),
+			Msg: fmt.Sprintf(format, args...), Err: cause}
+	}
+}
+
+func (r *chReader) need(n int, structure string) bool {
+	if r.err != nil {
+		return false
+	}
+	if n < 0 || n > len(r.b)-r.pos {
+		r.failAt(r.pos, structure, ErrCorruptContainerHeader, "needs %d bytes, the chunk has %d left", n, len(r.b)-r.pos)
+		return false
+	}
+	return true
+}
+
+func (r *chReader) u32(structure string) uint32 {
+	if !r.need(4, structure) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b[r.pos:])
+	r.pos += 4
+	return v
+}
+
+func (r *chReader) u64(structure string) uint64 {
+	if !r.need(8, structure) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b[r.pos:])
+	r.pos += 8
+	return v
+}
+
+func (r *chReader) bytes(n int, structure string) []byte {
+	if !r.need(n, structure) {
+		return nil
+	}
+	b := r.b[r.pos : r.pos+n : r.pos+n]
+	r.pos += n
+	return b
+}
+
+// count reads an int32 element count and checks that that many elements of
+// size bytes fit in the rest of the chunk, so callers may allocate them.
+func (r *chReader) count(structure string, size int) int {
+	at := r.pos
+	n := int32(r.u32(structure))
+	if r.err != nil {
+		return 0
+	}
+	if n < 0 {
+		r.failAt(at, structure, ErrCorruptContainerHeader, "negative count %d", n)
+		return 0
+	}
+	if int64(n)*int64(size) > int64(len(r.b)-r.pos) {
+		r.failAt(at, structure, ErrCorruptContainerHeader, "count %d needs %d bytes, the chunk has %d left",
+			n, int64(n)*int64(size), len(r.b)-r.pos)
+		return 0
+	}
+	return int(n)
+}
+
+func (r *chReader) ids(structure string) []uint64 {
+	n := r.count(structure, 8)
+	if r.err != nil || n == 0 {
+		return nil
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(r.b[r.pos+8*i:])
+	}
+	r.pos += 8 * n
+	return out
+}
+
+func (r *chReader) mappedName(structure string) ContainerHeaderMappedName {
+	return ContainerHeaderMappedName{IndexAndType: r.u32(structure), Number: r.u32(structure)}
+}
+
+// DecodeContainerHeader decodes a container-header chunk (the uncompressed,
+// decrypted bytes of the chunk of type ContainerHeader). name identifies the
+// source in error messages. It detects the layout from the data: with the
+// "nCoI" signature the version field selects it, without it the UE4 layout
+// applies. Errors are *ContainerHeaderError.
+func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
+	r := &chReader{name: name, b: data}
+	h := &ContainerHeader{Version: ContainerHeaderUE4}
+	if len(data) >= 4 && binary.LittleEndian.Uint32(data) == ContainerHeaderSignature {
+		if len(data) < 8 {
+			r.failAt(4, "version", ErrCorruptContainerHeader, "needs 4 bytes, the chunk has %d left", len(data)-4)
+			return nil, r.err
+		}
+		h.Version = ContainerHeaderVersion(int32(binary.LittleEndian.Uint32(data[4:])))
+		if !h.Version.Known() || !h.Version.hasSignature() {
+			r.failAt(4, "version", ErrUnsupportedContainerHeaderVersion,
+				"version %d is not one of the known versions 0..%d (UE 5.0–5.8); a newer engine may need a newer unrmod",
+				int32(h.Version), int32(ContainerHeaderLatest))
+			return nil, r.err
+		}
+	}
+	sections := h.Version.sections()
+	var spans [chSectionCount][2]int
+	for _, s := range sections {
+		start := r.pos
+		h.decodeSection(r, s)
+		if r.err != nil {
+			return nil, r.err
+		}
+		spans[s] = [2]int{start, r.pos}
+	}
+	if r.pos < len(data) {
+		h.Trailing = bytes.Clone(data[r.pos:])
+	}
+	for _, s := range sections {
+		start, end := spans[s][0], spans[s][1]
+		canon, err := h.encodeSection(make([]byte, 0, end-start), s, start)
+		if err != nil {
+			// Decoding only builds encodable models; report rather than panic.
+			return nil, &ContainerHeaderError{File: name, Struct: chSectionNames[s], Offset: int64(start),
+				Msg: "decoded part cannot be encoded again: " + err.Error(), Err: ErrCorruptContainerHeader}
+		}
+		if !bytes.Equal(canon, data[start:end]) {
+			h.kept[s] = &chKept{canon: canon, raw: bytes.Clone(data[start:end])}
+		}
+	}
+	return h, nil
+}
+
+func (h *ContainerHeader) decodeSection(r *chReader, s chSection) {
+	switch s {
+	case chPreamble:
+		if h.Version.hasSignature() {
+			r.u32("signature")
+			r.u32("version")
+		}
+		h.ContainerID = r.u64("container id")
+	case chPackageCount:
+		r.u32("package count") // Encode writes len(Packages); a different value is kept raw
+	case chNameBlobs:
+		at := r.pos
+		names := r.bytes(r.count("names", 1), "names")
+		r.bytes(r.count("name hashes", 1), "name hashes") // rebuilt from Names; a different list is kept raw
+		if r.err == nil {
+			h.Names = chDecodeNameBlob(r, names, at+4)
+		}
+	case chPackages:
+		h.Packages = h.decodePackages(r, "")
+	case chOptionalPackages:
+		h.OptionalSegmentPackages = h.decodePackages(r, "optional segment ")
+	case chNameBatch:
+		h.Names = chDecodeNameBatch(r, "redirects name map")
+	case chLocalized:
+		n := r.count("localized packages", 16)
+		if n > 0 {
+			h.LocalizedPackages = make([]ContainerHeaderLocalizedPackage, n)
+			for i := range h.LocalizedPackages {
+				e := &h.LocalizedPackages[i]
+				e.SourcePackageID = r.u64("localized package")
+				e.SourceName = r.mappedName("localized package")
+			}
+		}
+	case chCultures:
+		h.Cultures = chDecodeCultures(r)
+	case chRedirects:
+		size := 16
+		if h.Version.hasRedirectNames() {
+			size = 24
+		}
+		n := r.count("package redirects", size)
+		if n > 0 {
+			h.Redirects = make([]ContainerHeaderRedirect, n)
+			for i := range h.Redirects {
+				e := &h.Redirects[i]
+				e.SourcePackageID = r.u64("package redirect")
+				e.TargetPackageID = r.u64("package redirect")
+				if h.Version.hasRedirectNames() {
+					e.SourceName = r.mappedName("package redirect")
+				}
+			}
+		}
+	case chSoftReferences:
+		h.decodeSoftReferences(r)
+	}
+}
+
+// decodePackages reads a PackageIds array and the StoreEntries blob after it.
+func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntry {
+	ids := r.ids(prefix + "package ids")
+	blobAt := r.pos + 4
+	blob := r.bytes(r.count(prefix+"store entries", 1), prefix+"store entries")
+	if r.err != nil {
+		return nil
+	}
+	if h.Version.hasBundleSizeLoad() {
+		// Standard 32-byte entries, or the 16-byte licensee variant: take the
+		// one the blob is laid out for (iostore.md §5.1).
+		h.CompactStoreEntries = false
+		std := chEntriesPacked(blob, len(ids), h.entryLayout(), 0)
+		h.CompactStoreEntries = true
+		compact := chEntriesPacked(blob, len(ids), h.entryLayout(), 0)
+		h.CompactStoreEntries = compact && !std || len(blob) < 32*len(ids)
+	}
+	l := h.entryLayout()
+	if int64(len(ids))*int64(l.size) > int64(len(blob)) {
+		r.failAt(blobAt, prefix+"store entries", ErrCorruptContainerHeader,
+			"%d entries of %d bytes need %d bytes, the blob has %d", len(ids), l.size, len(ids)*l.size, len(blob))
+		return nil
+	}
+	fixedEnd := len(ids) * l.size
+
+	// Shader map hashes are 20 bytes, except in UE 5.8, which shrank them to
+	// 8 without a version bump: take 8 when the blob is laid out for it.
+	hashSize := 20
+	if l.shaders >= 0 && chEntriesPacked(blob, len(ids), l, 8) && !chEntriesPacked(blob, len(ids), l, 20) {
+		hashSize = 8
+	}
+
+	// Check every view before allocating anything: inside the array area
+	// and not overlapping another, so the arrays total at most the blob.
+	views := make([]chView, 0, len(ids))
+	hasHashes := false
+	var importCount int
+	for i := range ids {
+		place := chPlace{prefix: prefix, entry: i, id: ids[i]}
+		place.what = "imported packages"
+		v, ok := chReadView(r, blob, blobAt, i*l.size+l.imported, fixedEnd, 8, place)
+		if !ok {
+			return nil
+		}
+		if v.num > 0 {
+			views = append(views, v)
+			importCount += v.num
+		}
+		if l.shaders >= 0 {
+			place.what = "shader map hashes"
+			v, ok := chReadView(r, blob, blobAt, i*l.size+l.shaders, fixedEnd, hashSize, place)
+			if !ok {
+				return nil
+			}
+			if v.num > 0 {
+				views = append(views, v)
+				hasHashes = true
+			}
+		}
+	}
+	if !chViewsDisjoint(r, views, blobAt, prefix+"store entries") {
+		return nil
+	}
+	if hasHashes {
+		if h.ShaderMapHashSize != 0 && h.ShaderMapHashSize != hashSize {
+			r.failAt(blobAt, prefix+"store entries", ErrCorruptContainerHeader,
+				"shader map hashes are %d bytes here but %d bytes in the other segment", hashSize, h.ShaderMapHashSize)
+			return nil
+		}
+		h.ShaderMapHashSize = hashSize
+	}
+
+	if len(ids) == 0 {
+		return nil
+	}
+	entries := make([]StoreEntry, len(ids))
+	imports := make([]uint64, importCount) // one backing array; each entry gets a capped slice
+	for i := range entries {
+		e := &entries[i]
+		e.PackageID = ids[i]
+		base := blob[i*l.size:]
+		if l.bundleSize >= 0 {
+			e.ExportBundlesSize = binary.LittleEndian.Uint64(base[l.bundleSize:])
+			e.LoadOrder = binary.LittleEndian.Uint32(base[l.loadOrder:])
+		}
+		if l.exportInfo >= 0 {
+			e.ExportCount = int32(binary.LittleEndian.Uint32(base[l.exportInfo:]))
+			e.ExportBundleCount = int32(binary.LittleEndian.Uint32(base[l.exportInfo+4:]))
+		}
+		if l.imported >= 0 {
+			if v := chViewAt(blob, i*l.size+l.imported); v.num > 0 {
+				e.ImportedPackages, imports = imports[:v.num:v.num], imports[v.num:]
+				for k := range e.ImportedPackages {
+					e.ImportedPackages[k] = binary.LittleEndian.Uint64(blob[v.start+8*k:])
+				}
+			}
+		}
+		if l.shaders >= 0 {
+			if v := chViewAt(blob, i*l.size+l.shaders); v.num > 0 {
+				all := bytes.Clone(blob[v.start : v.start+hashSize*v.num])
+				e.ShaderMapHashes = make([][]byte, v.num)
+				for k := range e.ShaderMapHashes {
+					e.ShaderMapHashes[k] = all[hashSize*k : hashSize*(k+1) : hashSize*(k+1)]
+				}
+			}
+		}
+	}
+	return entries
+}
+
+// chEntriesPacked reports whether blob holds n entries of layout l followed
+// by their arrays packed in entry order, exactly filling the blob.
+func chEntriesPacked(blob []byte, n int, l chEntryLayout, hashSize int) bool {
+	if int64(n)*int64(l.size) > int64(len(blob)) {
+		return false
+	}
+	next := int64(n * l.size)
+	for i := range n {
+		for _, f := range []int{l.imported, l.shaders} {
+			if f < 0 {
+				continue
+			}
+			p := i*l.size + f
+			num := int64(binary.LittleEndian.Uint32(blob[p:]))
+			off := int64(binary.LittleEndian.Uint32(blob[p+4:]))
+			if num == 0 {
+				continue
+			}
+			if int64(p)+off != next {
+				return false
+			}
+			size := int64(8)
+			if f == l.shaders {
+				size = int64(hashSize)
+			}
+			next += num * size
+		}
+	}
+	return next == int64(len(blob))
+}
+
+// chView is an array view {ArrayNum, OffsetToDataFromThis} resolved to a
+// position in its blob; end is start + num × element size.
+type chView struct{ num, start, end int }
+
+func chViewAt(blob []byte, p int) chView {
+	num := int(binary.LittleEndian.Uint32(blob[p:]))
+	if num == 0 {
+		return chView{}
+	}
+	start := p + int(binary.LittleEndian.Uint32(blob[p+4:]))
+	return chView{num: num, start: start}
+}
+
+// chPlace names the owner of an array view in error messages.
+type chPlace struct {
+	what, prefix string // e.g. "imported packages", "optional segment "
+	entry        int
+	id           uint64
+}
+
+func (p chPlace) String() string {
+	if p.prefix == "soft" {
+		return fmt.Sprintf("soft package references of package %d (%#016x)", p.entry, p.id)
+	}
+	return fmt.Sprintf("%s of %sstore entry %d (package %#016x)", p.what, p.prefix, p.entry, p.id)
+}
+
+func (p chPlace) entryString() string {
+	return fmt.Sprintf("%sstore entry %d (package %#016x)", p.prefix, p.entry, p.id)
+}
+
+// chReadView reads the view at p and checks that its num elements of size
+// bytes lie in blob[fixedEnd:].
+func chReadView(r *chReader, blob []byte, blobAt, p, fixedEnd, size int, place chPlace) (chView, bool) {
+	num := int64(binary.LittleEndian.Uint32(blob[p:]))
+	off := int64(binary.LittleEndian.Uint32(blob[p+4:]))
+	if num == 0 {
+		return chView{}, true
+	}
+	start := int64(p) + off
+	if end := start + num*int64(size); start < int64(fixedEnd) || end > int64(len(blob)) {
+		r.failAt(blobAt+p, place.String(), ErrCorruptContainerHeader,
+			"%d elements of %d bytes at offset +0x%X from the view lie outside the array area 0x%X..0x%X of the blob",
+			num, size, off, fixedEnd, len(blob))
+		return chView{}, false
+	}
+	return chView{num: int(num), start: int(start), end: int(start + num*int64(size))}, true
+}
+
+// chViewsDisjoint fails when two arrays share bytes: the engine never writes
+// that, and refusing it bounds what decoding allocates by the input size.
+func chViewsDisjoint(r *chReader, views []chView, blobAt int, structure string) bool {
+	slices.SortFunc(views, func(a, b chView) int { return a.start - b.start })
+	for i := 1; i < len(views); i++ {
+		if views[i].start < views[i-1].end {
+			r.failAt(blobAt+views[i].start, structure, ErrCorruptContainerHeader,
+				"arrays at blob offsets 0x%X and 0x%X overlap", views[i-1].start, views[i].start)
+			return false
+		}
+	}
+	return true
+}
+
+// chDecodeNameBlob decodes a UE4 names blob (interleaved batch): per name a
+// 2-byte header (bit 7: UTF-16; 15-bit length in characters), a zero byte
+// before UTF-16 text that would start at an odd position, then the text.
+func chDecodeNameBlob(r *chReader, b []byte, at int) []string {
+	var names []string
+	for p := 0; p < len(b); {
+		if len(b)-p < 2 {
+			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorruptContainerHeader, "header truncated")
+			return nil
+		}
+		wide, n := b[p]&0x80 != 0, int(b[p]&0x7F)<<8|int(b[p+1])
+		p += 2
+		if wide && p%2 == 1 {
+			p++
+		}
+		size := n
+		if wide {
+			size = 2 * n
+		}
+		if size > len(b)-p {
+			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorruptContainerHeader,
+				"%d characters run past the end of the names blob", n)
+			return nil
+		}
+		names = append(names, chNameString(b[p:p+size], wide))
+		p += size
+	}
+	return names
+}
+
+// chDecodeNameBatch decodes a UE5 name batch (separated format): uint32 count;
+// if non-zero, uint32 string bytes, uint64 hash algorithm id, the hashes, the
+// 2-byte headers, then the text of all names.
+func chDecodeNameBatch(r *chReader, what string) []string {
+	at := r.pos
+	n := r.u32(what + " count")
+	if r.err != nil || n == 0 {
+		return nil
+	}
+	strBytes := r.u32(what + " string bytes")
+	r.u64(what + " hash algorithm id") // rebuilt by Encode; a different id is kept raw
+	if r.err != nil {
+		return nil
+	}
+	if need := 10*uint64(n) + uint64(strBytes); need > uint64(len(r.b)-r.pos) {
+		r.failAt(at, what, ErrCorruptContainerHeader, "%d names with %d string bytes need %d bytes, the chunk has %d left",
+			n, strBytes, need, len(r.b)-r.pos)
+		return nil
+	}
+	r.pos += 8 * int(n) // hashes: rebuilt from the names
+	headers := r.bytes(2*int(n), what)
+	textAt := r.pos
+	text := r.bytes(int(strBytes), what)
+	names := make([]string, n)
+	p := 0
+	for i := range names {
+		wide, l := headers[2*i]&0x80 != 0, int(headers[2*i]&0x7F)<<8|int(headers[2*i+1])
+		size := l
+		if wide {
+			size = 2 * l
+		}
+		if size > len(text)-p {
+			r.failAt(textAt+p, fmt.Sprintf("%s name %d", what, i), ErrCorruptContainerHeader,
+				"%d characters run past the %d string bytes of the batch", l, strBytes)
+			return nil
+		}
+		names[i] = chNameString(text[p:p+size], wide)
+		p += size
+	}
+	return names
+}
+
+// chNameString converts stored name text: UTF-16LE when wide, else one byte
+// per character (Latin-1).
+func chNameString(b []byte, wide bool) string {
+	if wide {
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(b[2*i:])
+		}
+		return string(utf16.Decode(u))
+	}
+	return chLatin1(b)
+}
+
+func chLatin1(b []byte) string {
+	for _, c := range b {
+		if c >= 0x80 {
+			r := make([]rune, len(b))
+			for i, c := range b {
+				r[i] = rune(c)
+			}
+			return string(r)
+		}
+	}
+	return string(b)
+}
+
+// chDecodeFString reads an FString: int32 length counting the terminating
+// zero; positive: Latin-1 bytes, negative: UTF-16LE units, 0: empty.
+func chDecodeFString(r *chReader, what string) string {
+	at := r.pos
+	n := int32(r.u32(what))
+	if r.err != nil || n == 0 {
+		return ""
+	}
+	if n > 0 {
+		b := r.bytes(int(n), what)
+		if r.err != nil {
+			return ""
+		}
+		return chLatin1(bytes.TrimSuffix(b, []byte{0}))
+	}
+	if n == math.MinInt32 || int64(-n)*2 > int64(len(r.b)-r.pos) {
+		r.failAt(at, what, ErrCorruptContainerHeader, "UTF-16 string of %d units, the chunk has %d bytes left",
+			-int64(n), len(r.b)-r.pos)
+		return ""
+	}
+	b := r.bytes(int(-n)*2, what)
+	if len(b) >= 2 && b[len(b)-1] == 0 && b[len(b)-2] == 0 {
+		b = b[:len(b)-2]
+	}
+	return chNameString(b, true)
+}
+
+func chDecodeCultures(r *chReader) []ContainerHeaderCulture {
+	n := r.count("culture package map", 8) // FString length + pair count at least
+	if r.err != nil || n == 0 {
+		return nil
+	}
+	out := make([]ContainerHeaderCulture, n)
+	for i := range out {
+		what := fmt.Sprintf("culture %d", i)
+		out[i].Culture = chDecodeFString(r, what+" name")
+		m := r.count(what+" packages", 16)
+		if r.err != nil {
+			return nil
+		}
+		if m > 0 {
+			out[i].Packages = make([]ContainerHeaderLocalizedPair, m)
+			for k := range out[i].Packages {
+				out[i].Packages[k] = ContainerHeaderLocalizedPair{r.u64(what), r.u64(what)}
+			}
+		}
+	}
+	return out
+}
+
+// decodeSoftReferences reads version 4's inline soft references or version
+// 5's {offset, size} followed by the block.
+func (h *ContainerHeader) decodeSoftReferences(r *chReader) {
+	if !h.Version.hasSoftRefsOffset() {
+		h.SoftReferences = h.decodeSoftReferenceBlock(r)
+		return
+	}
+	at := r.pos
+	off := int64(r.u64("soft package references offset"))
+	size := int64(r.u64("soft package references size"))
+	if r.err != nil || size == 0 {
+		return
+	}
+	if size < 0 || size > int64(len(r.b)-r.pos) {
+		r.failAt(at, "soft package references", ErrCorruptContainerHeader,
+			"size %d does not fit in the %d bytes after it", size, len(r.b)-r.pos)
+		return
+	}
+	if off < 0 || off > int64(len(r.b)) || size > int64(len(r.b))-off {
+		r.failAt(at, "soft package references", ErrCorruptContainerHeader,
+			"offset 0x%X and size %d lie outside the chunk (0x%X bytes)", off, size, len(r.b))
+		return
+	}
+	// Loaders read the block at Offset; the engine writes it right here.
+	sub := &chReader{name: r.name, b: r.b[:off+size], pos: int(off)}
+	h.SoftReferences = h.decodeSoftReferenceBlock(sub)
+	if sub.err != nil {
+		r.err = sub.err
+		return
+	}
+	r.pos += int(size)
+}
+
+func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *ContainerHeaderSoftReferences {
+	if r.u32("soft package references flag") == 0 || r.err != nil {
+		return nil
+	}
+	ids := r.ids("soft package reference ids")
+	at := r.pos + 4
+	blob := r.bytes(r.count("soft package reference indices", 1), "soft package reference indices")
+	if r.err != nil {
+		return nil
+	}
+	n := len(h.Packages)
+	if int64(n)*8 > int64(len(blob)) {
+		r.failAt(at, "soft package reference indices", ErrCorruptContainerHeader,
+			"%d packages need %d bytes of views, the blob has %d", n, 8*n, len(blob))
+		return nil
+	}
+	views := make([]chView, n)
+	var used []chView
+	for i := range views {
+		v, ok := chReadView(r, blob, at, 8*i, 8*n, 4, chPlace{prefix: "soft", entry: i, id: h.Packages[i].PackageID})
+		if !ok {
+			return nil
+		}
+		views[i] = v
+		if v.num > 0 {
+			used = append(used, v)
+		}
+	}
+	if !chViewsDisjoint(r, used, at, "soft package reference indices") {
+		return nil
+	}
+	refs := &ContainerHeaderSoftReferences{PackageIDs: ids}
+	if n > 0 {
+		refs.Indices = make([][]uint32, n)
+	}
+	for i, v := range views {
+		if v.num == 0 {
+			continue
+		}
+		idx := make([]uint32, v.num)
+		for k := range idx {
+			idx[k] = binary.LittleEndian.Uint32(blob[v.start+4*k:])
+		}
+		refs.Indices[i] = idx
+	}
+	return refs
+}
+
+// Encoding.
+
+// Encode writes the header in its version's layout. An unchanged decoded
+// header comes out byte for byte as it went in. Encode refuses, with a
+// *ContainerHeaderError wrapping ErrContainerHeaderNotEncodable, fields the
+// version cannot store (e.g. ExportCount in version 3+, redirect names in
+// UE4), counts beyond the format's limits and shader map hashes of the wrong
+// size.
+func (h *ContainerHeader) Encode() ([]byte, error) {
+	if !h.Version.Known() {
+		return nil, chEncodeError("version", "unknown version %d", int32(h.Version))
+	}
+	if err := h.checkModel(); err != nil {
+		return nil, err
+	}
+	dst := make([]byte, 0, h.encodedSizeHint())
+	for _, s := range h.Version.sections() {
+		start := len(dst)
+		var err error
+		dst, err = h.encodeSection(dst, s, start)
+		if err != nil {
+			return nil, err
+		}
+		if k := h.kept[s]; k != nil && bytes.Equal(dst[start:], k.canon) {
+			dst = append(dst[:start], k.raw...)
+		}
+	}
+	return append(dst, h.Trailing...), nil
+}
+
+func (h *ContainerHeader) encodedSizeHint() int {
+	n := 64 + len(h.Trailing)
+	l := h.entryLayout()
+	for _, seg := range [][]StoreEntry{h.Packages, h.OptionalSegmentPackages} {
+		for _, e := range seg {
+			n += 8 + l.size + 8*len(e.ImportedPackages) + h.shaderHashSize()*len(e.ShaderMapHashes)
+		}
+	}
+	return n + 24*len(h.Redirects) + 16*len(h.LocalizedPackages)
+}
+
+func chEncodeError(structure, format string, args ...any) error {
+	return &ContainerHeaderError{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: ErrContainerHeaderNotEncodable}
+}
+
+func chCount(structure string, n int) (uint32, error) {
+	if n > math.MaxInt32 {
+		return 0, chEncodeError(structure, "%d elements exceed the format's int32 count", n)
+	}
+	return uint32(n), nil
+}
+
+// encodeSection appends part s in its canonical layout; at is the offset in
+// the chunk where the part starts (used by the soft references offset).
+func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte, error) {
+	v := h.Version
+	le := binary.LittleEndian
+	switch s {
+	case chPreamble:
+		if v.hasSignature() {
+			dst = le.AppendUint32(dst, ContainerHeaderSignature)
+			dst = le.AppendUint32(dst, uint32(v))
+		}
+		return le.AppendUint64(dst, h.ContainerID), nil
+	case chPackageCount:
+		n, err := chCount("package count", len(h.Packages))
+		return le.AppendUint32(dst, n), err
+	case chNameBlobs:
+		return h.appendNameBlobs(dst)
+	case chPackages:
+		return h.appendPackages(dst, h.Packages, "")
+	case chOptionalPackages:
+		return h.appendPackages(dst, h.OptionalSegmentPackages, "optional segment ")
+	case chNameBatch:
+		return chAppendNameBatch(dst, h.Names)
+	case chLocalized:
+		n, err := chCount("localized packages", len(h.LocalizedPackages))
+		if err != nil {
+			return nil, err
+		}
+		dst = le.AppendUint32(dst, n)
+		for _, e := range h.LocalizedPackages {
+			dst = le.AppendUint64(dst, e.SourcePackageID)
+			dst = chAppendMappedName(dst, e.SourceName)
+		}
+		return dst, nil
+	case chCultures:
+		return h.appendCultures(dst)
+	case chRedirects:
+		n, err := chCount("package redirects", len(h.Redirects))
+		if err != nil {
+			return nil, err
+		}
+		dst = le.AppendUint32(dst, n)
+		for i, e := range h.Redirects {
+			dst = le.AppendUint64(dst, e.SourcePackageID)
+			dst = le.AppendUint64(dst, e.TargetPackageID)
+			if v.hasRedirectNames() {
+				dst = chAppendMappedName(dst, e.SourceName)
+			} else if e.SourceName != (ContainerHeaderMappedName{}) {
+				return nil, chEncodeError(fmt.Sprintf("package redirect %d", i), "version %v stores no source name", v)
+			}
+		}
+		return dst, err
+	case chSoftReferences:
+		return h.appendSoftReferences(dst, at)
+	}
+	return nil, chEncodeError(chSectionNames[s], "no encoder") // unreachable
+}
+
+func (h *ContainerHeader) checkModel() error {
+	v := h.Version
+	if !v.hasLocalized() && len(h.LocalizedPackages) > 0 {
+		return chEncodeError("localized packages", "version %v has no localized package list", v)
+	}
+	if !v.hasCultureMap() && len(h.Cultures) > 0 {
+		return chEncodeError("culture package map", "version %v has no culture package map (use LocalizedPackages)", v)
+	}
+	if !v.hasOptionalSegment() && len(h.OptionalSegmentPackages) > 0 {
+		return chEncodeError("optional segment packages", "version %v has no optional segment", v)
+	}
+	if !v.hasSoftRefs() && h.SoftReferences != nil {
+		return chEncodeError("soft package references", "version %v has no soft package references", v)
+	}
+	if !v.hasBundleSizeLoad() && h.CompactStoreEntries {
+		return chEncodeError("store entries", "compact store entries exist only in the UE4 layout")
+	}
+	if hs := h.ShaderMapHashSize; hs != 0 && hs != 20 && hs != 8 {
+		return chEncodeError("store entries", "shader map hash size %d is neither 20 nor 8", hs)
+	}
+	return nil
+}
+
+func (h *ContainerHeader) appendPackages(dst []byte, entries []StoreEntry, prefix string) ([]byte, error) {
+	le := binary.LittleEndian
+	l := h.entryLayout()
+	hashSize := h.shaderHashSize()
+	n, err := chCount(prefix+"package ids", len(entries))
+	if err != nil {
+		return nil, err
+	}
+	size := int64(len(entries)) * int64(l.size)
+	for i, e := range entries {
+		where := chPlace{prefix: prefix, entry: i, id: e.PackageID}
+		switch {
+		case l.bundleSize < 0 && (e.ExportBundlesSize != 0 || e.LoadOrder != 0):
+			return nil, chEncodeError(where.entryString(), "this layout stores no ExportBundlesSize or LoadOrder")
+		case l.exportInfo < 0 && (e.ExportCount != 0 || e.ExportBundleCount != 0):
+			return nil, chEncodeError(where.entryString(), "version %v stores no ExportCount or ExportBundleCount", h.Version)
+		case l.shaders < 0 && len(e.ShaderMapHashes) > 0:
+			return nil, chEncodeError(where.entryString(), "version %v stores no shader map hashes", h.Version)
+		case len(e.ImportedPackages) > math.MaxUint32 || len(e.ShaderMapHashes) > math.MaxUint32:
+			return nil, chEncodeError(where.entryString(), "too many array elements")
+		}
+		for k, sh := range e.ShaderMapHashes {
+			if len(sh) != hashSize {
+				return nil, chEncodeError(where.entryString(), "shader map hash %d has %d bytes, ShaderMapHashSize is %d", k, len(sh), hashSize)
+			}
+		}
+		size += 8*int64(len(e.ImportedPackages)) + int64(hashSize)*int64(len(e.ShaderMapHashes))
+	}
+	if size > math.MaxInt32 {
+		return nil, chEncodeError(prefix+"store entries", "%d bytes exceed the format's int32 size", size)
+	}
+	dst = le.AppendUint32(dst, n)
+	for _, e := range entries {
+		dst = le.AppendUint64(dst, e.PackageID)
+	}
+	dst = le.AppendUint32(dst, uint32(size))
+	blobAt := len(dst)
+	dst = append(dst, make([]byte, len(entries)*l.size)...)
+	view := func(entryAt, field, num int) {
+		if num == 0 {
+			return // {0, 0}
+		}
+		p := entryAt + field
+		le.PutUint32(dst[p:], uint32(num))
+		le.PutUint32(dst[p+4:], uint32(len(dst)-p))
+	}
+	for i, e := range entries {
+		entryAt := blobAt + i*l.size
+		if l.bundleSize >= 0 {
+			le.PutUint64(dst[entryAt+l.bundleSize:], e.ExportBundlesSize)
+			le.PutUint32(dst[entryAt+l.loadOrder:], e.LoadOrder)
+		}
+		if l.exportInfo >= 0 {
+			le.PutUint32(dst[entryAt+l.exportInfo:], uint32(e.ExportCount))
+			le.PutUint32(dst[entryAt+l.exportInfo+4:], uint32(e.ExportBundleCount))
+		}
+		view(entryAt, l.imported, len(e.ImportedPackages))
+		for _, id := range e.ImportedPackages {
+			dst = le.AppendUint64(dst, id)
+		}
+		if l.shaders >= 0 {
+			view(entryAt, l.shaders, len(e.ShaderMapHashes))
+			for _, sh := range e.ShaderMapHashes {
+				dst = append(dst, sh...)
+			}
+		}
+	}
+	return dst, nil
+}
+
+// chNameParts returns how a name is stored: UTF-16LE when it has a
+// character above 0x7F, else one byte per character; chars counts the
+// characters (UTF-16 units) for the 2-byte name header.
+func chNameParts(name string) (wide bool, text []byte, chars int) {
+	if !cityhash.IsWideName(name) {
+		return false, []byte(name), len(name)
+	}
+	u := utf16.Encode([]rune(name))
+	text = make([]byte, 2*len(u))
+	for i, x := range u {
+		binary.LittleEndian.PutUint16(text[2*i:], x)
+	}
+	return true, text, len(u)
+}
+
+func chNameHeader(wide bool, chars int) (byte, byte) {
+	b0 := byte(chars >> 8)
+	if wide {
+		b0 |= 0x80
+	}
+	return b0, byte(chars)
+}
+
+func chCheckNames(names []string) error {
+	for i, n := range names {
+		l := len(n)
+		if cityhash.IsWideName(n) {
+			l = len(utf16.Encode([]rune(n)))
+		}
+		if l > 0x7FFF {
+			return chEncodeError(fmt.Sprintf("name %d", i), "%d characters exceed the 15-bit length of a name header", l)
+		}
+	}
+	return nil
+}
+
+// appendNameBlobs writes the UE4 Names (interleaved batch) and NameHashes
+// (algorithm id, then one hash per name) byte arrays.
+func (h *ContainerHeader) appendNameBlobs(dst []byte) ([]byte, error) {
+	if err := chCheckNames(h.Names); err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	var blob []byte
+	for _, n := range h.Names {
+		wide, text, chars := chNameParts(n)
+		b0, b1 := chNameHeader(wide, chars)
+		blob = append(blob, b0, b1)
+		if wide && len(blob)%2 == 1 {
+			blob = append(blob, 0)
+		}
+		blob = append(blob, text...)
+	}
+	if len(blob) > math.MaxInt32 {
+		return nil, chEncodeError("names", "%d bytes exceed the format's int32 size", len(blob))
+	}
+	dst = le.AppendUint32(dst, uint32(len(blob)))
+	dst = append(dst, blob...)
+	dst = le.AppendUint32(dst, uint32(8+8*len(h.Names)))
+	dst = le.AppendUint64(dst, cityhash.NameHashAlgorithmID)
+	for _, n := range h.Names {
+		dst = le.AppendUint64(dst, cityhash.NameHash(n))
+	}
+	return dst, nil
+}
+
+// chAppendNameBatch writes a UE5 name batch (separated format).
+func chAppendNameBatch(dst []byte, names []string) ([]byte, error) {
+	if err := chCheckNames(names); err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	n, err := chCount("redirects name map", len(names))
+	if err != nil {
+		return nil, err
+	}
+	dst = le.AppendUint32(dst, n)
+	if n == 0 {
+		return dst, nil
+	}
+	var text, headers []byte
+	for _, name := range names {
+		wide, t, chars := chNameParts(name)
+		b0, b1 := chNameHeader(wide, chars)
+		headers = append(headers, b0, b1)
+		text = append(text, t...)
+	}
+	if len(text) > math.MaxUint32 {
+		return nil, chEncodeError("redirects name map", "%d string bytes exceed the format's limit", len(text))
+	}
+	dst = le.AppendUint32(dst, uint32(len(text)))
+	dst = le.AppendUint64(dst, cityhash.NameHashAlgorithmID)
+	for _, name := range names {
+		dst = le.AppendUint64(dst, cityhash.NameHash(name))
+	}
+	dst = append(dst, headers...)
+	return append(dst, text...), nil
+}
+
+func chAppendMappedName(dst []byte, n ContainerHeaderMappedName) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, n.IndexAndType)
+	return binary.LittleEndian.AppendUint32(dst, n.Number)
+}
+
+// chAppendFString writes s as ASCII with a positive length when every
+// character is at most 0x7F, else as UTF-16LE with a negative length; both
+// count the terminating zero, the empty string is a zero length.
+func chAppendFString(dst []byte, s string) []byte {
+	le := binary.LittleEndian
+	if s == "" {
+		return le.AppendUint32(dst, 0)
+	}
+	if !cityhash.IsWideName(s) {
+		dst = le.AppendUint32(dst, uint32(len(s)+1))
+		dst = append(dst, s...)
+		return append(dst, 0)
+	}
+	u := utf16.Encode([]rune(s))
+	dst = le.AppendUint32(dst, uint32(-int32(len(u)+1)))
+	for _, x := range u {
+		dst = le.AppendUint16(dst, x)
+	}
+	return append(dst, 0, 0)
+}
+
+func (h *ContainerHeader) appendCultures(dst []byte) ([]byte, error) {
+	le := binary.LittleEndian
+	n, err := chCount("culture package map", len(h.Cultures))
+	if err != nil {
+		return nil, err
+	}
+	dst = le.AppendUint32(dst, n)
+	for i, c := range h.Cultures {
+		if len(c.Culture) > math.MaxInt32/2-1 {
+			return nil, chEncodeError(fmt.Sprintf("culture %d", i), "name too long")
+		}
+		dst = chAppendFString(dst, c.Culture)
+		m, err := chCount(fmt.Sprintf("culture %d packages", i), len(c.Packages))
+		if err != nil {
+			return nil, err
+		}
+		dst = le.AppendUint32(dst, m)
+		for _, p := range c.Packages {
+			dst = le.AppendUint64(dst, p.SourcePackageID)
+			dst = le.AppendUint64(dst, p.LocalizedPackageID)
+		}
+	}
+	return dst, nil
+}
+
+// appendSoftReferences writes version 4's flag and arrays, or version 5's
+// {offset, size} followed by that block (offset counted from the chunk start).
+func (h *ContainerHeader) appendSoftReferences(dst []byte, at int) ([]byte, error) {
+	le := binary.LittleEndian
+	infoAt := len(dst)
+	if h.Version.hasSoftRefsOffset() {
+		dst = append(dst, make([]byte, 16)...)
+	}
+	blockAt := len(dst)
+	refs := h.SoftReferences
+	if refs == nil {
+		dst = le.AppendUint32(dst, 0)
+	} else {
+		if len(refs.Indices) != len(h.Packages) {
+			return nil, chEncodeError("soft package references",
+				"%d index lists for %d packages; there must be one per package", len(refs.Indices), len(h.Packages))
+		}
+		dst = le.AppendUint32(dst, 1)
+		n, err := chCount("soft package reference ids", len(refs.PackageIDs))
+		if err != nil {
+			return nil, err
+		}
+		dst = le.AppendUint32(dst, n)
+		for _, id := range refs.PackageIDs {
+			dst = le.AppendUint64(dst, id)
+		}
+		size := 8 * int64(len(refs.Indices))
+		for _, idx := range refs.Indices {
+			size += 4 * int64(len(idx))
+		}
+		if size > math.MaxInt32 {
+			return nil, chEncodeError("soft package reference indices", "%d bytes exceed the format's int32 size", size)
+		}
+		dst = le.AppendUint32(dst, uint32(size))
+		viewsAt := len(dst)
+		dst = append(dst, make([]byte, 8*len(refs.Indices))...)
+		for i, idx := range refs.Indices {
+			if len(idx) == 0 {
+				continue
+			}
+			p := viewsAt + 8*i
+			le.PutUint32(dst[p:], uint32(len(idx)))
+			le.PutUint32(dst[p+4:], uint32(len(dst)-p))
+			for _, x := range idx {
+				dst = le.AppendUint32(dst, x)
+			}
+		}
+	}
+	if h.Version.hasSoftRefsOffset() {
+		le.PutUint64(dst[infoAt:], uint64(at+(blockAt-infoAt)))
+		le.PutUint64(dst[infoAt+8:], uint64(len(dst)-blockAt))
+	}
+	return dst, nil
+}
+
+// Queries.
+
+// PackageIndex returns the index in Packages of the package with id, or -1.
+func (h *ContainerHeader) PackageIndex(id uint64) int {
+	return slices.IndexFunc(h.Packages, func(e StoreEntry) bool { return e.PackageID == id })
+}
+
+// Name resolves a container-local FMappedName against Names, adding the
+// engine's "_<number-1>" suffix for a non-zero number.
+func (h *ContainerHeader) Name(n ContainerHeaderMappedName) (string, error) {
+	idx := n.IndexAndType & 0x3FFFFFFF
+	if int64(idx) >= int64(len(h.Names)) {
+		return "", fmt.Errorf("name index %d outside the container's %d names", idx, len(h.Names))
+	}
+	if n.Number == 0 {
+		return h.Names[idx], nil
+	}
+	return fmt.Sprintf("%s_%d", h.Names[idx], n.Number-1), nil
+}
+
+// ContainerHeaderSummary is what `unrmod info` prints about a container
+// header; ids are fixed-width hex strings.
+type ContainerHeaderSummary struct {
+	Version                 string   `json:"version"`       // e.g. "SoftPackageReferencesOffset"
+	VersionNumber           int      `json:"versionNumber"` // -1 for the UE4 layout
+	Engine                  string   `json:"engine"`        // e.g. "5.6–5.8"
+	ContainerID             string   `json:"containerId"`   // e.g. "0x8e31e2f0b7de84f2"
+	Packages                int      `json:"packages"`
+	OptionalSegmentPackages int      `json:"optionalSegmentPackages"`
+	ImportedPackageRefs     int      `json:"importedPackageRefs"`
+	ShaderMapHashes         int      `json:"shaderMapHashes"`
+	Names                   int      `json:"names"`
+	LocalizedPackages       int      `json:"localizedPackages"` // UE5 list, or UE4 pairs over all cultures
+	Cultures                int      `json:"cultures"`
+	Redirects               int      `json:"redirects"`
+	SoftReferencedPackages  int      `json:"softReferencedPackages"`
+	TrailingBytes           int      `json:"trailingBytes"`
+	KeptRaw                 []string `json:"keptRaw,omitempty"`
+}
+
+// Summary returns the header's counts for display.
+func (h *ContainerHeader) Summary() ContainerHeaderSummary {
+	s := ContainerHeaderSummary{
+		Version:                 h.Version.String(),
+		VersionNumber:           int(h.Version),
+		Engine:                  h.Version.Engine(),
+		ContainerID:             fmt.Sprintf("%#016x", h.ContainerID),
+		Packages:                len(h.Packages),
+		OptionalSegmentPackages: len(h.OptionalSegmentPackages),
+		Names:                   len(h.Names),
+		LocalizedPackages:       len(h.LocalizedPackages),
+		Cultures:                len(h.Cultures),
+		Redirects:               len(h.Redirects),
+		TrailingBytes:           len(h.Trailing),
+		KeptRaw:                 h.KeptRaw(),
+	}
+	for _, seg := range [][]StoreEntry{h.Packages, h.OptionalSegmentPackages} {
+		for _, e := range seg {
+			s.ImportedPackageRefs += len(e.ImportedPackages)
+			s.ShaderMapHashes += len(e.ShaderMapHashes)
+		}
+	}
+	for _, c := range h.Cultures {
+		s.LocalizedPackages += len(c.Packages)
+	}
+	if h.SoftReferences != nil {
+		s.SoftReferencedPackages = len(h.SoftReferences.PackageIDs)
+	}
+	return s
+}
+
+// String renders the summary on one line.
+func (s ContainerHeaderSummary) String() string {
+	v := s.Version
+	if s.VersionNumber >= 0 {
+		v = fmt.Sprintf("%d %s", s.VersionNumber, s.Version)
+	}
+	out := fmt.Sprintf("container header %s (UE %s), container %s: %d packages", v, s.Engine, s.ContainerID, s.Packages)
+	if s.OptionalSegmentPackages > 0 {
+		out += fmt.Sprintf(" + %d optional", s.OptionalSegmentPackages)
+	}
+	out += fmt.Sprintf(", %d imports, %d localized, %d redirects", s.ImportedPackageRefs, s.LocalizedPackages, s.Redirects)
+	if s.SoftReferencedPackages > 0 {
+		out += fmt.Sprintf(", %d soft-referenced packages", s.SoftReferencedPackages)
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package iostore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, wrapped by the errors this package returns, for callers
+// that branch on the kind of failure with errors.Is.
+var (
+	// ErrNotContainer means the file does not start with the TOC magic
+	// "-==--==--==--==-".
+	ErrNotContainer = errors.New("not an IoStore table of contents (magic is not -==--==--==--==-)")
+	// ErrUnsupportedVersion means the TOC version is outside 1..10, or uses
+	// a part of the layout whose encoding is unknown (TOC version 9 source
+	// hashes).
+	ErrUnsupportedVersion = errors.New("unsupported TOC version")
+	// ErrCorrupt means a structure is inconsistent: a count, size, offset or
+	// reference that cannot be right.
+	ErrCorrupt = errors.New("corrupt container")
+	// ErrUnsupportedMethod means a compression block uses a method unrmod
+	// cannot decode. The error is a *MethodError naming the method.
+	ErrUnsupportedMethod = errors.New("unsupported compression method")
+	// ErrOodle means a block is Oodle-compressed. Oodle is proprietary and
+	// unrmod has no decoder; everything that needs no decompression
+	// (listing, structural checks, copying stored blocks) still works. It
+	// is matched together with ErrUnsupportedMethod.
+	ErrOodle = errors.New("Oodle compression is not supported (a proprietary codec; unrmod has no decoder)")
+	// ErrKeyRequired means the container is encrypted and no AES key was
+	// given.
+	ErrKeyRequired = errors.New("container is encrypted: an AES key is required")
+	// ErrWrongKey means data decrypted with the given key does not decode:
+	// the key is not the container's.
+	ErrWrongKey = errors.New("wrong AES key")
+	// ErrBadKey means an AES key given as text is not 32 bytes in hex, 0x
+	// hex or base64.
+	ErrBadKey = errors.New("bad AES key")
+	// ErrNoCAS means the .ucas file (or one of its partitions) is missing,
+	// so chunk data cannot be read; the TOC alone still lists the chunks.
+	ErrNoCAS = errors.New("container data (.ucas) not available")
+	// ErrHashMismatch means a chunk's data does not match the hash in its
+	// chunk meta.
+	ErrHashMismatch = errors.New("chunk hash mismatch")
+)
+
+// FormatError describes a problem in a container: the file (.utoc or a
+// .ucas partition), the structure being decoded, the byte offset in that
+// file and what is wrong.
+type FormatError struct {
+	File   string // file name as given to Open
+	Struct string // e.g. "TOC header", "compression block 301", "directory index file entry 4"
+	Offset int64  // byte offset in File; -1 when not tied to one
+	Msg    string // what is wrong
+	Err    error  // underlying cause or sentinel, if any
+}
+
+// Error returns "FILE: STRUCT at 0xOFFSET: MESSAGE".
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File + ": ")
+	}
+	b.WriteString(e.Struct)
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, " at 0x%X", e.Offset)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Err != nil && e.Msg == "" {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause, for errors.Is and errors.As.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// MethodError is returned when a block needs a compression method unrmod
+// cannot decode. It matches ErrUnsupportedMethod, and ErrOodle when the
+// method is Oodle.
+type MethodError struct {
+	Method string // the method name as stored in the TOC, e.g. "Oodle"
+	Block  int    // index of the compression block
+}
+
+// Error names the block and the method.
+func (e *MethodError) Error() string {
+	if isOodle(e.Method) {
+		return fmt.Sprintf("compression block %d uses Oodle, which unrmod cannot decompress (a proprietary codec); listing, verify and block copies work without it", e.Block)
+	}
+	return fmt.Sprintf("compression block %d uses compression method %q, which unrmod cannot decompress (known: None, Zlib, Gzip, LZ4)", e.Block, e.Method)
+}
+
+// Is reports whether target is ErrUnsupportedMethod, or ErrOodle for an
+// Oodle block.
+func (e *MethodError) Is(target error) bool {
+	return target == ErrUnsupportedMethod || (target == ErrOodle && isOodle(e.Method))
+}
+
+func isOodle(method string) bool { return strings.EqualFold(method, "Oodle") }
+
+// Problem is one inconsistency found by Verify.
+type Problem struct {
+	Struct string // e.g. "chunk 12 (Game/Maps/Foo.umap)", "compression block 301"
+	Offset int64  // byte offset in the .utoc; -1 when not tied to one
+	Msg    string
+}
+
+// String returns "STRUCT at 0xOFFSET: MESSAGE" (without an offset when there is none).
+func (q Problem) String() string {
+	if q.Offset >= 0 {
+		return fmt.Sprintf("%s at 0x%X: %s", q.Struct, q.Offset, q.Msg)
+	}
+	return q.Struct + ": " + q.Msg
+}
+
+// errorf builds a *FormatError.
+func errorf(file, structure string, off int64, cause error, format string, args ...any) error {
+	return &FormatError{File: file, Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// withoutFile returns err's text without the file name a *FormatError
+// starts with, for messages that name the file already.
+func withoutFile(err error) string {
+	var fe *FormatError
+	if errors.As(err, &fe) && fe.File != "" {
+		return strings.TrimPrefix(err.Error(), fe.File+": ")
+	}
+	return err.Error()
+}

@@ -1,0 +1,379 @@
+package iostore
+
+import (
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"hash"
+	"os"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zeebo/blake3"
+)
+
+// ExtractOptions configures Extract.
+type ExtractOptions struct {
+	// Filter selects chunks by their output path (see OutputPath); nil
+	// selects every chunk.
+	Filter func(ch *Chunk, outPath string) bool
+	// Workers is the number of chunks decoded and written at once; 0 means
+	// GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called with the uncompressed bytes written so
+	// far and the total, after each block. Calls are serialized.
+	Progress func(done, total int64)
+	// Sync flushes every file to stable storage before it is renamed into
+	// place. Off by default: extracted files can be extracted again, and
+	// a sync per file makes extracting thousands of files many times
+	// slower. Every file is still written under a temporary name and
+	// renamed, so a failed run never leaves partial files under real names.
+	Sync bool
+}
+
+// ExtractResult says what Extract wrote.
+type ExtractResult struct {
+	Files int   // files written
+	Bytes int64 // uncompressed bytes written
+	// Paths are the output paths written, relative to the directory, in
+	// TOC order.
+	Paths []string
+}
+
+// OutputPath returns where Extract writes chunk i, relative to the output
+// directory and '/'-separated: the mount point without its leading "../"
+// followed by the chunk's path (e.g. "Game/Content/Maps/Level.umap"), or
+// "chunks/<Type>/<24 hex digits of the id>.bin" for a chunk without a path.
+// A path that would leave the directory (".." in the middle, an absolute
+// path, a drive letter, a backslash) is an error.
+func (c *Container) OutputPath(i int) (string, error) {
+	ch := &c.chunks[i]
+	if ch.Path == "" {
+		return fmt.Sprintf("chunks/%s/%s.bin", ch.Type, ch.ID), nil
+	}
+	mount := strings.ReplaceAll(c.MountPoint(), "\\", "/")
+	for {
+		t := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(mount, "../"), "./"), "/")
+		if t == mount {
+			break
+		}
+		mount = t
+	}
+	p := ch.Path
+	if mount != "" {
+		p = strings.TrimSuffix(mount, "/") + "/" + ch.Path
+	}
+	if err := safeRelPath(p); err != nil {
+		return "", errorf(c.file, c.chunkStruct(i), -1, ErrCorrupt, "output path %q: %v; refusing to write outside the output directory", p, err)
+	}
+	return p, nil
+}
+
+// safeRelPath accepts only plain relative paths made of normal components.
+func safeRelPath(p string) error {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return errors.New("absolute or empty path")
+	}
+	if strings.ContainsAny(p, "\\\x00") {
+		return errors.New("contains a backslash or NUL")
+	}
+	for _, part := range strings.Split(p, "/") {
+		switch {
+		case part == "" || part == "." || part == "..":
+			return fmt.Errorf("component %q", part)
+		case strings.Contains(part, ":"):
+			return fmt.Errorf("component %q contains a colon (drive letter or stream)", part)
+		}
+	}
+	return nil
+}
+
+// stagedFile is a written temporary file waiting for its rename, both
+// names relative to the directory handle.
+type stagedFile struct {
+	dir        dirHandle
+	tmp, final string
+}
+
+// maxDirHandles bounds the directory handles Extract keeps open.
+const maxDirHandles = 128
+
+// dirHandle addresses one output directory: its own os.Root, or the output
+// root with the directory as a path prefix.
+type dirHandle struct {
+	root   *os.Root
+	prefix string
+}
+
+func (h dirHandle) create(name string) (*os.File, error) {
+	return h.root.OpenFile(h.prefix+name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+func (h dirHandle) rename(from, to string) error { return h.root.Rename(h.prefix+from, h.prefix+to) }
+
+func (h dirHandle) remove(name string) { h.root.Remove(h.prefix + name) }
+
+// Extract writes the selected chunks as files under dir, decoding them in
+// parallel with bounded memory (one block per worker). Every file is
+// checked against its chunk-meta hash before it is kept. Nothing is
+// written outside dir: paths are checked, and all writes go through an
+// os.Root, which also refuses symbolic links that lead out of dir. All
+// files are first written under temporary names and renamed at the end, so
+// a failure leaves no new or half-written file under a real name.
+//
+// Before writing anything Extract checks that every selected chunk can be
+// decoded: an Oodle block, a missing key or .ucas fail at once.
+func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, error) {
+	if opts == nil {
+		opts = &ExtractOptions{}
+	}
+	if c.casErr != nil {
+		return nil, c.casErr
+	}
+	h := &c.toc.Header
+	if h.Encryption() == EncryptionAESECB && c.key == nil {
+		return nil, errorf(c.file, "container data", -1, ErrKeyRequired,
+			"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+	}
+	if h.Encryption() == EncryptionAESCTR {
+		return nil, errorf(c.file, "container data", -1, ErrUnsupportedMethod, "encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
+	}
+
+	// Select and check before touching the disk.
+	res := &ExtractResult{}
+	var sel []int
+	outPath := make(map[int]string)
+	seen := map[string]int{}
+	var total int64
+	for i := range c.chunks {
+		ch := &c.chunks[i]
+		p, err := c.OutputPath(i)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Filter != nil && !opts.Filter(ch, p) {
+			continue
+		}
+		key := strings.ToLower(p)
+		if j, dup := seen[key]; dup {
+			return nil, errorf(c.file, c.chunkStruct(i), -1, ErrCorrupt, "output path %q is also the path of chunk %d", p, j)
+		}
+		seen[key] = i
+		if ch.rangeErr != "" {
+			return nil, errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
+		}
+		if why := c.shareProblem(i); why != "" {
+			return nil, errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt,
+				"%s; engine-written containers never share blocks, refusing to extract", why)
+		}
+		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+			if _, _, _, err := c.blockPlace(k); err != nil {
+				return nil, err
+			}
+			b := c.toc.Blocks[k]
+			if name := c.toc.MethodName(b.Method); b.Method != 0 && !CanDecode(name) {
+				return nil, fmt.Errorf("%s: %s: %w", c.file, c.chunkStruct(i), &MethodError{Method: name, Block: k})
+			}
+		}
+		sel = append(sel, i)
+		outPath[i] = p
+		total += int64(ch.Size)
+	}
+	// Directories whose names are also files would make renames fail late.
+	for _, i := range sel {
+		for d := path.Dir(outPath[i]); d != "."; d = path.Dir(d) {
+			if j, clash := seen[strings.ToLower(d)]; clash {
+				return nil, errorf(c.file, c.chunkStruct(j), -1, ErrCorrupt, "output path %q is also a directory of %q", outPath[j], outPath[i])
+			}
+		}
+	}
+	if len(sel) == 0 {
+		return res, nil
+	}
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	// A handle per output directory lets files be created and renamed with
+	// single-component names, one system call each, instead of a walk of
+	// the whole path per file. The busiest directories get one, up to
+	// maxDirHandles so as not to run out of file descriptors; the others
+	// go through the root with the full path.
+	perDir := map[string]int{}
+	for _, i := range sel {
+		perDir[path.Dir(outPath[i])]++
+	}
+	names := make([]string, 0, len(perDir))
+	for d := range perDir {
+		names = append(names, d)
+	}
+	sort.Slice(names, func(a, b int) bool {
+		if perDir[names[a]] != perDir[names[b]] {
+			return perDir[names[a]] > perDir[names[b]]
+		}
+		return names[a] < names[b]
+	})
+	dirs := map[string]dirHandle{}
+	defer func() {
+		for _, h := range dirs {
+			if h.root != root {
+				h.root.Close()
+			}
+		}
+	}()
+	for n, d := range names {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", d, err)
+		}
+		switch {
+		case d == ".":
+			dirs[d] = dirHandle{root: root}
+		case n < maxDirHandles:
+			r, err := root.OpenRoot(d)
+			if err != nil {
+				return nil, fmt.Errorf("open %s: %w", d, err)
+			}
+			dirs[d] = dirHandle{root: r}
+		default:
+			dirs[d] = dirHandle{root: root, prefix: d + "/"}
+		}
+	}
+
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu       sync.Mutex
+		staged   []stagedFile
+		firstErr error
+		failed   atomic.Bool
+		progMu   sync.Mutex
+		done     int64
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		failed.Store(true)
+	}
+	report := func(n int) {
+		if opts.Progress != nil {
+			progMu.Lock()
+			done += int64(n)
+			opts.Progress(done, total)
+			progMu.Unlock()
+		}
+	}
+	// Largest chunks first, so that one big chunk does not finish last.
+	order := append([]int(nil), sel...)
+	sort.SliceStable(order, func(a, b int) bool { return c.chunks[order[a]].Size > c.chunks[order[b]].Size })
+	work := make(chan int)
+	var wg sync.WaitGroup
+	tag := fmt.Sprintf("%d", os.Getpid())
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := getScratch()
+			defer putScratch(s)
+			for i := range work {
+				if failed.Load() {
+					continue
+				}
+				d := dirs[path.Dir(outPath[i])]
+				final := path.Base(outPath[i])
+				tmp := "." + final + ".unrmod-" + tag + ".tmp"
+				if err := c.extractOne(d, i, tmp, s, opts.Sync, report); err != nil {
+					d.remove(tmp)
+					fail(fmt.Errorf("%w (writing %s)", err, outPath[i]))
+					continue
+				}
+				mu.Lock()
+				staged = append(staged, stagedFile{d, tmp, final})
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range order {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		for _, f := range staged {
+			f.dir.remove(f.tmp)
+		}
+		return nil, firstErr
+	}
+	for n, f := range staged {
+		if err := f.dir.rename(f.tmp, f.final); err != nil {
+			for _, r := range staged[n:] {
+				r.dir.remove(r.tmp)
+			}
+			return nil, fmt.Errorf("replace %s: %w", f.final, err)
+		}
+	}
+	for _, i := range sel {
+		res.Paths = append(res.Paths, outPath[i])
+		res.Bytes += int64(c.chunks[i].Size)
+	}
+	res.Files = len(sel)
+	return res, nil
+}
+
+// extractOne decodes chunk i into the temporary file tmp and checks its hash.
+func (c *Container) extractOne(dir dirHandle, i int, tmp string, s *scratch, sync bool, report func(int)) error {
+	f, err := dir.create(tmp)
+	if err != nil {
+		return err
+	}
+	v := c.toc.Header.Version
+	var hs []hash.Hash
+	if v == VersionPerfectHash {
+		hs = []hash.Hash{blake3.New(), sha1.New()}
+	} else {
+		hs = []hash.Hash{newHasher(v.ChunkHash())}
+	}
+	err = c.eachPart(i, s, func(p []byte) error {
+		if _, err := f.Write(p); err != nil {
+			return fmt.Errorf("write %s: %w", tmp, err)
+		}
+		for _, h := range hs {
+			h.Write(p)
+		}
+		report(len(p))
+		return nil
+	})
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write %s: %w", tmp, cerr)
+	}
+	if err != nil {
+		return err
+	}
+	for _, h := range hs {
+		if c.metaMatches(i, h.Sum(s.hash[:0])) {
+			return nil
+		}
+	}
+	m := c.chunks[i].Meta.Hash20()
+	msg := fmt.Sprintf("the data does not match the chunk meta hash %x", m[:])
+	if c.toc.Header.Encryption() != EncryptionNone {
+		msg += " (wrong AES key?)"
+	}
+	return errorf(c.file, c.chunkStruct(i), -1, ErrHashMismatch, "%s", msg)
+}

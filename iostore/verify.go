@@ -1,0 +1,376 @@
+package iostore
+
+import (
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/zeebo/blake3"
+)
+
+// VerifyOptions configures Verify.
+type VerifyOptions struct {
+	// Workers is the number of chunks checked at once; 0 means GOMAXPROCS.
+	Workers int
+	// StructureOnly skips reading the .ucas: only the TOC and directory
+	// index are checked.
+	StructureOnly bool
+}
+
+// Report is the result of Verify.
+type Report struct {
+	Problems []Problem
+	// HashesChecked counts chunks whose data was decoded and whose hash
+	// matched or was reported.
+	HashesChecked int
+	// NotChecked counts chunks whose data could not be decoded for a reason
+	// that is not a fault of the container (an Oodle block); NotCheckedWhy
+	// says why.
+	NotChecked    int
+	NotCheckedWhy string
+}
+
+// OK reports whether no problem was found.
+func (r *Report) OK() bool { return len(r.Problems) == 0 }
+
+// Verify checks the container: every TOC section consistent and in bounds
+// (chunk block ranges, block sizes within the block size, offsets within
+// their partition and file, methods named, no block shared by two chunks or
+// left unused, no duplicate chunk ids, perfect-hash slots), the directory
+// index well formed, and then every block decoded and every chunk's hash
+// compared with its meta (SHA-1 for 4.2x, BLAKE3-160 for UE5). Chunks that
+// need a method unrmod cannot decode (Oodle) are counted in NotChecked, not
+// reported as problems; a missing key or .ucas is a problem, since the data
+// then goes unchecked.
+func (c *Container) Verify(opts *VerifyOptions) *Report {
+	if opts == nil {
+		opts = &VerifyOptions{}
+	}
+	r := &Report{}
+	add := func(structure string, off int64, format string, args ...any) {
+		r.Problems = append(r.Problems, Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
+	}
+	c.verifyTOC(add)
+	if opts.StructureOnly {
+		return r
+	}
+	if c.casErr != nil {
+		add("container data", -1, "%s; blocks and chunk hashes not checked", formatMsg(c.casErr))
+		return r
+	}
+	h := &c.toc.Header
+	if h.Encryption() == EncryptionAESECB && c.key == nil {
+		add("container data", -1, "%v (key GUID %s%s); blocks and chunk hashes not checked", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+		return r
+	}
+	c.verifyData(r, opts.Workers)
+	return r
+}
+
+// verifyTOC runs the checks that need only the TOC.
+func (c *Container) verifyTOC(add func(string, int64, string, ...any)) {
+	t := c.toc
+	h := &t.Header
+	if len(t.Trailing) > 0 {
+		add("TOC", int64(t.Sections[len(t.Sections)-1].Offset+t.Sections[len(t.Sections)-1].Size), "%d bytes after the last section", len(t.Trailing))
+	}
+	if h.Version.HasPartitions() && h.PartitionCount == 0 && len(t.Blocks) > 0 {
+		add("TOC header", 52, "PartitionCount is 0 (read as 1)")
+	}
+	if h.Version.HasEncryptionMethod() && h.Encryption() == EncryptionAESCTR && h.EncryptionIVCount != 0 && int(h.EncryptionIVCount) != len(t.EncryptionIVs) {
+		add("TOC header", 104, "EncryptionIVCount %d, but the AES-CTR IV section has %d entries", h.EncryptionIVCount, len(t.EncryptionIVs))
+	}
+
+	// Directory index.
+	indexAt := int64(-1)
+	for _, s := range t.Sections {
+		if s.Name == "directory index" {
+			indexAt = s.Offset
+		}
+	}
+	indexed := h.ContainerFlags&FlagIndexed != 0
+	switch {
+	case indexed && !h.Version.HasDirectoryIndex():
+		add("TOC header", 80, "flag Indexed in TOC version %d, which has no directory index", h.Version)
+	case !indexed && t.DirectoryIndex != nil:
+		add("directory index", indexAt, "%d bytes present, but the container is not flagged Indexed", len(t.DirectoryIndex))
+	}
+	if c.indexErr != nil {
+		add("directory index", indexAt, "not checked: %s", formatMsg(c.indexErr))
+	}
+	if x := c.index; x != nil {
+		encrypted := h.Encryption() != EncryptionNone
+		switch {
+		case encrypted && len(t.DirectoryIndex)%16 != 0:
+			add("directory index", indexAt, "%d bytes: an encrypted container's index must be padded to a multiple of 16 (stored in plain text)", len(t.DirectoryIndex))
+		case !encrypted && x.Size != len(t.DirectoryIndex):
+			add("directory index", indexAt+int64(x.Size), "%d bytes after the string table", len(t.DirectoryIndex)-x.Size)
+		}
+		seen := make(map[string]int, len(x.Files))
+		for _, f := range x.Files {
+			key := strings.ToLower(f.Path)
+			if j, dup := seen[key]; dup {
+				add(fmt.Sprintf("directory index file entry %d", f.Entry), indexAt, "path %q is also file entry %d", f.Path, j)
+				continue
+			}
+			seen[key] = f.Entry
+		}
+		idx := make([]int, 0, len(c.dupPath))
+		for i := range c.dupPath {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		for _, i := range idx {
+			add(c.chunkStruct(i), indexAt, "also listed as %s", strings.Join(c.dupPath[i], ", "))
+		}
+	}
+
+	// Chunk ids and the perfect hash.
+	ids := make(map[ChunkID]int, len(c.chunks))
+	for i := range c.chunks {
+		ch := &c.chunks[i]
+		if j, dup := ids[ch.ID]; dup {
+			add(c.chunkStruct(i), HeaderSize+int64(i)*chunkIDSize, "chunk id %s is also chunk %d", ch.ID, j)
+		} else {
+			ids[ch.ID] = i
+		}
+		if ch.Type == ChunkUnknown {
+			add(c.chunkStruct(i), HeaderSize+int64(i)*chunkIDSize+11, "chunk type byte %d is not in the TOC version %d table", ch.ID.TypeByte(), h.Version)
+		}
+		if ch.Type == ChunkContainerHeader && ch.ID.Value() != h.ContainerID {
+			add(c.chunkStruct(i), HeaderSize+int64(i)*chunkIDSize, "container-header chunk id 0x%016x differs from the container id 0x%016x", ch.ID.Value(), h.ContainerID)
+		}
+	}
+	if len(t.PerfectHashSeeds) > 0 {
+		for _, k := range t.ChunksWithoutPerfectHash {
+			if k < 0 || int(k) >= len(c.chunks) {
+				add("chunks without perfect hash", -1, "index %d is outside the %d chunks", k, len(c.chunks))
+			}
+		}
+		for i := range c.chunks {
+			if j, ok := t.LookupPerfectHash(c.chunks[i].ID); !ok || j != i {
+				add(c.chunkStruct(i), HeaderSize+int64(i)*chunkIDSize, "the perfect-hash lookup does not find this chunk at its slot (the engine would not find it)")
+			}
+		}
+	}
+
+	// Blocks: entries, placement, sharing, chunk layout.
+	for k := range t.Blocks {
+		if _, _, _, err := c.blockPlace(k); err != nil {
+			add(fmt.Sprintf("compression block %d", k), c.blockEntryOffset(k), "%s", formatMsg(err))
+		}
+	}
+	l := c.layout()
+	bs := uint64(h.CompressionBlockSize)
+	for i := range c.chunks {
+		ch := &c.chunks[i]
+		if ch.rangeErr != "" {
+			add(c.chunkStruct(i), c.chunkEntryOffset(i), "%s", ch.rangeErr)
+			continue
+		}
+		if o := l.sharedWith[i]; o >= 0 {
+			add(c.chunkStruct(i), c.chunkEntryOffset(i), "compression block %d also belongs to chunk %d", l.sharedBlock[i], o)
+			continue
+		}
+		// Each block holds what the chunk's layout says: a full block, or
+		// the rest of the chunk. One problem per chunk is enough.
+		end := ch.Offset + ch.Size
+		bad, first := 0, -1
+		var got uint32
+		var want uint64
+		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+			start := uint64(k) * bs
+			w := min(end, start+bs) - start
+			if u := uint64(t.Blocks[k].UncompressedSize); u < w || (ch.Offset%bs == 0 && u != w) {
+				if bad == 0 {
+					first, got, want = k, t.Blocks[k].UncompressedSize, w
+				}
+				bad++
+			}
+		}
+		if bad > 0 {
+			more := ""
+			if bad > 1 {
+				more = fmt.Sprintf(" (and %d more blocks of this chunk)", bad-1)
+			}
+			add(fmt.Sprintf("compression block %d of %s", first, c.chunkStruct(i)), c.blockEntryOffset(first),
+				"uncompressed size %d, the chunk's layout needs %d%s", got, want, more)
+		}
+	}
+	for _, r := range l.unused {
+		if r[0] == r[1] {
+			add(fmt.Sprintf("compression block %d", r[0]), c.blockEntryOffset(r[0]), "not used by any chunk")
+		} else {
+			add(fmt.Sprintf("compression blocks %d-%d", r[0], r[1]), c.blockEntryOffset(r[0]), "not used by any chunk")
+		}
+	}
+	enc := h.Encryption() != EncryptionNone
+	for k, o := range l.storedWith {
+		if o >= 0 {
+			b := t.Blocks[o]
+			add(fmt.Sprintf("compression block %d", k), c.blockEntryOffset(k),
+				"stored bytes at 0x%X overlap block %d (0x%X + %d)", t.Blocks[k].Offset, o, b.Offset, b.StoredSize(enc))
+		}
+	}
+}
+
+// formatMsg returns a FormatError's message without its file and structure.
+func formatMsg(err error) string {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return fe.Msg
+	}
+	return err.Error()
+}
+
+// verifyData decodes every chunk and compares its hash, in parallel.
+func (c *Container) verifyData(r *Report, workers int) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	t := c.toc
+	type result struct {
+		checked, skipped bool
+		why              string
+		problem          *Problem
+	}
+	results := make([]result, len(c.chunks))
+	metaAt := int64(-1)
+	for _, s := range t.Sections {
+		if s.Name == "chunk metas" {
+			metaAt = s.Offset
+		}
+	}
+	ms := int64(t.Header.Version.MetaSize())
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := getScratch()
+			defer putScratch(s)
+			for i := range work {
+				ch := &c.chunks[i]
+				if !c.blocksPlaced(i) || c.shareProblem(i) != "" {
+					continue // the range, a block entry or sharing is already reported
+				}
+				if why := c.undecodable(i); why != "" {
+					results[i] = result{skipped: true, why: why}
+					continue
+				}
+				v := t.Header.Version
+				hs := []HashAlgorithm{v.ChunkHash()}
+				if v == VersionPerfectHash {
+					hs = []HashAlgorithm{HashBLAKE3, HashSHA1}
+				}
+				sha, b3 := sha1.New(), blake3.New()
+				err := c.eachPart(i, s, func(p []byte) error {
+					for _, a := range hs {
+						if a == HashSHA1 {
+							sha.Write(p)
+						} else {
+							b3.Write(p)
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					results[i] = result{problem: &Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}}
+					continue
+				}
+				match := false
+				var got []byte
+				for _, a := range hs {
+					if a == HashSHA1 {
+						got = sha.Sum(nil)
+					} else {
+						got = b3.Sum(nil)
+					}
+					match = match || c.metaMatches(i, got)
+				}
+				res := result{checked: true}
+				if !match {
+					m := ch.Meta.Hash20()
+					msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", hs[0], got[:20], m[:])
+					if t.Header.Encryption() != EncryptionNone {
+						msg += " (wrong AES key?)"
+					}
+					res.problem = &Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
+				}
+				results[i] = res
+			}
+		}()
+	}
+	// Largest chunks first, so that one big chunk does not finish last.
+	order := make([]int, len(c.chunks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return c.chunks[order[a]].Size > c.chunks[order[b]].Size })
+	for _, i := range order {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	whys := map[string]bool{}
+	for _, res := range results {
+		switch {
+		case res.skipped:
+			r.NotChecked++
+			whys[res.why] = true
+		case res.checked:
+			r.HashesChecked++
+		}
+		if res.problem != nil {
+			r.Problems = append(r.Problems, *res.problem)
+		}
+	}
+	var why []string
+	for w := range whys {
+		why = append(why, w)
+	}
+	sort.Strings(why)
+	r.NotCheckedWhy = strings.Join(why, "; ")
+}
+
+// blocksPlaced reports whether chunk i's block range and every block entry
+// in it are usable.
+func (c *Container) blocksPlaced(i int) bool {
+	ch := &c.chunks[i]
+	if ch.rangeErr != "" {
+		return false
+	}
+	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+		if _, _, _, err := c.blockPlace(k); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// undecodable returns why chunk i cannot be decoded by unrmod (a method
+// without a decoder), or "" when it can.
+func (c *Container) undecodable(i int) string {
+	ch := &c.chunks[i]
+	if ch.rangeErr != "" {
+		return ""
+	}
+	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+		m := c.toc.Blocks[k].Method
+		if m == 0 || int(m) > len(c.toc.Methods) {
+			continue
+		}
+		if name := c.toc.Methods[m-1]; !CanDecode(name) {
+			if isOodle(name) {
+				return "Oodle decompression is not available"
+			}
+			return fmt.Sprintf("no decoder for compression method %q", name)
+		}
+	}
+	return ""
+}
