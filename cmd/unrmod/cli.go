@@ -38,6 +38,8 @@ func commands() []*command {
 		infoCommand(),
 		dumpCommand(),
 		verifyCommand(),
+		lsCommand(),
+		extractCommand(),
 		rewriteCommand(),
 		exportDataCommand(),
 		applyCommand(),
@@ -227,7 +229,8 @@ func flagName(name string) string {
 // writeMainHelp prints the top-level help.
 func writeMainHelp(w io.Writer) {
 	fmt.Fprint(w, `unrmod inspects, checks and rewrites legacy Unreal Engine 1 and 2 packages
-(.u .utx .unr .uax .umx ...).
+(.u .utx .unr .uax .umx ...), and reads UE 4.25-5.x IoStore containers
+(.utoc/.ucas).
 
 Usage: unrmod <command> [flags] args
 
@@ -251,6 +254,8 @@ Examples:
   unrmod rewrite Maps/CTF-Face.unr -o /tmp/CTF-Face.unr --layout compact
   unrmod diff Maps/CTF-Face.unr /tmp/CTF-Face.unr
   unrmod apply examples/patches/set-property.yaml --dry-run
+  unrmod ls Content/Paks/pakchunk0-Windows.utoc
+  unrmod extract Content/Paks/pakchunk0-Windows.utoc -o out/ --filter '*.uasset'
 `)
 }
 

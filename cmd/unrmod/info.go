@@ -13,23 +13,47 @@ import (
 func infoCommand() *command {
 	return &command{
 		name:     "info",
-		synopsis: "FILE [--json]",
-		summary:  "show a package's header: version, flags, GUID, generations, tables",
+		synopsis: "FILE [--json] [--aes-key KEY]",
+		summary:  "show a package's or an IoStore container's header",
 		description: `Show the summary of a package: file name, package name, size, file and
 licensee version with the engine generation, package flags by name and in
 hex, the GUID, the generation history (or, before file version 68, the
 heritage GUIDs), and the count and offset of the name, import and export
-tables.`,
+tables.
+
+For an IoStore container (a .utoc, recognized by its extension or its
+magic) show the TOC version and the engine versions it implies, the
+container id and flags, encryption, compression methods, block size,
+partitions, chunk and block counts, the directory index (mount point, file
+count), the container-header version and package count, every header field
+by its engine name and where each TOC section is. The .ucas files are not
+needed, except to read the container header. --aes-key decrypts the paths
+of an encrypted container.`,
 		examples: []string{
 			"unrmod info Maps/CTF-Face.unr",
 			"unrmod info --json System/Engine.u",
+			"unrmod info Content/Paks/pakchunk0-Windows.utoc",
+			"unrmod info Paks/Game.utoc --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			asJSON := fs.Bool("json", false, "print one JSON document instead of text")
+			key := addKeyFlag(fs)
 			return func(s streams, args []string) error {
 				file, err := oneArg("info", args, "FILE")
 				if err != nil {
 					return err
+				}
+				if isContainerFile(file) {
+					c, err := openContainer(file, key)
+					if err != nil {
+						return err
+					}
+					defer c.Close()
+					doc := newContainerInfoDoc(file, c)
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					return doc.writeText(s.out)
 				}
 				p, err := reader.ReadFile(file)
 				if err != nil {

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// isContainerFile reports whether file is an IoStore table of contents: by
+// its .utoc extension, or by the TOC magic at its start.
+func isContainerFile(file string) bool {
+	if strings.EqualFold(filepath.Ext(file), ".utoc") {
+		return true
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [len(iostore.TocMagic)]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == iostore.TocMagic
+}
+
+// keyFlag is the --aes-key flag: a key in hex, 0x hex or base64. A bad key
+// is a usage error.
+type keyFlag struct{ key *iostore.Key }
+
+func (k *keyFlag) String() string { return "" }
+
+func (k *keyFlag) Set(s string) error {
+	key, err := iostore.ParseKey(s)
+	if err != nil {
+		return err
+	}
+	k.key = &key
+	return nil
+}
+
+// addKeyFlag registers --aes-key on fs.
+func addKeyFlag(fs *flag.FlagSet) *keyFlag {
+	k := &keyFlag{}
+	fs.Var(k, "aes-key", "AES-256 `KEY` of an encrypted container: 64 hex digits, 0x-prefixed hex or base64")
+	return k
+}
+
+// openContainer opens a container with the key from the command line.
+func openContainer(file string, key *keyFlag) (*iostore.Container, error) {
+	var opts iostore.Options
+	if key != nil {
+		opts.Key = key.key
+	}
+	return iostore.Open(file, &opts)
+}
+
+// chunkName is how a chunk is shown: its output path, which is the
+// indexed path under the mount point without its leading "../", or the
+// chunk-id name it is extracted under.
+func chunkName(c *iostore.Container, i int) string {
+	p, err := c.OutputPath(i)
+	if err != nil {
+		return c.MountPoint() + c.Chunks()[i].Path
+	}
+	return p
+}
+
+// methodsText joins a chunk's block methods: "Zlib", "Zlib+None", "-" for
+// an empty chunk.
+func methodsText(ms []string) string {
+	if len(ms) == 0 {
+		return "-"
+	}
+	return strings.Join(ms, "+")
+}
+
+// typeCounts summarizes the chunk types: "97 ExportBundleData, 14 BulkData".
+func typeCounts(c *iostore.Container) (text string, counts map[string]int) {
+	counts = map[string]int{}
+	var order []iostore.ChunkType
+	seen := map[iostore.ChunkType]bool{}
+	for _, ch := range c.Chunks() {
+		counts[ch.Type.String()]++
+		if !seen[ch.Type] {
+			seen[ch.Type] = true
+			order = append(order, ch.Type)
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return order[a] < order[b] })
+	var parts []string
+	for _, t := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[t.String()], t))
+	}
+	return strings.Join(parts, ", "), counts
+}
+
+// stderrIsTerminal reports whether w is a terminal, for progress output.
+func stderrIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// errorMsg returns an error's message without the file name and structure
+// a *iostore.FormatError starts with, for output lines that name them
+// already.
+func errorMsg(err error) string {
+	var fe *iostore.FormatError
+	if errors.As(err, &fe) && fe.Msg != "" {
+		return fe.Msg
+	}
+	return err.Error()
+}

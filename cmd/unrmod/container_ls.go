@@ -1,0 +1,157 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// lsCommand returns the "ls" command.
+func lsCommand() *command {
+	return &command{
+		name:     "ls",
+		synopsis: "CONTAINER.utoc [--json] [--long] [--aes-key KEY]",
+		summary:  "list the chunks of an IoStore container",
+		description: `List every chunk of an IoStore container in TOC order: its chunk id
+(24 hex digits, the 12 bytes as stored), type, uncompressed size, size as
+stored in the .ucas, compression method(s) and path. The path is the
+directory-index path under the mount point, with the mount point's leading
+"../" dropped (the path 'unrmod extract' writes the chunk to); chunks the
+directory index does not list (the container header, shader code) show "-".
+
+--long adds the TOC index, the chunk's offset in the container's virtual
+uncompressed address space, its first compression block and block count,
+and the hash and flags of its chunk meta.
+
+Only the .utoc is read; the .ucas files need not exist. The paths of an
+encrypted container need its key (--aes-key).`,
+		examples: []string{
+			"unrmod ls Content/Paks/pakchunk0-Windows.utoc",
+			"unrmod ls --long Paks/z_MyMod_P.utoc",
+			"unrmod ls --json Paks/Game.utoc --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			asJSON := fs.Bool("json", false, "print one JSON document instead of a table")
+			long := fs.Bool("long", false, "add index, offset, blocks, meta hash and flags")
+			key := addKeyFlag(fs)
+			return func(s streams, args []string) error {
+				file, err := oneArg("ls", args, "CONTAINER.utoc")
+				if err != nil {
+					return err
+				}
+				c, err := openContainer(file, key)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				if _, err := c.DirectoryIndex(); err != nil {
+					return err
+				}
+				doc := newLsDoc(file, c)
+				if *asJSON {
+					return writeJSON(s.out, doc)
+				}
+				return doc.table(*long).write(s.out)
+			}
+		},
+	}
+}
+
+// lsDoc is the output of "unrmod ls --json".
+type lsDoc struct {
+	File       string       `json:"file"`
+	TocVersion int          `json:"toc_version"`
+	MountPoint string       `json:"mount_point"`
+	Chunks     []lsChunkDoc `json:"chunks"`
+}
+
+// lsChunkDoc is one chunk.
+type lsChunkDoc struct {
+	Index int `json:"index"`
+	// Path is the chunk's path as extract writes it ("" when the
+	// directory index does not list it); IndexedPath is the path under the
+	// mount point as stored; OutputPath is where extract writes the chunk.
+	Path           string   `json:"path"`
+	IndexedPath    string   `json:"indexed_path"`
+	OutputPath     string   `json:"output_path"`
+	ChunkID        string   `json:"chunk_id"`
+	ID             string   `json:"id"`
+	ChunkIndex     uint16   `json:"chunk_index"`
+	Type           string   `json:"type"`
+	TypeByte       uint8    `json:"type_byte"`
+	Size           uint64   `json:"size"`
+	CompressedSize uint64   `json:"compressed_size"`
+	Methods        []string `json:"methods"`
+	Offset         uint64   `json:"offset"`
+	FirstBlock     int      `json:"first_block"`
+	Blocks         int      `json:"blocks"`
+	Hash           string   `json:"hash"`
+	Flags          []string `json:"flags"`
+}
+
+// newLsDoc lists the chunks of c.
+func newLsDoc(file string, c *iostore.Container) *lsDoc {
+	v := c.Header().Version
+	d := &lsDoc{File: file, TocVersion: int(v), MountPoint: c.MountPoint(), Chunks: []lsChunkDoc{}}
+	for i, ch := range c.Chunks() {
+		out := chunkName(c, i)
+		path := ""
+		if ch.Path != "" {
+			path = out
+		}
+		h := ch.Meta.Hash20()
+		ms := c.ChunkMethods(i)
+		if ms == nil {
+			ms = []string{}
+		}
+		d.Chunks = append(d.Chunks, lsChunkDoc{
+			Index: i, Path: path, IndexedPath: ch.Path, OutputPath: out,
+			ChunkID: ch.ID.String(), ID: hex64(ch.ID.Value()), ChunkIndex: ch.ID.Index(v),
+			Type: ch.Type.String(), TypeByte: ch.ID.TypeByte(),
+			Size: ch.Size, CompressedSize: ch.CompressedSize, Methods: ms,
+			Offset: ch.Offset, FirstBlock: ch.FirstBlock, Blocks: ch.NumBlocks,
+			Hash: fmt.Sprintf("%x", h[:]), Flags: ch.Meta.Flags.Names(),
+		})
+	}
+	return d
+}
+
+// table lays the list out for text output.
+func (d *lsDoc) table(long bool) *table {
+	t := &table{header: []string{"CHUNK ID", "TYPE", "SIZE", "STORED", "METHOD", "PATH"}, right: []bool{false, false, true, true, false, false}}
+	if long {
+		t.header = []string{"#", "CHUNK ID", "TYPE", "SIZE", "STORED", "METHOD", "OFFSET", "BLOCK", "BLOCKS", "HASH", "FLAGS", "PATH"}
+		t.right = []bool{true, false, false, true, true, false, true, true, true, false, false, false}
+	}
+	for _, ch := range d.Chunks {
+		path := ch.Path
+		if path == "" {
+			path = "-"
+		}
+		size, stored, method := strconv.FormatUint(ch.Size, 10), strconv.FormatUint(ch.CompressedSize, 10), methodsText(ch.Methods)
+		if !long {
+			t.add(ch.ChunkID, ch.Type, size, stored, method, path)
+			continue
+		}
+		flags := "-"
+		if len(ch.Flags) > 0 {
+			flags = joinFlags(ch.Flags)
+		}
+		t.add(strconv.Itoa(ch.Index), ch.ChunkID, ch.Type, size, stored, method, fmt.Sprintf("0x%X", ch.Offset),
+			strconv.Itoa(ch.FirstBlock), strconv.Itoa(ch.Blocks), ch.Hash, flags, path)
+	}
+	return t
+}
+
+func joinFlags(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += "|"
+		}
+		s += n
+	}
+	return s
+}
