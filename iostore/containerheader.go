@@ -107,47 +107,37 @@ func (v ContainerHeaderVersion) hasSoftRefsOffset() bool {
 	return v >= ContainerHeaderSoftPackageReferencesOffset
 }
 
-// Errors.
+// Errors. Decoding and encoding return *FormatError values whose Struct
+// starts with "container header " and whose Offset is within the chunk (-1
+// for encoding problems, which have no offset).
 
 var (
 	// ErrUnsupportedContainerHeaderVersion is wrapped when a header carries
 	// the signature but a version newer (or older) than this package knows.
-	ErrUnsupportedContainerHeaderVersion = errors.New("unsupported container header version")
+	// It also matches ErrUnsupportedVersion.
+	ErrUnsupportedContainerHeaderVersion error = &subError{"unsupported container header version", ErrUnsupportedVersion}
 	// ErrCorruptContainerHeader is wrapped when a count, offset or size cannot
-	// be right, including data that ends early.
-	ErrCorruptContainerHeader = errors.New("corrupt container header")
+	// be right, including data that ends early. It also matches ErrCorrupt.
+	ErrCorruptContainerHeader error = &subError{"corrupt container header", ErrCorrupt}
 	// ErrContainerHeaderNotEncodable is wrapped when Encode refuses a model
 	// that its version cannot represent.
 	ErrContainerHeaderNotEncodable = errors.New("container header cannot be encoded")
 )
 
-// ContainerHeaderError describes a problem in a container-header chunk: the
-// file name given to the decoder, the structure, the byte offset in the
-// chunk (-1 for encoding problems, which have no offset) and what is wrong.
-type ContainerHeaderError struct {
-	File   string // name passed to DecodeContainerHeader; "" when encoding
-	Struct string // e.g. "store entry 12 (package 0x14f2082da820101a)"
-	Offset int64  // offset in the chunk, or -1
-	Msg    string
-	Err    error // one of the sentinel errors above
+// subError is a sentinel that is a special case of a more general one:
+// errors.Is matches it and, through Unwrap, the general sentinel too.
+type subError struct {
+	msg     string
+	general error
 }
 
-// Error renders "<file>: container header <structure> at 0x<offset>: <message>".
-func (e *ContainerHeaderError) Error() string {
-	s := e.Struct
-	if e.File != "" {
-		s = e.File + ": container header " + s
-	} else {
-		s = "container header " + s
-	}
-	if e.Offset >= 0 {
-		s += fmt.Sprintf(" at 0x%X", e.Offset)
-	}
-	return s + ": " + e.Msg
-}
+func (e *subError) Error() string { return e.msg }
+func (e *subError) Unwrap() error { return e.general }
 
-// Unwrap returns the sentinel error, for errors.Is.
-func (e *ContainerHeaderError) Unwrap() error { return e.Err }
+// chError builds the *FormatError of a container-header problem.
+func chError(file, structure string, off int64, cause error, format string, args ...any) error {
+	return errorf(file, "container header "+structure, off, cause, format, args...)
+}
 
 // The model.
 
@@ -160,33 +150,33 @@ type ContainerHeader struct {
 	Version ContainerHeaderVersion `json:"version"`
 	// ContainerID equals the TOC's ContainerId (cityhash.ContainerID of the
 	// container's base name).
-	ContainerID uint64 `json:"containerId"`
+	ContainerID uint64 `json:"container_id"`
 	// Packages are the package ids with their store entries, in file order.
 	Packages []StoreEntry `json:"packages"`
 	// OptionalSegmentPackages are the optional segment's packages (version 2+).
-	OptionalSegmentPackages []StoreEntry `json:"optionalSegmentPackages,omitempty"`
+	OptionalSegmentPackages []StoreEntry `json:"optional_segment_packages,omitempty"`
 	// CompactStoreEntries selects the 16-byte UE4 store entry of some
 	// licensee builds (no ExportBundlesSize, LoadOrder); UE4 only.
-	CompactStoreEntries bool `json:"compactStoreEntries,omitempty"`
+	CompactStoreEntries bool `json:"compact_store_entries,omitempty"`
 	// ShaderMapHashSize is the size of one shader map hash: 20 (SHA-1, UE
 	// 5.0–5.7) or 8 (UE 5.8, same header version). Decode sets it when the
 	// header holds shader map hashes and leaves 0 otherwise; Encode treats 0
 	// as 20.
-	ShaderMapHashSize int `json:"shaderMapHashSize,omitempty"`
+	ShaderMapHashSize int `json:"shader_map_hash_size,omitempty"`
 	// Names is the container-local name map referenced by the FMappedNames
 	// below (UE4: the Names batch, normally empty; UE5: RedirectsNameMap).
 	// Encode writes their hashes with cityhash.NameHash.
 	Names []string `json:"names,omitempty"`
 	// LocalizedPackages lists the packages that have localized variants
 	// (version 1+).
-	LocalizedPackages []ContainerHeaderLocalizedPackage `json:"localizedPackages,omitempty"`
+	LocalizedPackages []ContainerHeaderLocalizedPackage `json:"localized_packages,omitempty"`
 	// Cultures is the UE4 culture package map, in file order.
 	Cultures []ContainerHeaderCulture `json:"cultures,omitempty"`
 	// Redirects are the package redirects (SourceName is UE5 only).
 	Redirects []ContainerHeaderRedirect `json:"redirects,omitempty"`
 	// SoftReferences are the soft package references (version 4+); nil when
 	// the header says it has none.
-	SoftReferences *ContainerHeaderSoftReferences `json:"softReferences,omitempty"`
+	SoftReferences *ContainerHeaderSoftReferences `json:"soft_references,omitempty"`
 	// Trailing holds any bytes after the last structure (e.g. padding to 16).
 	Trailing []byte `json:"trailing,omitempty"`
 
@@ -196,35 +186,35 @@ type ContainerHeader struct {
 // StoreEntry is one package's entry in the package store (FFilePackageStoreEntry).
 // Fields the header version does not store are zero.
 type StoreEntry struct {
-	PackageID uint64 `json:"packageId"`
+	PackageID uint64 `json:"package_id"`
 	// ExportBundlesSize is the package chunk's size (UE4, standard entry only).
-	ExportBundlesSize uint64 `json:"exportBundlesSize,omitempty"`
+	ExportBundlesSize uint64 `json:"export_bundles_size,omitempty"`
 	// LoadOrder is the UE4 load order (standard entry only).
-	LoadOrder uint32 `json:"loadOrder,omitempty"`
+	LoadOrder uint32 `json:"load_order,omitempty"`
 	// ExportCount and ExportBundleCount must equal the package's export and
 	// export-bundle counts (UE4 and versions below NoExportInfo).
-	ExportCount       int32 `json:"exportCount,omitempty"`
-	ExportBundleCount int32 `json:"exportBundleCount,omitempty"`
+	ExportCount       int32 `json:"export_count,omitempty"`
+	ExportBundleCount int32 `json:"export_bundle_count,omitempty"`
 	// ImportedPackages are the ids of the packages this one imports, in the
 	// order the package's import map refers to them (UE5).
-	ImportedPackages []uint64 `json:"importedPackages,omitempty"`
+	ImportedPackages []uint64 `json:"imported_packages,omitempty"`
 	// ShaderMapHashes are the package's shader map hashes (UE5), each
 	// ShaderMapHashSize bytes.
-	ShaderMapHashes [][]byte `json:"shaderMapHashes,omitempty"`
+	ShaderMapHashes [][]byte `json:"shader_map_hashes,omitempty"`
 }
 
 // ContainerHeaderMappedName is an FMappedName: IndexAndType holds the name
 // index in bits 0–29 and the name-map type in bits 30–31; Number is the FName
 // number (0: no suffix, n: suffix "_<n-1>").
 type ContainerHeaderMappedName struct {
-	IndexAndType uint32 `json:"indexAndType"`
+	IndexAndType uint32 `json:"index_and_type"`
 	Number       uint32 `json:"number"`
 }
 
 // ContainerHeaderLocalizedPackage names a package with localized variants.
 type ContainerHeaderLocalizedPackage struct {
-	SourcePackageID uint64                    `json:"sourcePackageId"`
-	SourceName      ContainerHeaderMappedName `json:"sourceName"`
+	SourcePackageID uint64                    `json:"source_package_id"`
+	SourceName      ContainerHeaderMappedName `json:"source_name"`
 }
 
 // ContainerHeaderCulture is one UE4 culture with its (source, localized)
@@ -237,23 +227,23 @@ type ContainerHeaderCulture struct {
 // ContainerHeaderLocalizedPair maps a source package to its localized
 // variant (UE4 culture map).
 type ContainerHeaderLocalizedPair struct {
-	SourcePackageID    uint64 `json:"sourcePackageId"`
-	LocalizedPackageID uint64 `json:"localizedPackageId"`
+	SourcePackageID    uint64 `json:"source_package_id"`
+	LocalizedPackageID uint64 `json:"localized_package_id"`
 }
 
 // ContainerHeaderRedirect redirects a package id to another; SourceName is
 // stored from version 0 on.
 type ContainerHeaderRedirect struct {
-	SourcePackageID uint64                    `json:"sourcePackageId"`
-	TargetPackageID uint64                    `json:"targetPackageId"`
-	SourceName      ContainerHeaderMappedName `json:"sourceName"`
+	SourcePackageID uint64                    `json:"source_package_id"`
+	TargetPackageID uint64                    `json:"target_package_id"`
+	SourceName      ContainerHeaderMappedName `json:"source_name"`
 }
 
 // ContainerHeaderSoftReferences are the soft package references of versions
 // 4 and 5: the referenced package ids, and for each package of Packages the
 // indices into PackageIDs of the packages it references softly.
 type ContainerHeaderSoftReferences struct {
-	PackageIDs []uint64   `json:"packageIds"`
+	PackageIDs []uint64   `json:"package_ids"`
 	Indices    [][]uint32 `json:"indices"`
 }
 
@@ -377,8 +367,7 @@ type chReader struct {
 
 func (r *chReader) failAt(off int, structure string, cause error, format string, args ...any) {
 	if r.err == nil {
-		r.err = &ContainerHeaderError{File: r.name, Struct: structure, Offset: int64(off),
-			Msg: fmt.Sprintf(format, args...), Err: cause}
+		r.err = chError(r.name, structure, int64(off), cause, format, args...)
 	}
 }
 
@@ -461,7 +450,9 @@ func (r *chReader) mappedName(structure string) ContainerHeaderMappedName {
 // decrypted bytes of the chunk of type ContainerHeader). name identifies the
 // source in error messages. It detects the layout from the data: with the
 // "nCoI" signature the version field selects it, without it the UE4 layout
-// applies. Errors are *ContainerHeaderError.
+// applies. Errors are *FormatError values (Struct "container header ...",
+// Offset within data) wrapping ErrCorruptContainerHeader or
+// ErrUnsupportedContainerHeaderVersion.
 func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
 	r := &chReader{name: name, b: data}
 	h := &ContainerHeader{Version: ContainerHeaderUE4}
@@ -496,8 +487,8 @@ func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
 		canon, err := h.encodeSection(make([]byte, 0, end-start), s, start)
 		if err != nil {
 			// Decoding only builds encodable models; report rather than panic.
-			return nil, &ContainerHeaderError{File: name, Struct: chSectionNames[s], Offset: int64(start),
-				Msg: "decoded part cannot be encoded again: " + err.Error(), Err: ErrCorruptContainerHeader}
+			return nil, chError(name, chSectionNames[s], int64(start), ErrCorruptContainerHeader,
+				"decoded part cannot be encoded again: %v", err)
 		}
 		if !bytes.Equal(canon, data[start:end]) {
 			h.kept[s] = &chKept{canon: canon, raw: bytes.Clone(data[start:end])}
@@ -1000,7 +991,7 @@ func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *ContainerHeader
 
 // Encode writes the header in its version's layout. An unchanged decoded
 // header comes out byte for byte as it went in. Encode refuses, with a
-// *ContainerHeaderError wrapping ErrContainerHeaderNotEncodable, fields the
+// *FormatError wrapping ErrContainerHeaderNotEncodable, fields the
 // version cannot store (e.g. ExportCount in version 3+, redirect names in
 // UE4), counts beyond the format's limits and shader map hashes of the wrong
 // size.
@@ -1038,7 +1029,7 @@ func (h *ContainerHeader) encodedSizeHint() int {
 }
 
 func chEncodeError(structure, format string, args ...any) error {
-	return &ContainerHeaderError{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: ErrContainerHeaderNotEncodable}
+	return chError("", structure, -1, ErrContainerHeaderNotEncodable, format, args...)
 }
 
 func chCount(structure string, n int) (uint32, error) {
@@ -1427,21 +1418,21 @@ func (h *ContainerHeader) Name(n ContainerHeaderMappedName) (string, error) {
 // ContainerHeaderSummary is what `unrmod info` prints about a container
 // header; ids are fixed-width hex strings.
 type ContainerHeaderSummary struct {
-	Version                 string   `json:"version"`       // e.g. "SoftPackageReferencesOffset"
-	VersionNumber           int      `json:"versionNumber"` // -1 for the UE4 layout
-	Engine                  string   `json:"engine"`        // e.g. "5.6–5.8"
-	ContainerID             string   `json:"containerId"`   // e.g. "0x8e31e2f0b7de84f2"
+	Version                 string   `json:"version"`        // e.g. "SoftPackageReferencesOffset"
+	VersionNumber           int      `json:"version_number"` // -1 for the UE4 layout
+	Engine                  string   `json:"engine"`         // e.g. "5.6–5.8"
+	ContainerID             string   `json:"container_id"`   // e.g. "0x8e31e2f0b7de84f2"
 	Packages                int      `json:"packages"`
-	OptionalSegmentPackages int      `json:"optionalSegmentPackages"`
-	ImportedPackageRefs     int      `json:"importedPackageRefs"`
-	ShaderMapHashes         int      `json:"shaderMapHashes"`
+	OptionalSegmentPackages int      `json:"optional_segment_packages"`
+	ImportedPackageRefs     int      `json:"imported_package_refs"`
+	ShaderMapHashes         int      `json:"shader_map_hashes"`
 	Names                   int      `json:"names"`
-	LocalizedPackages       int      `json:"localizedPackages"` // UE5 list, or UE4 pairs over all cultures
+	LocalizedPackages       int      `json:"localized_packages"` // UE5 list, or UE4 pairs over all cultures
 	Cultures                int      `json:"cultures"`
 	Redirects               int      `json:"redirects"`
-	SoftReferencedPackages  int      `json:"softReferencedPackages"`
-	TrailingBytes           int      `json:"trailingBytes"`
-	KeptRaw                 []string `json:"keptRaw,omitempty"`
+	SoftReferencedPackages  int      `json:"soft_referenced_packages"`
+	TrailingBytes           int      `json:"trailing_bytes"`
+	KeptRaw                 []string `json:"kept_raw,omitempty"`
 }
 
 // Summary returns the header's counts for display.
@@ -1491,3 +1482,8 @@ func (s ContainerHeaderSummary) String() string {
 	}
 	return out
 }
+
+// StoreEntrySize returns the size in bytes of one fixed store entry in the
+// header's layout: 32 (or 16 with CompactStoreEntries) for 4.2x, 24 for
+// versions 0-2, 16 from version 3 (NoExportInfo) on.
+func (h *ContainerHeader) StoreEntrySize() int { return h.entryLayout().size }

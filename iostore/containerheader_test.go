@@ -524,8 +524,8 @@ func chFind(b, sub []byte) int {
 	return i
 }
 
-// TestContainerHeaderMalformed: bad input gives a *ContainerHeaderError
-// naming the structure, never a panic or a large allocation.
+// TestContainerHeaderMalformed: bad input gives a *FormatError naming the
+// structure, never a panic or a large allocation.
 func TestContainerHeaderMalformed(t *testing.T) {
 	le := binary.LittleEndian
 	v5 := chBuild(chSpecFor(iostore.ContainerHeaderLatest))
@@ -605,13 +605,22 @@ func TestContainerHeaderMalformed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := iostore.DecodeContainerHeader("bad.utoc", tt.data)
-			var ce *iostore.ContainerHeaderError
-			if err == nil || !errors.As(err, &ce) {
-				t.Fatalf("got %v, %v; want a *ContainerHeaderError", h != nil, err)
+			var fe *iostore.FormatError
+			if err == nil || !errors.As(err, &fe) {
+				t.Fatalf("got %v, %v; want a *FormatError", h != nil, err)
 			}
 			if !errors.Is(err, tt.sentinel) || !strings.Contains(err.Error(), tt.want) ||
-				!strings.HasPrefix(err.Error(), "bad.utoc: container header ") || ce.Offset < 0 {
-				t.Errorf("error %q (offset %d), want %v and %q", err, ce.Offset, tt.sentinel, tt.want)
+				!strings.HasPrefix(err.Error(), "bad.utoc: container header ") ||
+				fe.File != "bad.utoc" || !strings.HasPrefix(fe.Struct, "container header ") || fe.Offset < 0 {
+				t.Errorf("error %q (offset %d), want %v and %q", err, fe.Offset, tt.sentinel, tt.want)
+			}
+			// The specific sentinels are special cases of the general ones.
+			general := map[error]error{
+				iostore.ErrCorruptContainerHeader:            iostore.ErrCorrupt,
+				iostore.ErrUnsupportedContainerHeaderVersion: iostore.ErrUnsupportedVersion,
+			}[tt.sentinel]
+			if !errors.Is(err, general) {
+				t.Errorf("error %q does not match %v", err, general)
 			}
 		})
 	}
@@ -624,8 +633,8 @@ func TestContainerHeaderTruncated(t *testing.T) {
 		for n := range len(data) {
 			h, err := iostore.DecodeContainerHeader(name, data[:n])
 			if err != nil {
-				var ce *iostore.ContainerHeaderError
-				if !errors.As(err, &ce) {
+				var fe *iostore.FormatError
+				if !errors.As(err, &fe) || !errors.Is(err, iostore.ErrCorruptContainerHeader) {
 					t.Fatalf("%s[:%d]: %T %v", name, n, err, err)
 				}
 				continue
@@ -667,6 +676,10 @@ func TestContainerHeaderEncodeRefuses(t *testing.T) {
 			if !errors.Is(err, iostore.ErrContainerHeaderNotEncodable) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Encode: %v, want %q", err, tt.want)
 			}
+			var fe *iostore.FormatError
+			if !errors.As(err, &fe) || fe.File != "" || fe.Offset != -1 || !strings.HasPrefix(err.Error(), "container header ") {
+				t.Errorf("Encode: %q is not a *FormatError without file and offset", err)
+			}
 		})
 	}
 }
@@ -704,7 +717,7 @@ func TestContainerHeaderNameAndLookup(t *testing.T) {
 		t.Errorf("Summary\n%+v\nwant\n%+v", sum, want)
 	}
 	js, err := json.Marshal(sum)
-	if err != nil || !strings.Contains(string(js), `"containerId":"0x`) || !strings.Contains(string(js), `"version":"SoftPackageReferencesOffset"`) {
+	if err != nil || !strings.Contains(string(js), `"container_id":"0x`) || !strings.Contains(string(js), `"version":"SoftPackageReferencesOffset"`) {
 		t.Errorf("summary JSON %s, %v", js, err)
 	}
 	if line := sum.String(); !strings.Contains(line, "5 SoftPackageReferencesOffset (UE 5.6–5.8)") || !strings.Contains(line, "3 packages + 1 optional") {
@@ -1133,8 +1146,8 @@ func FuzzContainerHeader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := iostore.DecodeContainerHeader("fuzz", data)
 		if err != nil {
-			var ce *iostore.ContainerHeaderError
-			if !errors.As(err, &ce) || h != nil {
+			var fe *iostore.FormatError
+			if !errors.As(err, &fe) || h != nil {
 				t.Fatalf("error %T %v with header %v", err, err, h != nil)
 			}
 			return

@@ -48,5 +48,9 @@
 // errors.Is.
 //
 // The container-header chunk (the package store) is located by
-// Container.ContainerHeaderChunk and decoded by DecodeContainerHeader.
+// Container.ContainerHeaderChunk and decoded by DecodeContainerHeader. Its
+// errors are *FormatError values too, naming a "container header ..."
+// structure and an offset within the chunk; ErrCorruptContainerHeader and
+// ErrUnsupportedContainerHeaderVersion also match ErrCorrupt and
+// ErrUnsupportedVersion.
 package iostore

@@ -14,10 +14,11 @@ var (
 	ErrNotContainer = errors.New("not an IoStore table of contents (magic is not -==--==--==--==-)")
 	// ErrUnsupportedVersion means the TOC version is outside 1..10, or uses
 	// a part of the layout whose encoding is unknown (TOC version 9 source
-	// hashes).
+	// hashes). ErrUnsupportedContainerHeaderVersion matches it too.
 	ErrUnsupportedVersion = errors.New("unsupported TOC version")
 	// ErrCorrupt means a structure is inconsistent: a count, size, offset or
-	// reference that cannot be right.
+	// reference that cannot be right. ErrCorruptContainerHeader matches it
+	// too.
 	ErrCorrupt = errors.New("corrupt container")
 	// ErrUnsupportedMethod means a compression block uses a method unrmod
 	// cannot decode. The error is a *MethodError naming the method.
@@ -33,8 +34,8 @@ var (
 	// ErrWrongKey means data decrypted with the given key does not decode:
 	// the key is not the container's.
 	ErrWrongKey = errors.New("wrong AES key")
-	// ErrBadKey means an AES key given as text is not 32 bytes in hex, 0x
-	// hex or base64.
+	// ErrBadKey means an AES key given as text is not 32 bytes in any form
+	// ParseKey accepts: hex, 0x hex, base64 or 32 plain characters.
 	ErrBadKey = errors.New("bad AES key")
 	// ErrNoCAS means the .ucas file (or one of its partitions) is missing,
 	// so chunk data cannot be read; the TOC alone still lists the chunks.
@@ -46,11 +47,12 @@ var (
 
 // FormatError describes a problem in a container: the file (.utoc or a
 // .ucas partition), the structure being decoded, the byte offset in that
-// file and what is wrong.
+// file and what is wrong. Problems in a container-header chunk name the
+// structure "container header ..." and give the offset within the chunk.
 type FormatError struct {
-	File   string // file name as given to Open
-	Struct string // e.g. "TOC header", "compression block 301", "directory index file entry 4"
-	Offset int64  // byte offset in File; -1 when not tied to one
+	File   string // file name as given to Open or DecodeContainerHeader; "" when encoding
+	Struct string // e.g. "TOC header", "compression block 301", "container header store entry 12 (package 0x14f2082da820101a)"
+	Offset int64  // byte offset in File (in the chunk for a container header); -1 when not tied to one
 	Msg    string // what is wrong
 	Err    error  // underlying cause or sentinel, if any
 }

@@ -7,15 +7,25 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Key is an AES-256 key: the raw 32 bytes the engine uses, without a
 // derivation step.
 type Key [32]byte
 
-// ParseKey reads a key as 64 hex digits (with or without a 0x prefix) or
-// as the base64 of 32 bytes, the forms UnrealPak, FModel and CUE4Parse use.
-// Surrounding spaces are ignored.
+// ParseKey reads a key in one of the forms UnrealPak, FModel and CUE4Parse
+// users pass around, tried in this order:
+//
+//   - 64 hex digits, with or without a 0x prefix;
+//   - the base64 of 32 bytes (43 or 44 characters, standard or URL
+//     alphabet, padded or not);
+//   - 32 printable ASCII characters, used as the raw key bytes (e.g.
+//     "CUE4ParseFixtureAESKey0123456789").
+//
+// Surrounding spaces are ignored. 32 hex digits are refused rather than
+// taken as plain characters: they are a 16-byte key, most likely a
+// truncated hex key. Errors wrap ErrBadKey.
 func ParseKey(s string) (Key, error) {
 	var k Key
 	t := strings.TrimSpace(s)
@@ -23,7 +33,7 @@ func ParseKey(s string) (Key, error) {
 	if len(h) >= 2 && (h[:2] == "0x" || h[:2] == "0X") {
 		h = h[2:]
 	}
-	if len(h) == 64 {
+	if len(h) == 2*len(k) {
 		if _, err := hex.Decode(k[:], []byte(h)); err == nil {
 			return k, nil
 		}
@@ -34,7 +44,41 @@ func ParseKey(s string) (Key, error) {
 			return k, nil
 		}
 	}
-	return k, fmt.Errorf("%w: want 64 hex digits (optionally 0x-prefixed) or base64 of 32 bytes, got %d characters", ErrBadKey, len(t))
+	hexOnly := isHexDigits(h)
+	if hexOnly && len(h) == len(k) {
+		return k, fmt.Errorf("%w: 32 hex digits is a 16-byte key, and IoStore keys are 32 bytes (64 hex digits); is the key cut short?", ErrBadKey)
+	}
+	if !hexOnly && len(t) == len(k) && isPrintableASCII(t) {
+		copy(k[:], t)
+		return k, nil
+	}
+	got := fmt.Sprintf("%d characters", utf8.RuneCountInString(t))
+	if hexOnly {
+		got = fmt.Sprintf("%d hex digits", len(h))
+	}
+	return k, fmt.Errorf("%w: want 64 hex digits (optionally 0x-prefixed), base64 of 32 bytes or 32 printable ASCII characters, got %s", ErrBadKey, got)
+}
+
+// isHexDigits reports whether s is non-empty and all hex digits.
+func isHexDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isPrintableASCII reports whether every byte of s is a printable ASCII
+// character (space to tilde).
+func isPrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // String returns the key as 0x-prefixed hex.

@@ -439,19 +439,75 @@ func tcWithSeeds(good []byte, sec map[string]iostore.Section, seeds []int32) []b
 func TestParseKey(t *testing.T) {
 	want := iostore.Key([]byte(tcFixtureKey))
 	hexKey := fmt.Sprintf("%X", want[:])
-	for _, s := range []string{hexKey, "0x" + hexKey, strings.ToLower(hexKey), " 0X" + hexKey + "\n", "Q1VFNFBhcnNlRml4dHVyZUFFU0tleTAxMjM0NTY3ODk=", "Q1VFNFBhcnNlRml4dHVyZUFFU0tleTAxMjM0NTY3ODk"} {
-		k, err := iostore.ParseKey(s)
-		if err != nil || k != want {
-			t.Errorf("ParseKey(%q) = %v, %v", s, k, err)
+	punct := "!\"#$%&'()*+,-./0123456789:;<=> ?" // 32 printable characters, a space among them
+	for _, tt := range []struct {
+		in   string
+		want iostore.Key
+	}{
+		{hexKey, want},
+		{"0x" + hexKey, want},
+		{strings.ToLower(hexKey), want},
+		{" 0X" + hexKey + "\n", want},
+		{"Q1VFNFBhcnNlRml4dHVyZUFFU0tleTAxMjM0NTY3ODk=", want},
+		{"Q1VFNFBhcnNlRml4dHVyZUFFU0tleTAxMjM0NTY3ODk", want},
+		{tcFixtureKey, want},
+		{"\t" + tcFixtureKey + " \r\n", want},
+		{punct, iostore.Key([]byte(punct))},
+		{"0x" + strings.Repeat("g", 30), iostore.Key([]byte("0x" + strings.Repeat("g", 30)))},
+	} {
+		k, err := iostore.ParseKey(tt.in)
+		if err != nil || k != tt.want {
+			t.Errorf("ParseKey(%q) = %v, %v; want %v", tt.in, k, err, tt.want)
 		}
 	}
-	for _, s := range []string{"", "0x1234", tcFixtureKey, hexKey[:62], hexKey + "00", "zz" + hexKey[2:], "not base64!"} {
-		if _, err := iostore.ParseKey(s); !errors.Is(err, iostore.ErrBadKey) {
-			t.Errorf("ParseKey(%q): %v", s, err)
+	const forms = "want 64 hex digits (optionally 0x-prefixed), base64 of 32 bytes or 32 printable ASCII characters"
+	const short = "32 hex digits is a 16-byte key, and IoStore keys are 32 bytes (64 hex digits)"
+	for _, tt := range []struct {
+		in, msg string
+	}{
+		{"", forms + ", got 0 characters"},
+		{"0x", forms + ", got 2 characters"},
+		{"0x1234", forms + ", got 4 hex digits"},
+		{hexKey[:32], short},
+		{strings.ToLower(hexKey[:32]), short},
+		{"0x" + hexKey[:32], short},
+		{" 0X" + hexKey[32:] + " ", short},
+		{"0x" + hexKey[:30], forms + ", got 30 hex digits"},
+		{hexKey[:62], forms + ", got 62 hex digits"},
+		{hexKey[:63], forms + ", got 63 hex digits"},
+		{hexKey + "00", forms + ", got 66 hex digits"},
+		{"zz" + hexKey[2:], forms + ", got 64 characters"},
+		{"not base64!", forms + ", got 11 characters"},
+		{tcFixtureKey[:31], forms + ", got 31 characters"},
+		{tcFixtureKey + "X", forms + ", got 33 characters"},
+		{tcFixtureKey[:16] + "\t" + tcFixtureKey[17:], forms + ", got 32 characters"},
+		{strings.Repeat("é", 16), forms + ", got 16 characters"},
+		{strings.Repeat("é", 32), forms + ", got 32 characters"},
+	} {
+		_, err := iostore.ParseKey(tt.in)
+		if !errors.Is(err, iostore.ErrBadKey) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("ParseKey(%q): %v; want %q", tt.in, err, tt.msg)
 		}
 	}
 	if got := want.String(); got != "0x"+hexKey {
 		t.Errorf("String %q", got)
+	}
+}
+
+// TestCorpusPlainKey opens the encrypted fixture with its key given as the
+// plain 32-character string and reads the directory index.
+func TestCorpusPlainKey(t *testing.T) {
+	k, err := iostore.ParseKey(tcFixtureKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tcOpen(t, tcEncrypted, &iostore.Options{Key: &k})
+	idx, err := c.DirectoryIndex()
+	if err != nil {
+		t.Fatalf("DirectoryIndex: %v", err)
+	}
+	if idx.MountPoint != tcMount || len(idx.Files) == 0 || c.Chunks()[0].Path == "" {
+		t.Errorf("mount point %q, %d files, first chunk path %q", idx.MountPoint, len(idx.Files), c.Chunks()[0].Path)
 	}
 }
 
