@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,7 +79,8 @@ func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *iostore
 	const cid = 0x1122334455667788
 	pkg := tcData(1, 3000)
 	bulk := tcData(2, 5*4096+123)
-	header := iostorebuild.ContainerHeader427(cid, []iostorebuild.StoreEntry427{{PackageID: 0x100, ExportBundlesSize: uint64(len(pkg)), ExportCount: 1, ExportBundleCount: 1}})
+	level := tcData(3, 4096)
+	header := tcHeaderFor(t, v, cid, map[uint64][]byte{0x100: pkg, 0x200: nil, 0x300: level})
 	return &iostorebuild.Container{
 		Version:     v,
 		ContainerID: cid,
@@ -90,12 +92,49 @@ func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *iostore
 			{ID: id(0x100, iostore.ChunkExportBundleData), Path: "Blueprints/Items/BP_Thing.uasset", Data: pkg},
 			{ID: id(0x100, iostore.ChunkBulkData), Path: "Blueprints/Items/BP_Thing.ubulk", Data: bulk},
 			{ID: id(0x200, iostore.ChunkExportBundleData), Path: "Maps/Empty.umap", Data: nil},
-			{ID: id(0x300, iostore.ChunkExportBundleData), Path: "Maps/Sub/Level.umap", Data: tcData(3, 4096)},
+			{ID: id(0x300, iostore.ChunkExportBundleData), Path: "Maps/Sub/Level.umap", Data: level},
 			{ID: id(0x300, iostore.ChunkMemoryMappedBulkData), Path: "Maps/Sub/Level.m.ubulk", Data: tcData(4, 100), Raw: true, MemoryMapped: true},
 			{ID: id(cid, iostore.ChunkContainerHeader), Data: header, Raw: true},
 			{ID: id(0x400, iostore.ChunkShaderCodeLibrary), Data: tcData(5, 777)},
 		},
 	}
+}
+
+// tcHeaderFor encodes a container header listing the given packages (id →
+// package chunk) in the layout of the engine that writes TOC version v: the
+// 4.2x layout, or the UE5 header version of the same engine release.
+func tcHeaderFor(t testing.TB, v iostore.TocVersion, cid uint64, pkgs map[uint64][]byte) []byte {
+	t.Helper()
+	ids := make([]uint64, 0, len(pkgs))
+	for id := range pkgs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if !v.UsesUE5ChunkTypes() {
+		var entries []iostorebuild.StoreEntry427
+		for _, id := range ids {
+			entries = append(entries, iostorebuild.StoreEntry427{PackageID: id, ExportBundlesSize: uint64(len(pkgs[id])), ExportCount: 1, ExportBundleCount: 1})
+		}
+		return iostorebuild.ContainerHeader427(cid, entries)
+	}
+	h := &iostore.ContainerHeader{Version: iostore.ContainerHeaderLocalizedPackages, ContainerID: cid}
+	switch {
+	case v >= iostore.VersionReplaceIoChunkHashWithIoHash:
+		h.Version = iostore.ContainerHeaderSoftPackageReferencesOffset
+	case v >= iostore.VersionOnDemandMetaData:
+		h.Version = iostore.ContainerHeaderNoExportInfo
+	}
+	for _, id := range ids {
+		h.Packages = append(h.Packages, iostore.StoreEntry{PackageID: id, ExportCount: 1, ExportBundleCount: 1})
+		if h.Version >= iostore.ContainerHeaderNoExportInfo {
+			h.Packages[len(h.Packages)-1].ExportCount, h.Packages[len(h.Packages)-1].ExportBundleCount = 0, 0
+		}
+	}
+	data, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // tcBuildOpen builds b into dir and opens it.

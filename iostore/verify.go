@@ -42,10 +42,11 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 // their partition and file, methods named, no block shared by two chunks or
 // left unused, no duplicate chunk ids, perfect-hash slots), the directory
 // index well formed, and then every block decoded and every chunk's hash
-// compared with its meta (SHA-1 for 4.2x, BLAKE3-160 for UE5). Chunks that
-// need a method unrmod cannot decode (Oodle) are counted in NotChecked, not
-// reported as problems; a missing key or .ucas is a problem, since the data
-// then goes unchecked.
+// compared with its meta (SHA-1 for 4.2x, BLAKE3-160 for UE5), and the
+// container header checked against the chunks (see verifyContainerHeader).
+// Chunks that need a method unrmod cannot decode (Oodle) are counted in
+// NotChecked, not reported as problems; a missing key or .ucas is a problem,
+// since the data then goes unchecked.
 func (c *Container) Verify(opts *VerifyOptions) *Report {
 	if opts == nil {
 		opts = &VerifyOptions{}
@@ -68,6 +69,7 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 		return r
 	}
 	c.verifyData(r, opts.Workers)
+	c.verifyContainerHeader(add)
 	return r
 }
 

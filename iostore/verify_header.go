@@ -1,0 +1,104 @@
+package iostore
+
+import (
+	"fmt"
+	"sort"
+)
+
+// verifyContainerHeader decodes the container-header chunk and checks it
+// against the TOC: its container id is the TOC's, every package in the
+// store has its package chunk in this container and every package chunk has
+// a store entry (what the loader needs to find and size it), no package is
+// listed twice, and in 4.2x headers each entry's ExportBundlesSize is its
+// package chunk's size. It does nothing when the container has no header
+// chunk (global containers) or the chunk cannot be read; reading problems
+// are reported by the data checks.
+func (c *Container) verifyContainerHeader(add func(string, int64, string, ...any)) {
+	k, ok := c.ContainerHeaderChunk()
+	if !ok || c.undecodable(k) != "" || !c.blocksPlaced(k) {
+		return
+	}
+	data, err := c.ReadChunk(k)
+	if err != nil {
+		return
+	}
+	structure := c.chunkStruct(k)
+	h, err := DecodeContainerHeader(c.file, data)
+	if err != nil {
+		add(structure, -1, "container header does not decode: %s", formatMsg(err))
+		return
+	}
+	for _, q := range h.Problems() {
+		add(structure, -1, "container header %s", q.String())
+	}
+	if h.ContainerID != c.toc.Header.ContainerID {
+		add(structure, -1, "container header says container id 0x%016x, the TOC 0x%016x", h.ContainerID, c.toc.Header.ContainerID)
+	}
+	v := c.toc.Header.Version
+	listed := make(map[uint64]bool, len(h.Packages)+len(h.OptionalSegmentPackages))
+	for _, e := range h.OptionalSegmentPackages {
+		listed[e.PackageID] = true
+	}
+	for n, e := range h.Packages {
+		listed[e.PackageID] = true
+		id, err := NewChunkID(e.PackageID, 0, ChunkExportBundleData, v)
+		if err != nil {
+			continue
+		}
+		i, ok := c.Find(id)
+		if !ok {
+			add(structure, -1, "store entry %d (package 0x%016x) has no package chunk %s in this container", n, e.PackageID, id)
+			continue
+		}
+		if h.Version == ContainerHeaderUE4 && !h.CompactStoreEntries && e.ExportBundlesSize != c.chunks[i].Size {
+			add(structure, -1, "store entry %d (package 0x%016x): ExportBundlesSize %d, its package chunk %d is %d bytes",
+				n, e.PackageID, e.ExportBundlesSize, i, c.chunks[i].Size)
+		}
+	}
+	var orphans []int
+	for i := range c.chunks {
+		ch := &c.chunks[i]
+		if ch.Type == ChunkExportBundleData && ch.ID.Index(v) == 0 && !listed[ch.ID.Value()] {
+			orphans = append(orphans, i)
+		}
+	}
+	sort.Ints(orphans)
+	for _, i := range orphans {
+		add(c.chunkStruct(i), -1, "package 0x%016x has no store entry in the container header: the engine cannot load it", c.chunks[i].ID.Value())
+	}
+}
+
+// Problems reports inconsistencies inside a decoded container header that
+// its layout does not rule out: a package listed twice, a package importing
+// itself, negative export counts. An engine-written header has none. Offsets are -1: the entries are checked
+// as decoded.
+func (h *ContainerHeader) Problems() []Problem {
+	var out []Problem
+	add := func(structure, format string, args ...any) {
+		out = append(out, Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
+	}
+	seen := make(map[uint64]string, len(h.Packages)+len(h.OptionalSegmentPackages))
+	for _, seg := range []struct {
+		what    string
+		entries []StoreEntry
+	}{{"store entry", h.Packages}, {"optional segment store entry", h.OptionalSegmentPackages}} {
+		for n, e := range seg.entries {
+			where := fmt.Sprintf("%s %d (package 0x%016x)", seg.what, n, e.PackageID)
+			if prev, dup := seen[e.PackageID]; dup {
+				add(where, "the package is also %s", prev)
+				continue
+			}
+			seen[e.PackageID] = fmt.Sprintf("%s %d", seg.what, n)
+			for _, imp := range e.ImportedPackages {
+				if imp == e.PackageID {
+					add(where, "the package imports itself")
+					break
+				}
+			}
+			if e.ExportCount < 0 || e.ExportBundleCount < 0 {
+				add(where, "negative export count %d or export bundle count %d", e.ExportCount, e.ExportBundleCount)
+			}
+		}
+	}
+	return out
+}
