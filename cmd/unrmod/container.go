@@ -29,8 +29,8 @@ func isContainerFile(file string) bool {
 	return err == nil && string(magic[:]) == iostore.TocMagic
 }
 
-// keyFlag is the --aes-key flag: a key in hex, 0x hex or base64. A bad key
-// is a usage error.
+// keyFlag is the --aes-key flag: a key as 64 hex digits, 0x hex, base64 or
+// the 32 characters of a plain-text key. A bad key is a usage error.
 type keyFlag struct{ key *iostore.Key }
 
 func (k *keyFlag) String() string { return "" }
@@ -47,7 +47,7 @@ func (k *keyFlag) Set(s string) error {
 // addKeyFlag registers --aes-key on fs.
 func addKeyFlag(fs *flag.FlagSet) *keyFlag {
 	k := &keyFlag{}
-	fs.Var(k, "aes-key", "AES-256 `KEY` of an encrypted container: 64 hex digits, 0x-prefixed hex or base64")
+	fs.Var(k, "aes-key", "AES-256 `KEY` of an encrypted container: 64 hex digits (0x optional), base64, or a 32-character plain-text key")
 	return k
 }
 

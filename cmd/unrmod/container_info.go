@@ -204,7 +204,7 @@ func describeContainerHeader(c *iostore.Container, k int) *chunkHeaderDoc {
 	}
 	ch, err := iostore.DecodeContainerHeader(c.File(), data)
 	if err != nil {
-		d.Error = errorMsg(err)
+		d.Error = strings.TrimPrefix(err.Error(), c.File()+": ")
 		return d
 	}
 	v, n := int(ch.Version), len(ch.Packages)
@@ -285,7 +285,7 @@ func (d *containerInfoDoc) writeText(w io.Writer) error {
 		if ch.Optional != nil {
 			extra = fmt.Sprintf(", %d optional-segment packages", *ch.Optional)
 		}
-		line("Container header", "chunk %d, %d bytes; version %d %s (UE %s), %d packages%s", ch.Chunk, ch.Size, *ch.Version, ch.Name, ch.Engines, *ch.Packages, extra)
+		line("Container header", "chunk %d, %d bytes; version %s, %d packages%s", ch.Chunk, ch.Size, headerVersionText(*ch.Version, ch.Name, ch.Engines), *ch.Packages, extra)
 	}
 	b.WriteString("\nHeader fields:\n")
 	hf := d.Header

@@ -61,34 +61,34 @@ encrypted container need its key (--aes-key).`,
 
 // lsDoc is the output of "unrmod ls --json".
 type lsDoc struct {
-	File       string       `json:"file"`
-	TocVersion int          `json:"toc_version"`
-	MountPoint string       `json:"mount_point"`
-	Chunks     []lsChunkDoc `json:"chunks"`
+	File       string       `json:"file" yaml:"file"`
+	TocVersion int          `json:"toc_version" yaml:"toc_version"`
+	MountPoint string       `json:"mount_point" yaml:"mount_point"`
+	Chunks     []lsChunkDoc `json:"chunks" yaml:"chunks"`
 }
 
 // lsChunkDoc is one chunk.
 type lsChunkDoc struct {
-	Index int `json:"index"`
+	Index int `json:"index" yaml:"index"`
 	// Path is the chunk's path as extract writes it ("" when the
 	// directory index does not list it); IndexedPath is the path under the
 	// mount point as stored; OutputPath is where extract writes the chunk.
-	Path           string   `json:"path"`
-	IndexedPath    string   `json:"indexed_path"`
-	OutputPath     string   `json:"output_path"`
-	ChunkID        string   `json:"chunk_id"`
-	ID             string   `json:"id"`
-	ChunkIndex     uint16   `json:"chunk_index"`
-	Type           string   `json:"type"`
-	TypeByte       uint8    `json:"type_byte"`
-	Size           uint64   `json:"size"`
-	CompressedSize uint64   `json:"compressed_size"`
-	Methods        []string `json:"methods"`
-	Offset         uint64   `json:"offset"`
-	FirstBlock     int      `json:"first_block"`
-	Blocks         int      `json:"blocks"`
-	Hash           string   `json:"hash"`
-	Flags          []string `json:"flags"`
+	Path           string   `json:"path" yaml:"path"`
+	IndexedPath    string   `json:"indexed_path" yaml:"indexed_path"`
+	OutputPath     string   `json:"output_path" yaml:"output_path"`
+	ChunkID        string   `json:"chunk_id" yaml:"chunk_id"`
+	ID             string   `json:"id" yaml:"id"`
+	ChunkIndex     uint16   `json:"chunk_index" yaml:"chunk_index"`
+	Type           string   `json:"type" yaml:"type"`
+	TypeByte       uint8    `json:"type_byte" yaml:"type_byte"`
+	Size           uint64   `json:"size" yaml:"size"`
+	CompressedSize uint64   `json:"compressed_size" yaml:"compressed_size"`
+	Methods        []string `json:"methods" yaml:"methods"`
+	Offset         uint64   `json:"offset" yaml:"offset"`
+	FirstBlock     int      `json:"first_block" yaml:"first_block"`
+	Blocks         int      `json:"blocks" yaml:"blocks"`
+	Hash           string   `json:"hash" yaml:"hash"`
+	Flags          []string `json:"flags" yaml:"flags"`
 }
 
 // newLsDoc lists the chunks of c.

@@ -60,7 +60,10 @@ func ctBuilt(t *testing.T, dir, name string, v iostore.TocVersion, method string
 			{ID: id(0x14f2082da820101a, iostore.ChunkBulkData), Path: "Blueprints/Items/Props/BP_Aphid_Meat_Prop.ubulk", Data: text("bulk", 9000)},
 			{ID: id(0x0102030405060708, iostore.ChunkExportBundleData), Path: "Maps/Empty.umap", Data: nil},
 			{ID: id(cid, iostore.ChunkContainerHeader), Raw: true, Data: iostorebuild.ContainerHeader427(cid,
-				[]iostorebuild.StoreEntry427{{PackageID: 0x14f2082da820101a, ExportBundlesSize: uint64(len(pkg)), ExportCount: 7, ExportBundleCount: 1, LoadOrder: 28391}})},
+				[]iostorebuild.StoreEntry427{
+					{PackageID: 0x0102030405060708, ExportCount: 1, ExportBundleCount: 1, LoadOrder: 1},
+					{PackageID: 0x14f2082da820101a, ExportBundlesSize: uint64(len(pkg)), ExportCount: 7, ExportBundleCount: 1, LoadOrder: 28391},
+				})},
 		},
 	}
 	if v.UsesUE5ChunkTypes() {

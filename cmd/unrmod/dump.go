@@ -16,8 +16,8 @@ import (
 func dumpCommand() *command {
 	return &command{
 		name:     "dump",
-		synopsis: "FILE [--json | --yaml] [--names] [--imports] [--exports]",
-		summary:  "list the name, import and export tables",
+		synopsis: "FILE [--json | --yaml] [--names] [--imports] [--exports] [--aes-key KEY]",
+		summary:  "list a package's tables, or a container header's store entries",
 		description: `Print a package's tables. Names: index, name, flags. Imports: index, class
 (ClassPackage.ClassName), path. Exports: index, class, path, serial size,
 serial offset, the XXH3-64 hash of the export's data, and flags.
@@ -26,11 +26,22 @@ Indices are 0-based, as in unrmod's error messages ('export 12 "Light5"').
 With none of --names, --imports and --exports, all three tables are printed.
 Hashes and offsets are fixed-width hex; text output is aligned tables, and
 --json or --yaml print one document with the same data (offsets and sizes as
-numbers there).`,
+numbers there).
+
+A container-header chunk saved as a file prints its store entries instead:
+package id, and as the version stores them the package chunk size and load
+order (UE 4.2x), export and export-bundle counts (up to UE 5.2), and the
+number of imported packages and shader maps; then names, localized
+packages, cultures and redirects. --json and --yaml list every imported
+package id and shader map hash; ids are fixed-width hex strings.
+
+An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
+--aes-key decrypts the paths of an encrypted one.`,
 		examples: []string{
 			"unrmod dump Maps/CTF-Face.unr",
 			"unrmod dump --exports Textures/ArenaTex.utx",
 			"unrmod dump System/Engine.u --imports --json",
+			"unrmod dump --json out/chunks/ContainerHeader/8f1c35e1a2b3c4d500000006.bin",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			asJSON := fs.Bool("json", false, "print one JSON document instead of tables")
@@ -38,6 +49,7 @@ numbers there).`,
 			names := fs.Bool("names", false, "print the name table")
 			imports := fs.Bool("imports", false, "print the import table")
 			exports := fs.Bool("exports", false, "print the export table")
+			key := addKeyFlag(fs)
 			return func(s streams, args []string) error {
 				file, err := oneArg("dump", args, "FILE")
 				if err != nil {
@@ -45,6 +57,44 @@ numbers there).`,
 				}
 				if *asJSON && *asYAML {
 					return usagef("dump", "--json and --yaml exclude each other")
+				}
+				if isContainerFile(file) {
+					if *names || *imports || *exports {
+						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is an IoStore container", file)
+					}
+					c, err := openContainer(file, key)
+					if err != nil {
+						return err
+					}
+					defer c.Close()
+					if _, err := c.DirectoryIndex(); err != nil {
+						return err
+					}
+					doc := newLsDoc(file, c)
+					switch {
+					case *asJSON:
+						return writeJSON(s.out, doc)
+					case *asYAML:
+						return writeYAML(s.out, doc)
+					}
+					return doc.table(true).write(s.out)
+				}
+				if cf := readChunkFile(file); cf != nil {
+					if *names || *imports || *exports {
+						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is a %s", file, cf.content)
+					}
+					h, err := cf.header()
+					if err != nil {
+						return err
+					}
+					doc := newHeaderDumpDoc(file, h)
+					switch {
+					case *asJSON:
+						return writeJSON(s.out, doc)
+					case *asYAML:
+						return writeYAML(s.out, doc)
+					}
+					return doc.writeText(s.out)
 				}
 				if !*names && !*imports && !*exports {
 					*names, *imports, *exports = true, true, true

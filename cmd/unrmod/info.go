@@ -28,11 +28,19 @@ partitions, chunk and block counts, the directory index (mount point, file
 count), the container-header version and package count, every header field
 by its engine name and where each TOC section is. The .ucas files are not
 needed, except to read the container header. --aes-key decrypts the paths
-of an encrypted container.`,
+of an encrypted container.
+
+A container-header chunk saved as a file (by 'unrmod extract', under
+chunks/ContainerHeader/) shows its version and the engines that write it,
+the container id, the package count and store-entry size, and the counts of
+imported packages, shader map hashes, localized packages, redirects and
+soft references. Zen packages (.uasset chunks of a container) are
+recognised but not decoded yet.`,
 		examples: []string{
 			"unrmod info Maps/CTF-Face.unr",
 			"unrmod info --json System/Engine.u",
 			"unrmod info Content/Paks/pakchunk0-Windows.utoc",
+			"unrmod info out/chunks/ContainerHeader/8f1c35e1a2b3c4d500000006.bin",
 			"unrmod info Paks/Game.utoc --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
 		},
 		setup: func(fs *flag.FlagSet) runner {
@@ -50,6 +58,17 @@ of an encrypted container.`,
 					}
 					defer c.Close()
 					doc := newContainerInfoDoc(file, c)
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					return doc.writeText(s.out)
+				}
+				if cf := readChunkFile(file); cf != nil {
+					h, err := cf.header()
+					if err != nil {
+						return err
+					}
+					doc := newHeaderInfoDoc(cf, h)
 					if *asJSON {
 						return writeJSON(s.out, doc)
 					}

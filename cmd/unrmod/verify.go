@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/reader"
 )
 
@@ -32,7 +33,13 @@ unused, no duplicate chunk id, perfect-hash slots), the directory index well
 formed, every block decoded and every chunk's hash compared with its chunk
 meta (SHA-1 for UE 4.2x, BLAKE3-160 for UE5). Chunks that need Oodle, which
 unrmod cannot decode, are checked structurally only and counted as "not
-checked"; that alone is not a failure. A missing .ucas or AES key is.`,
+checked"; that alone is not a failure. A missing .ucas or AES key is. The
+container header is decoded and checked against the chunks: its container
+id is the TOC's, every package in it has its package chunk, every package
+chunk has a store entry, no package is listed twice.
+
+A container-header chunk saved as a file is decoded and checked on its own.
+Zen packages saved as files cannot be checked yet (exit status 1).`,
 		examples: []string{
 			"unrmod verify Maps/CTF-Face.unr",
 			"unrmod verify System/*.u Textures/*.utx",
@@ -53,6 +60,8 @@ checked"; that alone is not a failure. A missing .ucas or AES key is.`,
 					var r verifyFileDoc
 					if isContainerFile(file) {
 						r = verifyContainerFile(file, key)
+					} else if cf := readChunkFile(file); cf != nil {
+						r = verifyChunkFile(cf)
 					} else {
 						r = verifyFile(file)
 					}
@@ -90,7 +99,9 @@ type verifyDoc struct {
 
 // verifyFileDoc is the result for one file. The counts are 0 when the file
 // could not be read. Kind is "iostore" for a container, whose counts are in
-// Container; it is empty for a legacy package.
+// Container, "container-header" for a container-header chunk (summarized in
+// ContainerHeader), "zen-package" for a zen package (not checked yet), and
+// empty for a legacy package.
 type verifyFileDoc struct {
 	File      string              `json:"file"`
 	Kind      string              `json:"kind,omitempty"`
@@ -99,7 +110,9 @@ type verifyFileDoc struct {
 	Imports   int                 `json:"imports"`
 	Exports   int                 `json:"exports"`
 	Container *containerVerifyDoc `json:"container,omitempty"`
-	Problems  []problemDoc        `json:"problems"`
+	// ContainerHeader summarizes a container-header chunk given as a file.
+	ContainerHeader *iostore.ContainerHeaderSummary `json:"container_header,omitempty"`
+	Problems        []problemDoc                    `json:"problems"`
 }
 
 // problemDoc is one problem: the structure, the absolute file offset (null
@@ -161,6 +174,10 @@ func (r *verifyFileDoc) writeText(s streams) {
 	if r.OK {
 		if r.Container != nil {
 			fmt.Fprintf(s.out, "ok  %s (%s)\n", r.File, r.Container.summary())
+			return
+		}
+		if h := r.ContainerHeader; h != nil {
+			fmt.Fprintf(s.out, "ok  %s (%s)\n", r.File, h)
 			return
 		}
 		fmt.Fprintf(s.out, "ok  %s (%d names, %d imports, %d exports)\n", r.File, r.Names, r.Imports, r.Exports)
