@@ -2,6 +2,7 @@ package iostore_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -230,4 +231,30 @@ func TestFuzzSeedsDecode(t *testing.T) {
 			t.Errorf("v%d: no paths", v)
 		}
 	}
+}
+
+// FuzzDetectChunkContent feeds arbitrary bytes to DetectChunkContent, seeded
+// with container headers and the zen packages of the corpus. It must never
+// panic, and a header it recognises without the UE5 signature must decode.
+func FuzzDetectChunkContent(f *testing.F) {
+	for _, data := range chSyntheticHeaders() {
+		f.Add(data)
+	}
+	for _, pattern := range []string{"other/grounded/zen_ue4_27/*.uasset", "other/ue5_cooked_pairs/*.uzenasset"} {
+		for _, b := range tcFuzzCorpus(f, pattern, 64<<10) {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k := iostore.DetectChunkContent(data)
+		if k > iostore.ContentZenPackageUE5 {
+			t.Fatalf("unknown content kind %d", k)
+		}
+		signed := len(data) >= 4 && binary.LittleEndian.Uint32(data) == iostore.ContainerHeaderSignature
+		if k == iostore.ContentContainerHeader && !signed {
+			if _, err := iostore.DecodeContainerHeader("fuzz", data); err != nil {
+				t.Fatalf("recognised as a container header but does not decode: %v", err)
+			}
+		}
+	})
 }

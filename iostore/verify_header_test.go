@@ -1,9 +1,12 @@
 package iostore_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 )
@@ -67,5 +70,48 @@ func TestVerifyContainerHeaderAgainstChunks(t *testing.T) {
 			}
 			t.Errorf("no problem names %q; got %v", tt.words, r.Problems)
 		})
+	}
+}
+
+// TestDetectChunkContent checks what the corpus's single-chunk files are
+// recognised as, and that other files (legacy packages, paks, loader
+// globals, legacy .uasset/.uexp pairs) are not mistaken for chunks.
+func TestDetectChunkContent(t *testing.T) {
+	want := map[string]iostore.ChunkContent{
+		"other/ue4_27_global_chunks/ContainerHeader_1.bin":        iostore.ContentContainerHeader,
+		"other/ue5_container_headers/UE5.0_ContainerHeader_1.bin": iostore.ContentContainerHeader,
+		"other/grounded/zen_ue4_27/T_Emissive.uasset":             iostore.ContentZenPackageUE4,
+		"other/grounded/zen_ue4_27/BP_SpicyChoppingDamage.uasset": iostore.ContentZenPackageUE4,
+		"other/grounded/zen_ue4_27/Table_SignsJanuary.uasset":     iostore.ContentZenPackageUE4,
+		"other/ue5_cooked_pairs/UE5.4_BP_Table_Lamp.uzenasset":    iostore.ContentZenPackageUE5,
+		"other/ue5_cooked_pairs/UE5.6_SM_Cube.uzenasset":          iostore.ContentZenPackageUE5,
+	}
+	dir := corpus.Dir(t)
+	var files []string
+	for _, pattern := range []string{"other/*/*", "other/*/*/*", "legacy/*/*"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pattern))
+		files = append(files, m...)
+	}
+	seen := 0
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || st.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, f)
+		rel = filepath.ToSlash(rel)
+		got := iostore.DetectChunkContent(data)
+		if w := want[rel]; got != w {
+			t.Errorf("%s: %s, want %s", rel, got, w)
+		}
+		if _, ok := want[rel]; ok {
+			seen++
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("found %d of the %d chunk files", seen, len(want))
 	}
 }

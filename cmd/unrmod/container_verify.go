@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/unrmod/unrmod/iostore"
 )
@@ -67,9 +68,20 @@ func containerReadProblem(err error) problemDoc {
 
 // containerSummary is the text after "ok  FILE" for a container.
 func (d *containerVerifyDoc) summary() string {
-	s := fmt.Sprintf("%d chunks, %d blocks, %d chunk hashes checked", d.Chunks, d.Blocks, d.HashesChecked)
+	s := fmt.Sprintf("%s, %s, %s checked", plural(d.Chunks, "chunk"), plural(d.Blocks, "block"), plural(d.HashesChecked, "chunk hash"))
 	if d.NotChecked > 0 {
 		s += fmt.Sprintf("; %d not checked: %s", d.NotChecked, d.NotCheckedWhy)
 	}
 	return s
+}
+
+// plural returns "1 chunk", "2 chunks", "3 chunk hashes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "sh") || strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
