@@ -60,6 +60,32 @@ func openContainer(file string, key *keyFlag) (*iostore.Container, error) {
 	return iostore.Open(file, &opts)
 }
 
+// openIndexedContainer opens a container for a command that shows or writes
+// paths: it fails when the directory index cannot be read (an encrypted
+// container without its key, or with a wrong one).
+func openIndexedContainer(file string, key *keyFlag) (*iostore.Container, error) {
+	c, err := openContainer(file, key)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.DirectoryIndex(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// writeDoc prints a command's document as JSON, YAML or its text form.
+func writeDoc(w io.Writer, asJSON, asYAML bool, doc any, text func(io.Writer) error) error {
+	switch {
+	case asJSON:
+		return writeJSON(w, doc)
+	case asYAML:
+		return writeYAML(w, doc)
+	}
+	return text(w)
+}
+
 // chunkName is how a chunk is shown: its output path, which is the
 // indexed path under the mount point without its leading "../", or the
 // chunk-id name it is extracted under.

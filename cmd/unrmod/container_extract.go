@@ -77,14 +77,11 @@ is a terminal; the summary goes to standard output.`,
 				case *jobs < 0:
 					return usagef("extract", "--jobs must be positive, got %d", *jobs)
 				}
-				c, err := openContainer(file, key)
+				c, err := openIndexedContainer(file, key)
 				if err != nil {
 					return err
 				}
 				defer c.Close()
-				if _, err := c.DirectoryIndex(); err != nil {
-					return err
-				}
 				opts := &iostore.ExtractOptions{Workers: *jobs, Sync: *sync}
 				if len(filters) > 0 {
 					opts.Filter = func(ch *iostore.Chunk, p string) bool { return matchAny(filters, p) }

@@ -41,14 +41,11 @@ encrypted container need its key (--aes-key).`,
 				if err != nil {
 					return err
 				}
-				c, err := openContainer(file, key)
+				c, err := openIndexedContainer(file, key)
 				if err != nil {
 					return err
 				}
 				defer c.Close()
-				if _, err := c.DirectoryIndex(); err != nil {
-					return err
-				}
 				doc := newLsDoc(file, c)
 				if *asJSON {
 					return writeJSON(s.out, doc)

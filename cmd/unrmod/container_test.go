@@ -102,27 +102,7 @@ func TestContainerGolden(t *testing.T) {
 		{"ls_long_Encrypted58.golden", []string{"ls", "--long", "Encrypted58.utoc", "--aes-key", keyHex}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.golden, func(t *testing.T) {
-			stdout, stderr, code := runCLI(t, tt.args...)
-			if code != 0 || stderr != "" {
-				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
-			}
-			golden := filepath.Join(testdata, tt.golden)
-			if *update {
-				if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/unrmod -update to create it)", err)
-			}
-			if stdout != string(want) {
-				t.Errorf("unrmod %v differs from %s (run go test ./cmd/unrmod -update if the change is intended)\ngot:\n%s\nwant:\n%s",
-					tt.args, tt.golden, stdout, want)
-			}
-		})
+		t.Run(tt.golden, func(t *testing.T) { checkGolden(t, filepath.Join(testdata, tt.golden), tt.args...) })
 	}
 }
 

@@ -62,22 +62,13 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					if *names || *imports || *exports {
 						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is an IoStore container", file)
 					}
-					c, err := openContainer(file, key)
+					c, err := openIndexedContainer(file, key)
 					if err != nil {
 						return err
 					}
 					defer c.Close()
-					if _, err := c.DirectoryIndex(); err != nil {
-						return err
-					}
 					doc := newLsDoc(file, c)
-					switch {
-					case *asJSON:
-						return writeJSON(s.out, doc)
-					case *asYAML:
-						return writeYAML(s.out, doc)
-					}
-					return doc.table(true).write(s.out)
+					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.table(true).write)
 				}
 				if cf := readChunkFile(file); cf != nil {
 					if *names || *imports || *exports {
@@ -88,13 +79,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 						return err
 					}
 					doc := newHeaderDumpDoc(file, h)
-					switch {
-					case *asJSON:
-						return writeJSON(s.out, doc)
-					case *asYAML:
-						return writeYAML(s.out, doc)
-					}
-					return doc.writeText(s.out)
+					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 				}
 				if !*names && !*imports && !*exports {
 					*names, *imports, *exports = true, true, true
@@ -104,13 +89,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					return err
 				}
 				doc := newDumpDoc(file, p, *names, *imports, *exports)
-				switch {
-				case *asJSON:
-					return writeJSON(s.out, doc)
-				case *asYAML:
-					return writeYAML(s.out, doc)
-				}
-				return doc.writeText(s.out)
+				return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 			}
 		},
 	}
