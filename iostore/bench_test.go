@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -36,10 +38,29 @@ func BenchmarkOpenTOC(b *testing.B) {
 	}
 }
 
-// tcBenchContainers are the fixtures whose every chunk unrmod can decode.
-var tcBenchContainers = []struct{ name, rel string }{
-	{"Uncompressed", tcUncompressed},
-	{"Zlib", tcZlib},
+// tcBench is one container the extraction benchmarks run on.
+type tcBench struct {
+	name string
+	// open returns the container and the path of its .utoc, skipping the
+	// benchmark when the corpus is not available.
+	open func(b *testing.B) (*iostore.Container, string)
+}
+
+// tcCorpusBench benchmarks a container of the corpus.
+func tcCorpusBench(name, rel string) tcBench {
+	return tcBench{name, func(b *testing.B) (*iostore.Container, string) {
+		return tcOpen(b, rel, nil), corpus.Path(b, rel)
+	}}
+}
+
+// tcBenchContainers are the fixtures whose every chunk unrmod can decode
+// (112 chunks of 22 KB on average, where the cost of creating files
+// dominates), then the realistic containers (see tcRealistic).
+var tcBenchContainers = []tcBench{
+	tcCorpusBench("Uncompressed", tcUncompressed),
+	tcCorpusBench("Zlib", tcZlib),
+	{"Realistic-Zlib", func(b *testing.B) (*iostore.Container, string) { return tcRealistic(b, "Zlib") }},
+	{"Realistic-None", func(b *testing.B) (*iostore.Container, string) { return tcRealistic(b, "None") }},
 }
 
 // tcTotal returns the uncompressed size of all chunks.
@@ -51,6 +72,126 @@ func tcTotal(c *iostore.Container) int64 {
 	return n
 }
 
+// tcRealisticStride keeps every tcRealisticStride-th chunk of the shipped
+// game's TOC: 672 of its 5,370 chunks, 207 MiB, from 8 bytes to 21 MiB.
+const tcRealisticStride = 8
+
+var (
+	tcRealisticOnce  sync.Once
+	tcRealisticErr   error
+	tcRealisticFiles map[string]tcBuilt // by method
+)
+
+// tcBuilt is a container built in memory.
+type tcBuilt struct {
+	toc []byte
+	cas [][]byte
+}
+
+// tcRealistic returns a container shaped like a shipped game's, written
+// into a temporary directory of the benchmark, and the path of its .utoc.
+// Its chunks are every tcRealisticStride-th chunk of a real UE5 TOC
+// (tcTocOnly8, whose .ucas is not in the corpus), with their ids, types
+// and paths, so sizes, the mix of tiny and multi-megabyte chunks and the
+// directory tree are the game's. Their bytes are real cooked data: the
+// chunks of tcUncompressed cycled from a different start for each chunk,
+// so no two chunks are alike. method is "Zlib" or "None"; TOC version 8,
+// 64 KiB blocks. The containers are built once per process (compressing
+// 207 MiB takes seconds), the first time a benchmark asks, and never by
+// tests.
+func tcRealistic(b *testing.B, method string) (*iostore.Container, string) {
+	b.Helper()
+	ninja := tcOpen(b, tcTocOnly8, nil)
+	fixture := tcOpen(b, tcUncompressed, nil)
+	tcRealisticOnce.Do(func() {
+		tcRealisticFiles, tcRealisticErr = tcBuildRealistic(ninja, fixture)
+		// Return the building's garbage now rather than while timing.
+		debug.FreeOSMemory()
+	})
+	if tcRealisticErr != nil {
+		b.Fatal(tcRealisticErr)
+	}
+	built := tcRealisticFiles[method]
+	utoc := filepath.Join(b.TempDir(), "Realistic-Windows.utoc")
+	if err := tcWriteSynced(utoc, built.toc); err != nil {
+		b.Fatal(err)
+	}
+	for i, p := range built.cas {
+		if err := tcWriteSynced(iostore.PartitionPath(utoc, i), p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := iostore.Open(utoc, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c, utoc
+}
+
+// tcWriteSynced writes a file and flushes it to storage, so that the disk
+// does not write it back while a benchmark is timed.
+func tcWriteSynced(name string, data []byte) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// tcBuildRealistic builds the Zlib and None variants of the realistic
+// container from the game's TOC and the fixture's chunks.
+func tcBuildRealistic(ninja, fixture *iostore.Container) (map[string]tcBuilt, error) {
+	var pool []byte
+	for i := range fixture.Chunks() {
+		data, err := fixture.ReadChunk(i)
+		if err != nil {
+			return nil, err
+		}
+		pool = append(pool, data...)
+	}
+	var chunks []iostorebuild.Chunk
+	for i := 0; i < len(ninja.Chunks()); i += tcRealisticStride {
+		ch := ninja.Chunks()[i]
+		data := make([]byte, ch.Size)
+		// A start that differs from chunk to chunk, and not only by a
+		// multiple of a block, so that blocks differ too.
+		for n, at := 0, int(uint64(i)*2654435761%uint64(len(pool))); n < len(data); at = 0 {
+			n += copy(data[n:], pool[at:])
+		}
+		chunks = append(chunks, iostorebuild.Chunk{
+			ID:   ch.ID,
+			Path: ch.Path,
+			Data: data,
+			// The cooker stores the container header uncompressed.
+			Raw: ch.Type == iostore.ChunkContainerHeader,
+		})
+	}
+	out := map[string]tcBuilt{}
+	for _, method := range []string{"Zlib", "None"} {
+		bc := &iostorebuild.Container{
+			Version:     8,
+			ContainerID: ninja.Header().ContainerID,
+			MountPoint:  ninja.MountPoint(),
+			Method:      method,
+			Chunks:      chunks,
+		}
+		toc, cas, err := bc.Build()
+		if err != nil {
+			return nil, err
+		}
+		out[method] = tcBuilt{toc, cas}
+	}
+	return out, nil
+}
+
 // BenchmarkExtract extracts every chunk to files (decrypt, decompress,
 // hash check, write, rename) on all cores, into a new directory each time
 // (removed between runs, untimed). MB/s counts uncompressed bytes; compare
@@ -60,7 +201,7 @@ func tcTotal(c *iostore.Container) int64 {
 func BenchmarkExtract(b *testing.B) {
 	for _, bc := range tcBenchContainers {
 		b.Run(bc.name, func(b *testing.B) {
-			c := tcOpen(b, bc.rel, nil)
+			c, _ := bc.open(b)
 			base := b.TempDir()
 			if d := os.Getenv("UNRMOD_BENCH_DIR"); d != "" {
 				var err error
@@ -89,7 +230,7 @@ func BenchmarkExtract(b *testing.B) {
 func BenchmarkVerify(b *testing.B) {
 	for _, bc := range tcBenchContainers {
 		b.Run(bc.name, func(b *testing.B) {
-			c := tcOpen(b, bc.rel, nil)
+			c, _ := bc.open(b)
 			b.SetBytes(tcTotal(c))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -108,8 +249,7 @@ func BenchmarkVerify(b *testing.B) {
 func BenchmarkBaselineReadDecompress(b *testing.B) {
 	for _, bc := range tcBenchContainers {
 		b.Run(bc.name, func(b *testing.B) {
-			utoc := corpus.Path(b, bc.rel)
-			c := tcOpen(b, bc.rel, nil)
+			c, utoc := bc.open(b)
 			blocks := c.TOC().Blocks
 			b.SetBytes(tcTotal(c))
 			b.ReportAllocs()
@@ -163,8 +303,7 @@ func BenchmarkBaselineReadDecompress(b *testing.B) {
 func BenchmarkBaselineReadDecompressWrite(b *testing.B) {
 	for _, bc := range tcBenchContainers {
 		b.Run(bc.name, func(b *testing.B) {
-			utoc := corpus.Path(b, bc.rel)
-			c := tcOpen(b, bc.rel, nil)
+			c, utoc := bc.open(b)
 			blocks := c.TOC().Blocks
 			base := b.TempDir()
 			if d := os.Getenv("UNRMOD_BENCH_DIR"); d != "" {
