@@ -192,6 +192,22 @@ func tcBuildRealistic(ninja, fixture *iostore.Container) (map[string]tcBuilt, er
 	return out, nil
 }
 
+// tcBenchDir returns the directory benchmarks write into: a temporary
+// directory, or one under $UNRMOD_BENCH_DIR (e.g. /dev/shm, to take the
+// disk out of the measurement), removed when the benchmark ends.
+func tcBenchDir(b *testing.B) string {
+	d := os.Getenv("UNRMOD_BENCH_DIR")
+	if d == "" {
+		return b.TempDir()
+	}
+	base, err := os.MkdirTemp(d, "unrmod-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(base) })
+	return base
+}
+
 // BenchmarkExtract extracts every chunk to files (decrypt, decompress,
 // hash check, write, rename) on all cores, into a new directory each time
 // (removed between runs, untimed). MB/s counts uncompressed bytes; compare
@@ -202,14 +218,7 @@ func BenchmarkExtract(b *testing.B) {
 	for _, bc := range tcBenchContainers {
 		b.Run(bc.name, func(b *testing.B) {
 			c, _ := bc.open(b)
-			base := b.TempDir()
-			if d := os.Getenv("UNRMOD_BENCH_DIR"); d != "" {
-				var err error
-				if base, err = os.MkdirTemp(d, "unrmod-bench-"); err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { os.RemoveAll(base) })
-			}
+			base := tcBenchDir(b)
 			b.SetBytes(tcTotal(c))
 			b.ReportAllocs()
 			n := 0
@@ -305,14 +314,7 @@ func BenchmarkBaselineReadDecompressWrite(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			c, utoc := bc.open(b)
 			blocks := c.TOC().Blocks
-			base := b.TempDir()
-			if d := os.Getenv("UNRMOD_BENCH_DIR"); d != "" {
-				var err error
-				if base, err = os.MkdirTemp(d, "unrmod-bench-"); err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { os.RemoveAll(base) })
-			}
+			base := tcBenchDir(b)
 			b.SetBytes(tcTotal(c))
 			b.ReportAllocs()
 			workers := runtime.GOMAXPROCS(0)
