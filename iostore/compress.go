@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zlib"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -27,14 +26,14 @@ const (
 // codecOf maps a method name to its decoder. FName comparison in the engine
 // is case-insensitive, so "zlib" and "LZ4" match too.
 func codecOf(name string) codec {
-	switch strings.ToLower(name) {
-	case "none", "":
+	switch {
+	case name == "" || strings.EqualFold(name, "None"):
 		return codecNone
-	case "zlib":
+	case strings.EqualFold(name, "Zlib"):
 		return codecZlib
-	case "gzip":
+	case strings.EqualFold(name, "Gzip"):
 		return codecGzip
-	case "lz4":
+	case strings.EqualFold(name, "LZ4"):
 		return codecLZ4
 	}
 	return codecUnsupported
@@ -48,17 +47,27 @@ func CanDecode(method string) bool { return codecOf(method) != codecUnsupported 
 // pool so that reading a block allocates nothing in the steady state.
 type scratch struct {
 	raw  []byte // stored bytes as read (and decrypted in place)
-	out  []byte // decompressed bytes
+	run  []byte // stored bytes of consecutive blocks, read at once
+	out  []byte // decompressed bytes, with inflateSlack bytes of capacity to spare
 	src  bytes.Reader
-	zr   io.ReadCloser // zlib reader, reset per block
+	inf  *inflater // zlib decoder, its tables reused per block
 	gr   *gzip.Reader
 	hash []byte
+	// hashChecked says that the caller checks the chunk-meta hash of all
+	// the data it decodes with this scratch: the Adler-32 of each zlib
+	// block, a weaker check of the same bytes, is then skipped. A
+	// corrupt block still fails, as a hash mismatch of its chunk.
+	hashChecked bool
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-func getScratch() *scratch  { return scratchPool.Get().(*scratch) }
-func putScratch(s *scratch) { scratchPool.Put(s) }
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+func putScratch(s *scratch) {
+	s.hashChecked = false
+	scratchPool.Put(s)
+}
 
 // grow returns b resized to n bytes, reallocating only when needed.
 func grow(b []byte, n int) []byte {
@@ -70,21 +79,20 @@ func grow(b []byte, n int) []byte {
 
 // decompress decodes src into exactly n bytes in s.out and returns them.
 func (s *scratch) decompress(c codec, src []byte, n int) ([]byte, error) {
-	s.out = grow(s.out, n)
+	if cap(s.out) < n+inflateSlack {
+		s.out = make([]byte, n, n+inflateSlack)
+	}
+	s.out = s.out[:n]
 	dst := s.out
 	switch c {
 	case codecZlib:
-		s.src.Reset(src)
-		if s.zr == nil {
-			zr, err := zlib.NewReader(&s.src)
-			if err != nil {
-				return nil, fmt.Errorf("zlib: %w", err)
-			}
-			s.zr = zr
-		} else if err := s.zr.(zlib.Resetter).Reset(&s.src, nil); err != nil {
-			return nil, fmt.Errorf("zlib: %w", err)
+		if s.inf == nil {
+			s.inf = new(inflater)
 		}
-		return dst, readExactly(s.zr, dst, "zlib")
+		if err := s.inf.zlib(dst, src, !s.hashChecked); err != nil {
+			return nil, zlibError(err, n)
+		}
+		return dst, nil
 	case codecGzip:
 		s.src.Reset(src)
 		if s.gr == nil {
@@ -126,4 +134,15 @@ func readExactly(r io.Reader, dst []byte, what string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// zlibError words an inflater error as a block decoding error.
+func zlibError(err error, n int) error {
+	switch err {
+	case errInflateShort:
+		return fmt.Errorf("zlib stream ends before the %d bytes the block entry says", n)
+	case errInflateLong:
+		return fmt.Errorf("zlib stream holds more than the %d bytes the block entry says", n)
+	}
+	return fmt.Errorf("zlib: %w", err)
 }

@@ -288,6 +288,8 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 			defer wg.Done()
 			s := getScratch()
 			defer putScratch(s)
+			// extractOne checks every chunk against its meta hash.
+			s.hashChecked = true
 			for i := range work {
 				if failed.Load() {
 					continue

@@ -36,6 +36,11 @@ type Chunk struct {
 	// the cooker does for the container header and memory-mapped data.
 	Raw          bool
 	MemoryMapped bool
+	// Blocks, when set, are the chunk's blocks exactly as stored, one per
+	// BlockSize bytes of Data, compressed with the container's method by
+	// the caller: tests use it to store particular streams (or broken
+	// ones). Data still gives the sizes and the chunk-meta hash.
+	Blocks [][]byte
 }
 
 // Container describes the container to build.
@@ -93,10 +98,16 @@ func (b *Container) Build() (toc []byte, cas [][]byte, err error) {
 			meta.Flags |= iostore.MetaMemoryMapped
 		}
 		offlen = append(offlen, iostore.OffsetLength{Offset: u, Length: uint64(len(ch.Data))})
+		if nb := (len(ch.Data) + int(bs) - 1) / int(bs); ch.Blocks != nil && (len(ch.Blocks) != nb || len(methods) == 0) {
+			return nil, nil, fmt.Errorf("chunk %d: %d stored blocks for %d blocks of method %q", ci, len(ch.Blocks), nb, b.Method)
+		}
 		for start := 0; start < len(ch.Data); start += int(bs) {
 			raw := ch.Data[start:min(len(ch.Data), start+int(bs))]
 			stored, method := raw, uint8(0)
-			if len(methods) > 0 && !ch.Raw {
+			if ch.Blocks != nil {
+				stored, method = ch.Blocks[start/int(bs)], 1
+				meta.Flags |= iostore.MetaCompressed
+			} else if len(methods) > 0 && !ch.Raw {
 				c, err := compress(methods[0], raw)
 				if err != nil {
 					return nil, nil, fmt.Errorf("chunk %d: %w", ci, err)
