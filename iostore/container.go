@@ -436,31 +436,33 @@ func (c *Container) blockPlace(k int) (part int, off, size uint64, err error) {
 	t := c.toc
 	h := &t.Header
 	b := t.Blocks[k]
-	structure := fmt.Sprintf("compression block %d", k)
-	at := c.blockEntryOffset(k)
+	// Errors only: this runs for every block read.
+	bad := func(format string, args ...any) error {
+		return errorf(c.file, fmt.Sprintf("compression block %d", k), c.blockEntryOffset(k), ErrCorrupt, format, args...)
+	}
 	bs := h.CompressionBlockSize
 	switch {
 	case int(b.Method) > len(t.Methods):
-		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "method index %d, but the TOC names %d methods", b.Method, len(t.Methods))
+		return 0, 0, 0, bad("method index %d, but the TOC names %d methods", b.Method, len(t.Methods))
 	case b.UncompressedSize > bs:
-		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "uncompressed size %d is over the block size %d", b.UncompressedSize, bs)
+		return 0, 0, 0, bad("uncompressed size %d is over the block size %d", b.UncompressedSize, bs)
 	case b.CompressedSize > bs:
-		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "compressed size %d is over the block size %d", b.CompressedSize, bs)
+		return 0, 0, 0, bad("compressed size %d is over the block size %d", b.CompressedSize, bs)
 	case b.Method == 0 && b.CompressedSize != b.UncompressedSize:
-		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "uncompressed block with stored size %d and uncompressed size %d", b.CompressedSize, b.UncompressedSize)
+		return 0, 0, 0, bad("uncompressed block with stored size %d and uncompressed size %d", b.CompressedSize, b.UncompressedSize)
 	}
 	count, psize := h.Partitions()
 	size = b.StoredSize(h.Encryption() != EncryptionNone)
 	p := b.Offset / psize
 	off = b.Offset % psize
 	if p >= uint64(count) {
-		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "offset 0x%X is in partition %d, the container has %d (partition size %d)", b.Offset, p, count, psize)
+		return 0, 0, 0, bad("offset 0x%X is in partition %d, the container has %d (partition size %d)", b.Offset, p, count, psize)
 	}
 	if off+size > psize {
-		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "%d bytes at 0x%X run past the end of partition %d (partition size %d)", size, off, p, psize)
+		return 0, 0, 0, bad("%d bytes at 0x%X run past the end of partition %d (partition size %d)", size, off, p, psize)
 	}
 	if c.parts != nil && off+size > uint64(c.parts[p].Size) {
-		return 0, 0, 0, errorf(c.file, structure, at, ErrCorrupt, "%d bytes at 0x%X run past the end of %s (%d bytes)", size, off, filepath.Base(c.parts[p].Name), c.parts[p].Size)
+		return 0, 0, 0, bad("%d bytes at 0x%X run past the end of %s (%d bytes)", size, off, filepath.Base(c.parts[p].Name), c.parts[p].Size)
 	}
 	return int(p), off, size, nil
 }
@@ -475,27 +477,45 @@ func (c *Container) readStored(k int, s *scratch) ([]byte, int, uint64, error) {
 		return nil, 0, 0, err
 	}
 	s.raw = grow(s.raw, int(size))
-	n, err := c.parts[p].R.ReadAt(s.raw, int64(off))
-	if n < len(s.raw) {
+	if err := c.readPart(p, s.raw, off, k); err != nil {
+		return nil, 0, 0, err
+	}
+	return s.raw, p, off, nil
+}
+
+// maxRunRead is the most eachPart reads at once: blocks stored back to
+// back are read together, a megabyte at a time rather than a block.
+const maxRunRead = 1 << 20
+
+// readPart fills buf from partition p at off, where block k starts.
+func (c *Container) readPart(p int, buf []byte, off uint64, k int) error {
+	n, err := c.parts[p].R.ReadAt(buf, int64(off))
+	if n < len(buf) {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, 0, 0, &FormatError{File: c.parts[p].Name, Struct: fmt.Sprintf("compression block %d", k), Offset: int64(off),
-			Msg: fmt.Sprintf("reading %d bytes: %v", size, err), Err: err}
+		return &FormatError{File: c.parts[p].Name, Struct: fmt.Sprintf("compression block %d", k), Offset: int64(off),
+			Msg: fmt.Sprintf("reading %d bytes: %v", len(buf), err), Err: err}
 	}
-	return s.raw, p, off, nil
+	return nil
 }
 
 // loadBlock reads, decrypts and decompresses block k. The result lives in
 // s until the next call.
 func (c *Container) loadBlock(k int, s *scratch) ([]byte, error) {
-	t := c.toc
-	h := &t.Header
-	b := t.Blocks[k]
 	raw, p, off, err := c.readStored(k, s)
 	if err != nil {
 		return nil, err
 	}
+	return c.decodeStored(k, raw, p, off, s)
+}
+
+// decodeStored decrypts (in place) and decompresses block k, whose stored
+// bytes raw were read at off in partition p.
+func (c *Container) decodeStored(k int, raw []byte, p int, off uint64, s *scratch) ([]byte, error) {
+	t := c.toc
+	h := &t.Header
+	b := t.Blocks[k]
 	method := t.MethodName(b.Method)
 	cd := codecOf(method)
 	if b.Method == 0 {
@@ -571,24 +591,81 @@ func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
 	if ch.rangeErr != "" {
 		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
 	}
+	if c.casErr != nil {
+		return c.casErr
+	}
 	bs := uint64(c.toc.Header.CompressionBlockSize)
 	end := ch.Offset + ch.Size
-	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
-		data, err := c.loadBlock(k, s)
-		if err != nil {
-			var me *MethodError
-			if errors.As(err, &me) {
-				return fmt.Errorf("%s: %s: %w", c.file, c.chunkStruct(i), err)
+	last := ch.FirstBlock + ch.NumBlocks
+	plain := c.toc.Header.Encryption() == EncryptionNone
+	// Pieces that lie back to back in s.run (uncompressed, unencrypted
+	// blocks) go to fn together: one write instead of one per block.
+	var pendLo, pendHi int
+	flush := func() error {
+		if pendHi > pendLo {
+			if err := fn(s.run[pendLo:pendHi]); err != nil {
+				return err
 			}
+		}
+		pendLo, pendHi = 0, 0
+		return nil
+	}
+	for k := ch.FirstBlock; k < last; {
+		// One read for a run of blocks stored back to back.
+		p, off, size, err := c.blockPlace(k)
+		if err != nil {
 			return err
 		}
-		start := uint64(k) * bs
-		lo, hi := max(ch.Offset, start)-start, min(end, start+bs)-start
-		if hi > uint64(len(data)) {
-			return errorf(c.file, fmt.Sprintf("compression block %d of %s", k, c.chunkStruct(i)), c.blockEntryOffset(k), ErrCorrupt,
-				"holds %d bytes, the chunk needs %d from it", len(data), hi)
+		runEnd, next := off+size, k+1
+		for next < last && runEnd-off < maxRunRead {
+			q, o, n, err := c.blockPlace(next)
+			if err != nil || q != p || o != runEnd || runEnd+n-off > maxRunRead {
+				break // an error is reported when the block's turn comes
+			}
+			runEnd, next = o+n, next+1
 		}
-		if err := fn(data[lo:hi]); err != nil {
+		s.run = grow(s.run, int(runEnd-off))
+		if err := c.readPart(p, s.run, off, k); err != nil {
+			return err
+		}
+		for at := off; k < next; k++ {
+			size := c.toc.Blocks[k].StoredSize(!plain)
+			rel := int(at - off)
+			data, err := c.decodeStored(k, s.run[rel:rel+int(size)], p, at, s)
+			if err != nil {
+				var me *MethodError
+				if errors.As(err, &me) {
+					return fmt.Errorf("%s: %s: %w", c.file, c.chunkStruct(i), err)
+				}
+				return err
+			}
+			at += size
+			start := uint64(k) * bs
+			lo, hi := max(ch.Offset, start)-start, min(end, start+bs)-start
+			if hi > uint64(len(data)) {
+				return errorf(c.file, fmt.Sprintf("compression block %d of %s", k, c.chunkStruct(i)), c.blockEntryOffset(k), ErrCorrupt,
+					"holds %d bytes, the chunk needs %d from it", len(data), hi)
+			}
+			if plain && c.toc.Blocks[k].Method == 0 {
+				// data is s.run[rel:...]: extend the pending piece.
+				a, b := rel+int(lo), rel+int(hi)
+				if pendHi != a {
+					if err := flush(); err != nil {
+						return err
+					}
+					pendLo = a
+				}
+				pendHi = b
+				continue
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := fn(data[lo:hi]); err != nil {
+				return err
+			}
+		}
+		if err := flush(); err != nil {
 			return err
 		}
 	}
