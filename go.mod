@@ -8,10 +8,8 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/zeebo/blake3 v0.2.4
 	github.com/zeebo/xxh3 v1.1.0
+	golang.org/x/sys v0.30.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require (
-	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
-	golang.org/x/sys v0.30.0 // indirect
-)
+require github.com/klauspost/cpuid/v2 v2.2.10 // indirect
