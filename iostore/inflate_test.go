@@ -206,23 +206,31 @@ func TestInflateDamaged(t *testing.T) {
 		n := 1 + r.IntN(8192)
 		data := inflateData(r, r.IntN(3), n)
 		stream := inflateEncode(t, inflateEncoders[r.IntN(len(inflateEncoders))], data)
-		switch r.IntN(4) {
-		case 0:
-			for range 1 + r.IntN(3) {
-				stream[r.IntN(len(stream))] ^= 1 << r.IntN(8)
-			}
-		case 1:
-			stream[r.IntN(min(len(stream), 60))] ^= 1 << r.IntN(8)
-		case 2:
-			stream = stream[:r.IntN(len(stream))]
-		case 3:
-			n = max(0, n+r.IntN(5)-2)
-		}
+		stream, n = inflateDamage(r, stream, n, 0)
 		inflateCompare(t, f, stream, n)
 		if t.Failed() {
 			t.Fatalf("round %d", round)
 		}
 	}
+}
+
+// inflateDamage damages a stream of n bytes one way: flips bits anywhere
+// or in the headers and code tables at the start, cuts it short, or
+// changes the expected size (to no less than minN).
+func inflateDamage(r *rand.Rand, stream []byte, n, minN int) ([]byte, int) {
+	switch r.IntN(4) {
+	case 0:
+		for range 1 + r.IntN(3) {
+			stream[r.IntN(len(stream))] ^= 1 << r.IntN(8)
+		}
+	case 1:
+		stream[r.IntN(min(len(stream), 60))] ^= 1 << r.IntN(8)
+	case 2:
+		stream = stream[:r.IntN(len(stream))]
+	case 3:
+		n = max(minN, n+r.IntN(5)-2)
+	}
+	return stream, n
 }
 
 // inflateCompare checks the decoder against the reference on one stream.
