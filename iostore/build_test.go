@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -423,5 +424,58 @@ func TestBuiltManyDirectories(t *testing.T) {
 	// Extracting again replaces the files.
 	if _, err := c.Extract(dir, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBuiltHashMismatch stores a chunk whose data decodes but differs from
+// the data its meta hash was made of: verify must report the hash of the
+// data in the TOC version's algorithm (the first one tried, BLAKE3, for
+// version 4, whose metas may hold either), with the key hint when the
+// container is encrypted; extract must fail and leave no file.
+func TestBuiltHashMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		v   iostore.TocVersion
+		key *iostore.Key
+		alg string
+	}{
+		{3, nil, "SHA-1"},
+		{iostore.VersionPerfectHash, nil, "BLAKE3-160"},
+		{iostore.VersionReplaceIoChunkHashWithIoHash, nil, "BLAKE3-160"},
+		{iostore.VersionReplaceIoChunkHashWithIoHash, tcTestKey(), "BLAKE3-160"},
+	} {
+		t.Run(fmt.Sprintf("v%d-key%v", tc.v, tc.key != nil), func(t *testing.T) {
+			b := tcSynthetic(t, tc.v, "Zlib", tc.key)
+			other := slices.Clone(b.Chunks[0].Data)
+			other[100] ^= 0xFF
+			b.Chunks[0].Blocks = [][]byte{iostore.InflateTestEncode(t, 3, other)}
+			c := tcBuildOpen(t, b, "Mismatch", tc.key)
+
+			var sum []byte
+			if tc.alg == "SHA-1" {
+				s := sha1.Sum(other)
+				sum = s[:]
+			} else {
+				s := blake3.Sum256(other)
+				sum = s[:20]
+			}
+			r := c.Verify(nil)
+			want := fmt.Sprintf("%s hash of the data is %x, the chunk meta says", tc.alg, sum)
+			if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Msg, want) ||
+				strings.Contains(r.Problems[0].Msg, "wrong AES key?") != (tc.key != nil) {
+				t.Fatalf("verify: %+v, want one problem with %q", r.Problems, want)
+			}
+
+			dir := t.TempDir()
+			_, err := c.Extract(dir, nil)
+			if !errors.Is(err, iostore.ErrHashMismatch) || !strings.Contains(err.Error(), "does not match the chunk meta hash") {
+				t.Fatalf("extract: %v", err)
+			}
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					t.Errorf("extract left %s", p)
+				}
+				return err
+			})
+		})
 	}
 }

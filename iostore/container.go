@@ -10,6 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -672,6 +675,35 @@ func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
 	return nil
 }
 
+// forEachChunk calls fn for each chunk of sel on workers goroutines (one
+// per core when workers <= 0), each with its own scratch, largest chunks
+// first so that one big chunk does not finish last.
+func (c *Container) forEachChunk(sel []int, workers int, fn func(i int, s *scratch)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	order := slices.Clone(sel)
+	sort.SliceStable(order, func(a, b int) bool { return c.chunks[order[a]].Size > c.chunks[order[b]].Size })
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := getScratch()
+			defer putScratch(s)
+			for i := range work {
+				fn(i, s)
+			}
+		}()
+	}
+	for _, i := range order {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+}
+
 // ReadChunk returns chunk i's uncompressed data. It reads only that chunk's
 // blocks. For very large chunks, OpenChunk streams instead.
 func (c *Container) ReadChunk(i int) ([]byte, error) {
@@ -759,6 +791,51 @@ func newHasher(a HashAlgorithm) hash.Hash {
 		return sha1.New()
 	}
 	return blake3.New()
+}
+
+// chunkHasher hashes a chunk's data with every algorithm its meta may
+// use: the TOC version's, or BLAKE3 and SHA-1 for VersionPerfectHash,
+// which 4.27 and early UE5 containers share.
+type chunkHasher struct {
+	algs []HashAlgorithm
+	hs   []hash.Hash
+}
+
+func (c *Container) newChunkHasher() *chunkHasher {
+	h := &chunkHasher{algs: []HashAlgorithm{c.toc.Header.Version.ChunkHash()}}
+	if c.toc.Header.Version == VersionPerfectHash {
+		h.algs = []HashAlgorithm{HashBLAKE3, HashSHA1}
+	}
+	for _, a := range h.algs {
+		h.hs = append(h.hs, newHasher(a))
+	}
+	return h
+}
+
+func (h *chunkHasher) Write(p []byte) {
+	for _, x := range h.hs {
+		x.Write(p)
+	}
+}
+
+// matches reports whether one of the sums is chunk i's meta hash, and
+// returns the sum of the first algorithm (h.algs[0]), appended to buf[:0].
+func (h *chunkHasher) matches(c *Container, i int, buf []byte) (ok bool, sum []byte) {
+	// The first algorithm last, so that sum ends as its.
+	for n := len(h.hs) - 1; n >= 0; n-- {
+		sum = h.hs[n].Sum(buf[:0])
+		ok = ok || c.metaMatches(i, sum)
+	}
+	return ok, sum
+}
+
+// wrongKeyHint is what a hash mismatch adds when the container is
+// encrypted: the likeliest cause is a wrong key.
+func (c *Container) wrongKeyHint() string {
+	if c.toc.Header.Encryption() != EncryptionNone {
+		return " (wrong AES key?)"
+	}
+	return ""
 }
 
 // ChunkHash computes the hash of chunk i's uncompressed data with the

@@ -1,19 +1,14 @@
 package iostore
 
 import (
-	"crypto/sha1"
 	"errors"
 	"fmt"
-	"hash"
 	"os"
 	"path"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/zeebo/blake3"
 )
 
 // ExtractOptions configures Extract.
@@ -248,10 +243,6 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 		}
 	}
 
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	var (
 		mu       sync.Mutex
 		staged   []stagedFile
@@ -276,43 +267,23 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 			progMu.Unlock()
 		}
 	}
-	// Largest chunks first, so that one big chunk does not finish last.
-	order := append([]int(nil), sel...)
-	sort.SliceStable(order, func(a, b int) bool { return c.chunks[order[a]].Size > c.chunks[order[b]].Size })
-	work := make(chan int)
-	var wg sync.WaitGroup
 	tag := fmt.Sprintf("%d", os.Getpid())
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := getScratch()
-			defer putScratch(s)
-			// extractOne checks every chunk against its meta hash.
-			s.hashChecked = true
-			for i := range work {
-				if failed.Load() {
-					continue
-				}
-				d := dirs[path.Dir(outPath[i])]
-				final := path.Base(outPath[i])
-				tmp := "." + final + ".unrmod-" + tag + ".tmp"
-				if err := c.extractOne(d, i, tmp, s, opts.Sync, report); err != nil {
-					d.remove(tmp)
-					fail(fmt.Errorf("%w (writing %s)", err, outPath[i]))
-					continue
-				}
-				mu.Lock()
-				staged = append(staged, stagedFile{d, tmp, final})
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, i := range order {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	c.forEachChunk(sel, opts.Workers, func(i int, s *scratch) {
+		if failed.Load() {
+			return
+		}
+		d := dirs[path.Dir(outPath[i])]
+		final := path.Base(outPath[i])
+		tmp := "." + final + ".unrmod-" + tag + ".tmp"
+		if err := c.extractOne(d, i, tmp, s, opts.Sync, report); err != nil {
+			d.remove(tmp)
+			fail(fmt.Errorf("%w (writing %s)", err, outPath[i]))
+			return
+		}
+		mu.Lock()
+		staged = append(staged, stagedFile{d, tmp, final})
+		mu.Unlock()
+	})
 	if firstErr != nil {
 		for _, f := range staged {
 			f.dir.remove(f.tmp)
@@ -337,24 +308,19 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 
 // extractOne decodes chunk i into the temporary file tmp and checks its hash.
 func (c *Container) extractOne(dir dirHandle, i int, tmp string, s *scratch, sync bool, report func(int)) error {
+	// The chunk hash is checked below: zlib's Adler-32 of the same bytes
+	// need not be.
+	s.hashChecked = true
 	f, err := dir.create(tmp)
 	if err != nil {
 		return err
 	}
-	v := c.toc.Header.Version
-	var hs []hash.Hash
-	if v == VersionPerfectHash {
-		hs = []hash.Hash{blake3.New(), sha1.New()}
-	} else {
-		hs = []hash.Hash{newHasher(v.ChunkHash())}
-	}
+	h := c.newChunkHasher()
 	err = c.eachPart(i, s, func(p []byte) error {
 		if _, err := f.Write(p); err != nil {
 			return fmt.Errorf("write %s: %w", tmp, err)
 		}
-		for _, h := range hs {
-			h.Write(p)
-		}
+		h.Write(p)
 		report(len(p))
 		return nil
 	})
@@ -367,15 +333,12 @@ func (c *Container) extractOne(dir dirHandle, i int, tmp string, s *scratch, syn
 	if err != nil {
 		return err
 	}
-	for _, h := range hs {
-		if c.metaMatches(i, h.Sum(s.hash[:0])) {
-			return nil
-		}
+	ok, sum := h.matches(c, i, s.hash)
+	s.hash = sum
+	if ok {
+		return nil
 	}
 	m := c.chunks[i].Meta.Hash20()
-	msg := fmt.Sprintf("the data does not match the chunk meta hash %x", m[:])
-	if c.toc.Header.Encryption() != EncryptionNone {
-		msg += " (wrong AES key?)"
-	}
+	msg := fmt.Sprintf("the data does not match the chunk meta hash %x", m[:]) + c.wrongKeyHint()
 	return errorf(c.file, c.chunkStruct(i), -1, ErrHashMismatch, "%s", msg)
 }

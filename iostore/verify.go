@@ -1,15 +1,10 @@
 package iostore
 
 import (
-	"crypto/sha1"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/zeebo/blake3"
 )
 
 // VerifyOptions configures Verify.
@@ -231,9 +226,6 @@ func formatMsg(err error) string {
 
 // verifyData decodes every chunk and compares its hash, in parallel.
 func (c *Container) verifyData(r *Report, workers int) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	t := c.toc
 	type result struct {
 		checked, skipped bool
@@ -248,77 +240,38 @@ func (c *Container) verifyData(r *Report, workers int) {
 		}
 	}
 	ms := int64(t.Header.Version.MetaSize())
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := getScratch()
-			defer putScratch(s)
-			for i := range work {
-				ch := &c.chunks[i]
-				if !c.blocksPlaced(i) || c.shareProblem(i) != "" {
-					continue // the range, a block entry or sharing is already reported
-				}
-				if why := c.undecodable(i); why != "" {
-					results[i] = result{skipped: true, why: why}
-					continue
-				}
-				v := t.Header.Version
-				hs := []HashAlgorithm{v.ChunkHash()}
-				if v == VersionPerfectHash {
-					hs = []HashAlgorithm{HashBLAKE3, HashSHA1}
-				}
-				sha, b3 := sha1.New(), blake3.New()
-				err := c.eachPart(i, s, func(p []byte) error {
-					for _, a := range hs {
-						if a == HashSHA1 {
-							sha.Write(p)
-						} else {
-							b3.Write(p)
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					results[i] = result{problem: &Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}}
-					continue
-				}
-				match := false
-				var got []byte
-				for _, a := range hs {
-					if a == HashSHA1 {
-						got = sha.Sum(nil)
-					} else {
-						got = b3.Sum(nil)
-					}
-					match = match || c.metaMatches(i, got)
-				}
-				res := result{checked: true}
-				if !match {
-					m := ch.Meta.Hash20()
-					msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", hs[0], got[:20], m[:])
-					if t.Header.Encryption() != EncryptionNone {
-						msg += " (wrong AES key?)"
-					}
-					res.problem = &Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
-				}
-				results[i] = res
-			}
-		}()
+	all := make([]int, len(c.chunks))
+	for i := range all {
+		all[i] = i
 	}
-	// Largest chunks first, so that one big chunk does not finish last.
-	order := make([]int, len(c.chunks))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return c.chunks[order[a]].Size > c.chunks[order[b]].Size })
-	for _, i := range order {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	c.forEachChunk(all, workers, func(i int, s *scratch) {
+		ch := &c.chunks[i]
+		if !c.blocksPlaced(i) || c.shareProblem(i) != "" {
+			return // the range, a block entry or sharing is already reported
+		}
+		if why := c.undecodable(i); why != "" {
+			results[i] = result{skipped: true, why: why}
+			return
+		}
+		h := c.newChunkHasher()
+		err := c.eachPart(i, s, func(p []byte) error {
+			h.Write(p)
+			return nil
+		})
+		if err != nil {
+			results[i] = result{problem: &Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}}
+			return
+		}
+		ok, got := h.matches(c, i, s.hash)
+		s.hash = got
+		res := result{checked: true}
+		if !ok {
+			m := ch.Meta.Hash20()
+			msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", h.algs[0], got[:20], m[:]) + c.wrongKeyHint()
+			res.problem = &Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
+		}
+		results[i] = res
+	})
 	whys := map[string]bool{}
 	for _, res := range results {
 		switch {
