@@ -79,10 +79,7 @@ func grow(b []byte, n int) []byte {
 
 // decompress decodes src into exactly n bytes in s.out and returns them.
 func (s *scratch) decompress(c codec, src []byte, n int) ([]byte, error) {
-	if cap(s.out) < n+inflateSlack {
-		s.out = make([]byte, n, n+inflateSlack)
-	}
-	s.out = s.out[:n]
+	s.out = grow(s.out, n+inflateSlack)[:n]
 	dst := s.out
 	switch c {
 	case codecZlib:
