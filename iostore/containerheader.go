@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/unrmod/unrmod/cityhash"
+	"github.com/unrmod/unrmod/internal/binio"
 )
 
 // This file decodes and encodes the container-header chunk (the package
@@ -1294,27 +1295,6 @@ func chAppendMappedName(dst []byte, n ContainerHeaderMappedName) []byte {
 	return binary.LittleEndian.AppendUint32(dst, n.Number)
 }
 
-// chAppendFString writes s as ASCII with a positive length when every
-// character is at most 0x7F, else as UTF-16LE with a negative length; both
-// count the terminating zero, the empty string is a zero length.
-func chAppendFString(dst []byte, s string) []byte {
-	le := binary.LittleEndian
-	if s == "" {
-		return le.AppendUint32(dst, 0)
-	}
-	if !cityhash.IsWideName(s) {
-		dst = le.AppendUint32(dst, uint32(len(s)+1))
-		dst = append(dst, s...)
-		return append(dst, 0)
-	}
-	u := utf16.Encode([]rune(s))
-	dst = le.AppendUint32(dst, uint32(-int32(len(u)+1)))
-	for _, x := range u {
-		dst = le.AppendUint16(dst, x)
-	}
-	return append(dst, 0, 0)
-}
-
 func (h *ContainerHeader) appendCultures(dst []byte) ([]byte, error) {
 	le := binary.LittleEndian
 	n, err := chCount("culture package map", len(h.Cultures))
@@ -1326,7 +1306,7 @@ func (h *ContainerHeader) appendCultures(dst []byte) ([]byte, error) {
 		if len(c.Culture) > math.MaxInt32/2-1 {
 			return nil, chEncodeError(fmt.Sprintf("culture %d", i), "name too long")
 		}
-		dst = chAppendFString(dst, c.Culture)
+		dst = binio.AppendFString32(dst, c.Culture)
 		m, err := chCount(fmt.Sprintf("culture %d packages", i), len(c.Packages))
 		if err != nil {
 			return nil, err

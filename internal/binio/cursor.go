@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // ErrTruncated is wrapped by every cursor error caused by data ending early.
@@ -278,6 +279,32 @@ func AppendFString(dst []byte, s string) []byte {
 	dst = AppendIndex(dst, -int32(len(u)+1))
 	for _, x := range u {
 		dst = binary.LittleEndian.AppendUint16(dst, x)
+	}
+	return append(dst, 0, 0)
+}
+
+// AppendFString32 appends s as UE4 and later write an FString: an int32
+// length, then the characters as bytes when every one is ASCII, else as
+// UTF-16LE with a negative length; both lengths count the terminating
+// zero. The empty string is a zero length.
+func AppendFString32(dst []byte, s string) []byte {
+	le := binary.LittleEndian
+	if s == "" {
+		return le.AppendUint32(dst, 0)
+	}
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		ascii = ascii && s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		dst = le.AppendUint32(dst, uint32(len(s)+1))
+		dst = append(dst, s...)
+		return append(dst, 0)
+	}
+	u := utf16.Encode([]rune(s))
+	dst = le.AppendUint32(dst, uint32(-int32(len(u)+1)))
+	for _, x := range u {
+		dst = le.AppendUint16(dst, x)
 	}
 	return append(dst, 0, 0)
 }

@@ -139,6 +139,22 @@ func TestAppendFStringForms(t *testing.T) {
 	}
 }
 
+func TestAppendFString32Forms(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want []byte
+	}{
+		{"", []byte{0, 0, 0, 0}},
+		{"Ab", []byte{3, 0, 0, 0, 'A', 'b', 0}},
+		{"é", []byte{0xFE, 0xFF, 0xFF, 0xFF, 0xE9, 0, 0, 0}}, // not ASCII: UTF-16
+		{"a\U0001F600", []byte{0xFC, 0xFF, 0xFF, 0xFF, 'a', 0, 0x3D, 0xD8, 0x00, 0xDE, 0, 0}},
+	} {
+		if got := AppendFString32([]byte{}, tc.s); !bytes.Equal(got, tc.want) {
+			t.Errorf("%q: % X, want % X", tc.s, got, tc.want)
+		}
+	}
+}
+
 func TestCursorFStringErrors(t *testing.T) {
 	cases := []struct {
 		name   string

@@ -17,13 +17,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/pierrec/lz4/v4"
 	"github.com/zeebo/blake3"
 
+	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -369,7 +369,7 @@ func (b *Container) directoryIndex() ([]byte, error) {
 		return nil, nil
 	}
 	le := binary.LittleEndian
-	out := appendFString(nil, b.MountPoint)
+	out := binio.AppendFString32(nil, b.MountPoint)
 	out = le.AppendUint32(out, uint32(len(dirs)))
 	for _, d := range dirs {
 		out = le.AppendUint32(out, d.name)
@@ -385,7 +385,7 @@ func (b *Container) directoryIndex() ([]byte, error) {
 	}
 	out = le.AppendUint32(out, uint32(len(strs)))
 	for _, s := range strs {
-		out = appendFString(out, s)
+		out = binio.AppendFString32(out, s)
 	}
 	if b.Key != nil {
 		out = pad16(out)
@@ -394,27 +394,6 @@ func (b *Container) directoryIndex() ([]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-// appendFString writes an FString: 8-bit when every character is ASCII,
-// UTF-16 otherwise; the length counts the terminating zero.
-func appendFString(b []byte, s string) []byte {
-	le := binary.LittleEndian
-	ascii := true
-	for _, r := range s {
-		ascii = ascii && r < 0x80
-	}
-	if ascii {
-		b = le.AppendUint32(b, uint32(len(s)+1))
-		b = append(b, s...)
-		return append(b, 0)
-	}
-	u := utf16.Encode([]rune(s))
-	b = le.AppendUint32(b, uint32(-int32(len(u)+1)))
-	for _, x := range u {
-		b = le.AppendUint16(b, x)
-	}
-	return le.AppendUint16(b, 0)
 }
 
 // StoreEntry427 is one package of a 4.27 container header.
