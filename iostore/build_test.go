@@ -20,6 +20,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // tcECB en- or decrypts AES-256-ECB with the standard library.
@@ -118,16 +119,16 @@ func tcHeaderFor(t testing.TB, v iostore.TocVersion, cid uint64, pkgs map[uint64
 		}
 		return iostorebuild.ContainerHeader427(cid, entries)
 	}
-	h := &iostore.ContainerHeader{Version: iostore.ContainerHeaderLocalizedPackages, ContainerID: cid}
+	h := &zen.ContainerHeader{Version: zen.HeaderLocalizedPackages, ContainerID: cid}
 	switch {
 	case v >= iostore.VersionReplaceIoChunkHashWithIoHash:
-		h.Version = iostore.ContainerHeaderSoftPackageReferencesOffset
+		h.Version = zen.HeaderSoftPackageReferencesOffset
 	case v >= iostore.VersionOnDemandMetaData:
-		h.Version = iostore.ContainerHeaderNoExportInfo
+		h.Version = zen.HeaderNoExportInfo
 	}
 	for _, id := range ids {
-		h.Packages = append(h.Packages, iostore.StoreEntry{PackageID: id, ExportCount: 1, ExportBundleCount: 1})
-		if h.Version >= iostore.ContainerHeaderNoExportInfo {
+		h.Packages = append(h.Packages, zen.StoreEntry{PackageID: id, ExportCount: 1, ExportBundleCount: 1})
+		if h.Version >= zen.HeaderNoExportInfo {
 			h.Packages[len(h.Packages)-1].ExportCount, h.Packages[len(h.Packages)-1].ExportBundleCount = 0, 0
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/unrmod/unrmod/cityhash"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // ChunkContent is what the bytes of a single chunk, saved as a file (by
@@ -14,7 +15,7 @@ type ChunkContent uint8
 const (
 	ContentUnknown ChunkContent = iota
 	// ContentContainerHeader is a container-header chunk: the UE5 layout
-	// (it starts with ContainerHeaderSignature) or the 4.2x one, which has
+	// (it starts with zen.HeaderSignature) or the 4.2x one, which has
 	// no signature and is recognised by decoding it.
 	ContentContainerHeader
 	// ContentZenPackageUE4 is a UE 4.26/4.27 zen package (a 64-byte
@@ -45,14 +46,14 @@ func (k ChunkContent) String() string {
 func DetectChunkContent(data []byte) ChunkContent {
 	le := binary.LittleEndian
 	switch {
-	case len(data) >= 8 && le.Uint32(data) == ContainerHeaderSignature:
+	case len(data) >= 8 && le.Uint32(data) == zen.HeaderSignature:
 		return ContentContainerHeader
 	case isZenPackageUE4(data):
 		return ContentZenPackageUE4
 	case isZenPackageUE5(data):
 		return ContentZenPackageUE5
 	}
-	if h, err := DecodeContainerHeader("", data); err == nil && h.Version == ContainerHeaderUE4 && len(h.Trailing) == 0 {
+	if h, err := zen.DecodeContainerHeader("", data); err == nil && h.Version == zen.HeaderUE4 && len(h.Trailing) == 0 {
 		return ContentContainerHeader
 	}
 	return ContentUnknown

@@ -48,9 +48,9 @@
 // errors.Is.
 //
 // The container-header chunk (the package store) is located by
-// Container.ContainerHeaderChunk and decoded by DecodeContainerHeader. Its
-// errors are *FormatError values too, naming a "container header ..."
-// structure and an offset within the chunk; ErrCorruptContainerHeader and
-// ErrUnsupportedContainerHeaderVersion also match ErrCorrupt and
-// ErrUnsupportedVersion.
+// Container.ContainerHeaderChunk and decoded by zen.DecodeContainerHeader
+// (package iostore/zen, the codec of what the chunks hold). Its errors are
+// *FormatError values too (the same type), naming a "container header ..."
+// structure and an offset within the chunk, and wrapping the same
+// ErrCorrupt and ErrUnsupportedVersion sentinels.
 package iostore

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // Sentinel errors, wrapped by the errors this package returns, for callers
@@ -12,14 +14,15 @@ var (
 	// ErrNotContainer means the file does not start with the TOC magic
 	// "-==--==--==--==-".
 	ErrNotContainer = errors.New("not an IoStore table of contents (magic is not -==--==--==--==-)")
-	// ErrUnsupportedVersion means the TOC version is outside 1..10, or uses
-	// a part of the layout whose encoding is unknown (TOC version 9 source
-	// hashes). ErrUnsupportedContainerHeaderVersion matches it too.
-	ErrUnsupportedVersion = errors.New("unsupported TOC version")
+	// ErrUnsupportedVersion means the TOC version is outside 1..10, uses a
+	// part of the layout whose encoding is unknown (TOC version 9 source
+	// hashes), or a container header has an unknown version. It is
+	// zen.ErrUnsupportedVersion.
+	ErrUnsupportedVersion = zen.ErrUnsupportedVersion
 	// ErrCorrupt means a structure is inconsistent: a count, size, offset or
-	// reference that cannot be right. ErrCorruptContainerHeader matches it
-	// too.
-	ErrCorrupt = errors.New("corrupt container")
+	// reference that cannot be right. It is zen.ErrCorrupt, so corrupt zen
+	// packages and container headers match it too.
+	ErrCorrupt = zen.ErrCorrupt
 	// ErrUnsupportedMethod means a compression block uses a method unrmod
 	// cannot decode. The error is a *MethodError naming the method.
 	ErrUnsupportedMethod = errors.New("unsupported compression method")
@@ -49,34 +52,8 @@ var (
 // .ucas partition), the structure being decoded, the byte offset in that
 // file and what is wrong. Problems in a container-header chunk name the
 // structure "container header ..." and give the offset within the chunk.
-type FormatError struct {
-	File   string // file name as given to Open or DecodeContainerHeader; "" when encoding
-	Struct string // e.g. "TOC header", "compression block 301", "container header store entry 12 (package 0x14f2082da820101a)"
-	Offset int64  // byte offset in File (in the chunk for a container header); -1 when not tied to one
-	Msg    string // what is wrong
-	Err    error  // underlying cause or sentinel, if any
-}
-
-// Error returns "FILE: STRUCT at 0xOFFSET: MESSAGE".
-func (e *FormatError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File + ": ")
-	}
-	b.WriteString(e.Struct)
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, " at 0x%X", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	if e.Err != nil && e.Msg == "" {
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the cause, for errors.Is and errors.As.
-func (e *FormatError) Unwrap() error { return e.Err }
+// It is the type package zen returns too.
+type FormatError = zen.FormatError
 
 // MethodError is returned when a block needs a compression method unrmod
 // cannot decode. It matches ErrUnsupportedMethod, and ErrOodle when the
@@ -102,20 +79,9 @@ func (e *MethodError) Is(target error) bool {
 
 func isOodle(method string) bool { return strings.EqualFold(method, "Oodle") }
 
-// Problem is one inconsistency found by Verify.
-type Problem struct {
-	Struct string // e.g. "chunk 12 (Game/Maps/Foo.umap)", "compression block 301"
-	Offset int64  // byte offset in the .utoc; -1 when not tied to one
-	Msg    string
-}
-
-// String returns "STRUCT at 0xOFFSET: MESSAGE" (without an offset when there is none).
-func (q Problem) String() string {
-	if q.Offset >= 0 {
-		return fmt.Sprintf("%s at 0x%X: %s", q.Struct, q.Offset, q.Msg)
-	}
-	return q.Struct + ": " + q.Msg
-}
+// Problem is one inconsistency found by Verify (the type package zen's
+// verifiers return).
+type Problem = zen.Problem
 
 // errorf builds a *FormatError.
 func errorf(file, structure string, off int64, cause error, format string, args ...any) error {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 const tcFuzzFile = "Fuzz.utoc"
@@ -237,7 +238,14 @@ func TestFuzzSeedsDecode(t *testing.T) {
 // with container headers and the zen packages of the corpus. It must never
 // panic, and a header it recognises without the UE5 signature must decode.
 func FuzzDetectChunkContent(f *testing.F) {
-	for _, data := range chSyntheticHeaders() {
+	for v := zen.HeaderUE4; v <= zen.HeaderLatest; v++ {
+		h := &zen.ContainerHeader{Version: v, ContainerID: 0x1234, Packages: []zen.StoreEntry{
+			{PackageID: 1, ImportedPackages: []uint64{2}}, {PackageID: 2},
+		}}
+		data, err := h.Encode()
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(data)
 	}
 	for _, pattern := range []string{"other/grounded/zen_ue4_27/*.uasset", "other/ue5_cooked_pairs/*.uzenasset"} {
@@ -250,9 +258,9 @@ func FuzzDetectChunkContent(f *testing.F) {
 		if k > iostore.ContentZenPackageUE5 {
 			t.Fatalf("unknown content kind %d", k)
 		}
-		signed := len(data) >= 4 && binary.LittleEndian.Uint32(data) == iostore.ContainerHeaderSignature
+		signed := len(data) >= 4 && binary.LittleEndian.Uint32(data) == zen.HeaderSignature
 		if k == iostore.ContentContainerHeader && !signed {
-			if _, err := iostore.DecodeContainerHeader("fuzz", data); err != nil {
+			if _, err := zen.DecodeContainerHeader("fuzz", data); err != nil {
 				t.Fatalf("recognised as a container header but does not decode: %v", err)
 			}
 		}

@@ -1,8 +1,9 @@
 package iostore
 
 import (
-	"fmt"
 	"sort"
+
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // verifyContainerHeader decodes the container-header chunk and checks it
@@ -23,7 +24,7 @@ func (c *Container) verifyContainerHeader(add func(string, int64, string, ...any
 		return
 	}
 	structure := c.chunkStruct(k)
-	h, err := DecodeContainerHeader(c.file, data)
+	h, err := zen.DecodeContainerHeader(c.file, data)
 	if err != nil {
 		add(structure, -1, "container header does not decode: %s", formatMsg(err))
 		return
@@ -50,7 +51,7 @@ func (c *Container) verifyContainerHeader(add func(string, int64, string, ...any
 			add(structure, -1, "store entry %d (package 0x%016x) has no package chunk %s in this container", n, e.PackageID, id)
 			continue
 		}
-		if h.Version == ContainerHeaderUE4 && !h.CompactStoreEntries && e.ExportBundlesSize != c.chunks[i].Size {
+		if h.Version == zen.HeaderUE4 && !h.CompactStoreEntries && e.ExportBundlesSize != c.chunks[i].Size {
 			add(structure, -1, "store entry %d (package 0x%016x): ExportBundlesSize %d, its package chunk %d is %d bytes",
 				n, e.PackageID, e.ExportBundlesSize, i, c.chunks[i].Size)
 		}
@@ -66,39 +67,4 @@ func (c *Container) verifyContainerHeader(add func(string, int64, string, ...any
 	for _, i := range orphans {
 		add(c.chunkStruct(i), -1, "package 0x%016x has no store entry in the container header: the engine cannot load it", c.chunks[i].ID.Value())
 	}
-}
-
-// Problems reports inconsistencies inside a decoded container header that
-// its layout does not rule out: a package listed twice, a package importing
-// itself, negative export counts. An engine-written header has none. Offsets are -1: the entries are checked
-// as decoded.
-func (h *ContainerHeader) Problems() []Problem {
-	var out []Problem
-	add := func(structure, format string, args ...any) {
-		out = append(out, Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
-	}
-	seen := make(map[uint64]string, len(h.Packages)+len(h.OptionalSegmentPackages))
-	for _, seg := range []struct {
-		what    string
-		entries []StoreEntry
-	}{{"store entry", h.Packages}, {"optional segment store entry", h.OptionalSegmentPackages}} {
-		for n, e := range seg.entries {
-			where := fmt.Sprintf("%s %d (package 0x%016x)", seg.what, n, e.PackageID)
-			if prev, dup := seen[e.PackageID]; dup {
-				add(where, "the package is also %s", prev)
-				continue
-			}
-			seen[e.PackageID] = fmt.Sprintf("%s %d", seg.what, n)
-			for _, imp := range e.ImportedPackages {
-				if imp == e.PackageID {
-					add(where, "the package imports itself")
-					break
-				}
-			}
-			if e.ExportCount < 0 || e.ExportBundleCount < 0 {
-				add(where, "negative export count %d or export bundle count %d", e.ExportCount, e.ExportBundleCount)
-			}
-		}
-	}
-	return out
 }

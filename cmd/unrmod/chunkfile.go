@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // legacyTag is the first word of a legacy package.
@@ -53,11 +54,11 @@ func (c *chunkFile) zenNotYet() error {
 }
 
 // header decodes the file as a container header.
-func (c *chunkFile) header() (*iostore.ContainerHeader, error) {
+func (c *chunkFile) header() (*zen.ContainerHeader, error) {
 	if c.content != iostore.ContentContainerHeader {
 		return nil, c.zenNotYet()
 	}
-	return iostore.DecodeContainerHeader(c.file, c.data)
+	return zen.DecodeContainerHeader(c.file, c.data)
 }
 
 // headerInfoDoc is the output of "unrmod info" for a container-header chunk.
@@ -85,7 +86,7 @@ type headerInfoDoc struct {
 }
 
 // newHeaderInfoDoc summarizes a decoded container header.
-func newHeaderInfoDoc(c *chunkFile, h *iostore.ContainerHeader) *headerInfoDoc {
+func newHeaderInfoDoc(c *chunkFile, h *zen.ContainerHeader) *headerInfoDoc {
 	s := h.Summary()
 	d := &headerInfoDoc{
 		File: c.file, Kind: "container-header", Size: len(c.data),
@@ -124,7 +125,7 @@ func (d *headerInfoDoc) writeText(w io.Writer) error {
 	line("Version", "%s", headerVersionText(d.Version, d.VersionName, d.Engines))
 	line("Container id", "%s", d.ContainerID)
 	line("Packages", "%d (%d-byte store entries)", d.Packages, d.StoreEntrySize)
-	if d.Version >= int(iostore.ContainerHeaderOptionalSegmentPackages) {
+	if d.Version >= int(zen.HeaderOptionalSegmentPackages) {
 		line("Optional segment", "%d packages", d.OptionalSegmentPackages)
 	}
 	line("Imported packages", "%d references", d.ImportedPackageRefs)
@@ -142,7 +143,7 @@ func (d *headerInfoDoc) writeText(w io.Writer) error {
 		line("Localized", "%d packages", d.LocalizedPackages)
 	}
 	line("Redirects", "%d", d.Redirects)
-	if d.Version >= int(iostore.ContainerHeaderSoftPackageReferences) {
+	if d.Version >= int(zen.HeaderSoftPackageReferences) {
 		line("Soft references", "%d packages", d.SoftReferencedPackages)
 	}
 	layout := "canonical: unrmod re-encodes it byte for byte from the model"
@@ -213,14 +214,14 @@ type softReferencesDoc struct {
 }
 
 // newHeaderDumpDoc converts a container header, with ids as hex.
-func newHeaderDumpDoc(file string, h *iostore.ContainerHeader) *headerDumpDoc {
-	ue4 := h.Version == iostore.ContainerHeaderUE4
+func newHeaderDumpDoc(file string, h *zen.ContainerHeader) *headerDumpDoc {
+	ue4 := h.Version == zen.HeaderUE4
 	d := &headerDumpDoc{
 		File: file, Kind: "container-header", Version: int(h.Version), VersionName: h.Version.String(),
 		ContainerID: hex64(h.ContainerID), Names: h.Names, ue4: ue4,
-		exportInfo: h.Version < iostore.ContainerHeaderNoExportInfo,
+		exportInfo: h.Version < zen.HeaderNoExportInfo,
 	}
-	entries := func(es []iostore.StoreEntry) []storeEntryDoc {
+	entries := func(es []zen.StoreEntry) []storeEntryDoc {
 		out := make([]storeEntryDoc, len(es))
 		for i, e := range es {
 			o := &out[i]
@@ -245,7 +246,7 @@ func newHeaderDumpDoc(file string, h *iostore.ContainerHeader) *headerDumpDoc {
 	if len(h.OptionalSegmentPackages) > 0 {
 		d.OptionalSegmentPackages = entries(h.OptionalSegmentPackages)
 	}
-	name := func(n iostore.ContainerHeaderMappedName) string {
+	name := func(n zen.MappedName) string {
 		s, err := h.Name(n)
 		if err != nil {
 			return fmt.Sprintf("(name index %d: %v)", n.IndexAndType&(1<<30-1), err)
@@ -282,7 +283,7 @@ func newHeaderDumpDoc(file string, h *iostore.ContainerHeader) *headerDumpDoc {
 // writeText prints the store entries as a table, then the other lists.
 func (d *headerDumpDoc) writeText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Container header, version %s; container %s\n", headerVersionText(d.Version, d.VersionName, iostore.ContainerHeaderVersion(d.Version).Engine()), d.ContainerID)
+	fmt.Fprintf(&b, "Container header, version %s; container %s\n", headerVersionText(d.Version, d.VersionName, zen.HeaderVersion(d.Version).Engine()), d.ContainerID)
 	d.writeEntries(&b, "Packages", d.Packages)
 	if len(d.OptionalSegmentPackages) > 0 {
 		d.writeEntries(&b, "Optional segment packages", d.OptionalSegmentPackages)

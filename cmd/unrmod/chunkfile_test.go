@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // TestContainerHeaderFiles runs info, dump and verify on the real
@@ -114,7 +114,7 @@ func TestZenPackageFiles(t *testing.T) {
 // project's encoder (no corpus needed) and checks verify and dump on them.
 func TestContainerHeaderFileProblems(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, h *iostore.ContainerHeader) string {
+	write := func(name string, h *zen.ContainerHeader) string {
 		data, err := h.Encode()
 		if err != nil {
 			t.Fatal(err)
@@ -125,11 +125,11 @@ func TestContainerHeaderFileProblems(t *testing.T) {
 		}
 		return p
 	}
-	v := iostore.ContainerHeaderNoExportInfo
-	good := write("good.bin", &iostore.ContainerHeader{Version: v, ContainerID: 7, Packages: []iostore.StoreEntry{
+	v := zen.HeaderNoExportInfo
+	good := write("good.bin", &zen.ContainerHeader{Version: v, ContainerID: 7, Packages: []zen.StoreEntry{
 		{PackageID: 1, ImportedPackages: []uint64{2}}, {PackageID: 2},
 	}})
-	bad := write("bad.bin", &iostore.ContainerHeader{Version: v, ContainerID: 7, Packages: []iostore.StoreEntry{
+	bad := write("bad.bin", &zen.ContainerHeader{Version: v, ContainerID: 7, Packages: []zen.StoreEntry{
 		{PackageID: 1, ImportedPackages: []uint64{1}}, {PackageID: 2}, {PackageID: 1},
 	}})
 	if stdout, _, code := runCLI(t, "verify", good); code != 0 || !strings.Contains(stdout, "container header 3 NoExportInfo (UE 5.3–5.4)") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // containerInfoDoc is the output of "unrmod info" for an IoStore container.
@@ -202,7 +203,7 @@ func describeContainerHeader(c *iostore.Container, k int) *chunkHeaderDoc {
 		d.Error = "not read: " + errorMsg(err)
 		return d
 	}
-	ch, err := iostore.DecodeContainerHeader(c.File(), data)
+	ch, err := zen.DecodeContainerHeader(c.File(), data)
 	if err != nil {
 		d.Error = strings.TrimPrefix(err.Error(), c.File()+": ")
 		return d

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 )
 
@@ -111,8 +111,8 @@ type verifyFileDoc struct {
 	Exports   int                 `json:"exports"`
 	Container *containerVerifyDoc `json:"container,omitempty"`
 	// ContainerHeader summarizes a container-header chunk given as a file.
-	ContainerHeader *iostore.ContainerHeaderSummary `json:"container_header,omitempty"`
-	Problems        []problemDoc                    `json:"problems"`
+	ContainerHeader *zen.HeaderSummary `json:"container_header,omitempty"`
+	Problems        []problemDoc       `json:"problems"`
 }
 
 // problemDoc is one problem: the structure, the absolute file offset (null

@@ -7,6 +7,7 @@ import (
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // DemoKey is the AES key of the encrypted demo container, printed in the
@@ -105,9 +106,9 @@ func demoHeader(v iostore.TocVersion, cid uint64, sizes map[uint64]int) ([]byte,
 		}
 		return ContainerHeader427(cid, entries), nil
 	}
-	h := &iostore.ContainerHeader{Version: iostore.ContainerHeaderSoftPackageReferencesOffset, ContainerID: cid}
+	h := &zen.ContainerHeader{Version: zen.HeaderSoftPackageReferencesOffset, ContainerID: cid}
 	for _, id := range ids {
-		h.Packages = append(h.Packages, iostore.StoreEntry{PackageID: id})
+		h.Packages = append(h.Packages, zen.StoreEntry{PackageID: id})
 	}
 	return h.Encode()
 }

@@ -1,4 +1,4 @@
-package iostore_test
+package zen_test
 
 import (
 	"bytes"
@@ -17,10 +17,10 @@ import (
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
-// ---- synthetic headers, laid out byte by byte from docs/iostore.md §5 ----
+// ---- synthetic headers, laid out byte by byte from docs/zen.md §5 ----
 //
 // chBuild writes every structure itself (it does not use Encode), so the
 // decoder is tested against bytes derived from the format description.
@@ -35,17 +35,17 @@ type chSpecPkg struct {
 }
 
 type chSpec struct {
-	version     iostore.ContainerHeaderVersion
+	version     zen.HeaderVersion
 	containerID uint64
 	compact     bool // UE4 16-byte entries
 	hashSize    int  // 20 or 8
 	names       []string
 	packages    []chSpecPkg
 	optional    []chSpecPkg
-	localized   []iostore.ContainerHeaderLocalizedPackage
-	cultures    []iostore.ContainerHeaderCulture
-	redirects   []iostore.ContainerHeaderRedirect
-	soft        *iostore.ContainerHeaderSoftReferences
+	localized   []zen.LocalizedPackage
+	cultures    []zen.Culture
+	redirects   []zen.Redirect
+	soft        *zen.SoftReferences
 	trailing    []byte
 }
 
@@ -53,7 +53,7 @@ type chBuf struct{ b []byte }
 
 func (w *chBuf) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
 func (w *chBuf) u64(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
-func (w *chBuf) name(n iostore.ContainerHeaderMappedName) {
+func (w *chBuf) name(n zen.MappedName) {
 	w.u32(n.IndexAndType)
 	w.u32(n.Number)
 }
@@ -260,16 +260,16 @@ func chBuild(s chSpec) []byte {
 }
 
 // chWant is the model DecodeContainerHeader must produce for a spec.
-func chWant(s chSpec) *iostore.ContainerHeader {
-	h := &iostore.ContainerHeader{
+func chWant(s chSpec) *zen.ContainerHeader {
+	h := &zen.ContainerHeader{
 		Version: s.version, ContainerID: s.containerID, CompactStoreEntries: s.compact,
 		Names: s.names, LocalizedPackages: s.localized, Cultures: s.cultures,
 		Redirects: s.redirects, SoftReferences: s.soft, Trailing: s.trailing,
 	}
-	conv := func(pkgs []chSpecPkg) []iostore.StoreEntry {
-		var out []iostore.StoreEntry
+	conv := func(pkgs []chSpecPkg) []zen.StoreEntry {
+		var out []zen.StoreEntry
 		for _, p := range pkgs {
-			e := iostore.StoreEntry{PackageID: p.id, ImportedPackages: p.imports, ShaderMapHashes: p.hashes}
+			e := zen.StoreEntry{PackageID: p.id, ImportedPackages: p.imports, ShaderMapHashes: p.hashes}
 			if s.version < 3 {
 				e.ExportCount, e.ExportBundleCount = p.exports, p.bundles
 			}
@@ -297,7 +297,7 @@ func chHash(n, size int) []byte {
 }
 
 // chSpecFor returns a spec that fills every structure version v has.
-func chSpecFor(v iostore.ContainerHeaderVersion) chSpec {
+func chSpecFor(v zen.HeaderVersion) chSpec {
 	s := chSpec{version: v, containerID: cityhash.ContainerID("pakchunk9-Windows"), hashSize: 20}
 	a, b, c := cityhash.PackageID("/Game/A"), cityhash.PackageID("/Game/B"), cityhash.PackageID("/Game/Maps/C")
 	s.packages = []chSpecPkg{
@@ -312,26 +312,26 @@ func chSpecFor(v iostore.ContainerHeaderVersion) chSpec {
 		s.names = []string{"Container", "Nämé"} // a wide name at an odd position gets a pad byte
 	}
 	if v >= 1 {
-		s.localized = []iostore.ContainerHeaderLocalizedPackage{{SourcePackageID: a, SourceName: iostore.ContainerHeaderMappedName{IndexAndType: 1 | 1<<30}}}
+		s.localized = []zen.LocalizedPackage{{SourcePackageID: a, SourceName: zen.MappedName{IndexAndType: 1 | 1<<30}}}
 	}
 	if v >= 2 {
 		s.optional = []chSpecPkg{{id: cityhash.PackageID("/Game/A.o"), exports: 1, bundles: 1, imports: []uint64{a}}}
 	}
 	if v < 0 {
-		s.cultures = []iostore.ContainerHeaderCulture{
-			{Culture: "de", Packages: []iostore.ContainerHeaderLocalizedPair{{SourcePackageID: a, LocalizedPackageID: cityhash.PackageID("/Game/L10N/de/A")}}},
+		s.cultures = []zen.Culture{
+			{Culture: "de", Packages: []zen.LocalizedPair{{SourcePackageID: a, LocalizedPackageID: cityhash.PackageID("/Game/L10N/de/A")}}},
 			{Culture: "ÿ-wide", Packages: nil},
 			{Culture: ""},
 		}
-		s.redirects = []iostore.ContainerHeaderRedirect{{SourcePackageID: cityhash.PackageID("/Game/Old"), TargetPackageID: b}}
+		s.redirects = []zen.Redirect{{SourcePackageID: cityhash.PackageID("/Game/Old"), TargetPackageID: b}}
 	} else {
-		s.redirects = []iostore.ContainerHeaderRedirect{
-			{SourcePackageID: cityhash.PackageID("/Game/Old"), TargetPackageID: b, SourceName: iostore.ContainerHeaderMappedName{IndexAndType: 1 << 30}},
-			{SourcePackageID: cityhash.PackageID("/Game/Old/Sub_2"), TargetPackageID: c, SourceName: iostore.ContainerHeaderMappedName{IndexAndType: 2 | 1<<30, Number: 3}},
+		s.redirects = []zen.Redirect{
+			{SourcePackageID: cityhash.PackageID("/Game/Old"), TargetPackageID: b, SourceName: zen.MappedName{IndexAndType: 1 << 30}},
+			{SourcePackageID: cityhash.PackageID("/Game/Old/Sub_2"), TargetPackageID: c, SourceName: zen.MappedName{IndexAndType: 2 | 1<<30, Number: 3}},
 		}
 	}
 	if v >= 4 {
-		s.soft = &iostore.ContainerHeaderSoftReferences{
+		s.soft = &zen.SoftReferences{
 			PackageIDs: []uint64{c, cityhash.PackageID("/Game/Soft")},
 			Indices:    [][]uint32{{0, 1}, nil, {1}},
 		}
@@ -344,15 +344,15 @@ func chSpecFor(v iostore.ContainerHeaderVersion) chSpec {
 // and layout variant; the fuzz target uses them as seeds.
 func chSyntheticHeaders() map[string][]byte {
 	out := map[string][]byte{}
-	for v := iostore.ContainerHeaderUE4; v <= iostore.ContainerHeaderLatest; v++ {
+	for v := zen.HeaderUE4; v <= zen.HeaderLatest; v++ {
 		out[v.String()] = chBuild(chSpecFor(v))
 		empty := chSpec{version: v, containerID: 1}
 		out[v.String()+"/empty"] = chBuild(empty)
 	}
-	compact := chSpecFor(iostore.ContainerHeaderUE4)
+	compact := chSpecFor(zen.HeaderUE4)
 	compact.compact = true
 	out["UE4/compact"] = chBuild(compact)
-	ue58 := chSpecFor(iostore.ContainerHeaderLatest)
+	ue58 := chSpecFor(zen.HeaderLatest)
 	ue58.hashSize = 8
 	ue58.packages[1].hashes = [][]byte{chHash(1, 8), chHash(2, 8), chHash(3, 8)}
 	out["UE5.8 8-byte hashes"] = chBuild(ue58)
@@ -362,13 +362,13 @@ func chSyntheticHeaders() map[string][]byte {
 func TestContainerHeaderSynthetic(t *testing.T) {
 	var specs []chSpec
 	names := []string{}
-	for v := iostore.ContainerHeaderUE4; v <= iostore.ContainerHeaderLatest; v++ {
+	for v := zen.HeaderUE4; v <= zen.HeaderLatest; v++ {
 		specs = append(specs, chSpecFor(v), chSpec{version: v, containerID: 1})
 		names = append(names, v.String(), v.String()+"/empty")
 	}
-	compact := chSpecFor(iostore.ContainerHeaderUE4)
+	compact := chSpecFor(zen.HeaderUE4)
 	compact.compact = true
-	ue58 := chSpecFor(iostore.ContainerHeaderLatest)
+	ue58 := chSpecFor(zen.HeaderLatest)
 	ue58.hashSize = 8
 	ue58.packages[1].hashes = [][]byte{chHash(1, 8), chHash(2, 8), chHash(3, 8)}
 	specs = append(specs, compact, ue58)
@@ -377,7 +377,7 @@ func TestContainerHeaderSynthetic(t *testing.T) {
 	for i, s := range specs {
 		t.Run(names[i], func(t *testing.T) {
 			data := chBuild(s)
-			h, err := iostore.DecodeContainerHeader("synthetic", data)
+			h, err := zen.DecodeContainerHeader("synthetic", data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -399,7 +399,7 @@ func TestContainerHeaderSynthetic(t *testing.T) {
 	}
 }
 
-func chRoundTrip(t *testing.T, h *iostore.ContainerHeader, data []byte) {
+func chRoundTrip(t *testing.T, h *zen.ContainerHeader, data []byte) {
 	t.Helper()
 	out, err := h.Encode()
 	if err != nil {
@@ -416,19 +416,19 @@ func chRoundTrip(t *testing.T, h *iostore.ContainerHeader, data []byte) {
 
 func TestContainerHeaderVersionNames(t *testing.T) {
 	tests := []struct {
-		v      iostore.ContainerHeaderVersion
+		v      zen.HeaderVersion
 		name   string
 		engine string
 	}{
-		{iostore.ContainerHeaderUE4, "UE4", "4.25–4.27"},
-		{iostore.ContainerHeaderInitial, "Initial", "5.0 pre-release"},
-		{iostore.ContainerHeaderLocalizedPackages, "LocalizedPackages", "5.0"},
-		{iostore.ContainerHeaderOptionalSegmentPackages, "OptionalSegmentPackages", "5.1–5.2"},
-		{iostore.ContainerHeaderNoExportInfo, "NoExportInfo", "5.3–5.4"},
-		{iostore.ContainerHeaderSoftPackageReferences, "SoftPackageReferences", "5.5"},
-		{iostore.ContainerHeaderSoftPackageReferencesOffset, "SoftPackageReferencesOffset", "5.6–5.8"},
-		{6, "ContainerHeaderVersion(6)", ""},
-		{-2, "ContainerHeaderVersion(-2)", ""},
+		{zen.HeaderUE4, "UE4", "4.25–4.27"},
+		{zen.HeaderInitial, "Initial", "5.0 pre-release"},
+		{zen.HeaderLocalizedPackages, "LocalizedPackages", "5.0"},
+		{zen.HeaderOptionalSegmentPackages, "OptionalSegmentPackages", "5.1–5.2"},
+		{zen.HeaderNoExportInfo, "NoExportInfo", "5.3–5.4"},
+		{zen.HeaderSoftPackageReferences, "SoftPackageReferences", "5.5"},
+		{zen.HeaderSoftPackageReferencesOffset, "SoftPackageReferencesOffset", "5.6–5.8"},
+		{6, "HeaderVersion(6)", ""},
+		{-2, "HeaderVersion(-2)", ""},
 	}
 	for _, tt := range tests {
 		if tt.v.String() != tt.name || tt.v.Engine() != tt.engine || tt.v.Known() != (tt.engine != "") {
@@ -442,51 +442,51 @@ func TestContainerHeaderVersionNames(t *testing.T) {
 // in KeptRaw, and encode canonically once that part of the model changes.
 func TestContainerHeaderKeptRaw(t *testing.T) {
 	le := binary.LittleEndian
-	base := chSpecFor(iostore.ContainerHeaderLatest)
+	base := chSpecFor(zen.HeaderLatest)
 	tests := []struct {
 		name   string
 		spec   chSpec
 		mutate func(b []byte) []byte
 		part   string
-		edit   func(h *iostore.ContainerHeader)
+		edit   func(h *zen.ContainerHeader)
 	}{
 		{"unused view offset", base, func(b []byte) []byte {
 			// Package 1's ImportedPackages view {0, 0} at the start of its entry.
 			p := chFind(b, le.AppendUint64(nil, cityhash.PackageID("/Game/Maps/C"))) + 8 + 4 + 16
 			le.PutUint32(b[p+4:], 0x1234)
 			return b
-		}, "packages", func(h *iostore.ContainerHeader) { h.Packages[1].ImportedPackages = []uint64{42} }},
+		}, "packages", func(h *zen.ContainerHeader) { h.Packages[1].ImportedPackages = []uint64{42} }},
 		{"stale name hash", base, func(b []byte) []byte {
 			p := chFind(b, le.AppendUint64(nil, cityhash.NameHash("/Game/Old")))
 			b[p] ^= 1
 			return b
-		}, "redirects name map", func(h *iostore.ContainerHeader) { h.Names[0] = "/Game/New" }},
+		}, "redirects name map", func(h *zen.ContainerHeader) { h.Names[0] = "/Game/New" }},
 		{"soft references without block", chSpec{version: 5, containerID: 9}, func(b []byte) []byte {
 			b = b[:len(b)-4]               // drop the flag...
 			le.PutUint64(b[len(b)-16:], 0) // ...offset 0
 			le.PutUint64(b[len(b)-8:], 0)  // ...size 0, as a tool might write
 			return b
-		}, "soft package references", func(h *iostore.ContainerHeader) {
-			h.SoftReferences = &iostore.ContainerHeaderSoftReferences{}
+		}, "soft package references", func(h *zen.ContainerHeader) {
+			h.SoftReferences = &zen.SoftReferences{}
 		}},
-		{"package count differs", chSpecFor(iostore.ContainerHeaderLocalizedPackages), func(b []byte) []byte {
+		{"package count differs", chSpecFor(zen.HeaderLocalizedPackages), func(b []byte) []byte {
 			le.PutUint32(b[16:], 77)
 			return b
-		}, "package count", func(h *iostore.ContainerHeader) { h.Packages = h.Packages[:2] }},
-		{"ASCII culture stored as UTF-16", chSpecFor(iostore.ContainerHeaderUE4), func(b []byte) []byte {
+		}, "package count", func(h *zen.ContainerHeader) { h.Packages = h.Packages[:2] }},
+		{"ASCII culture stored as UTF-16", chSpecFor(zen.HeaderUE4), func(b []byte) []byte {
 			p := chFind(b, []byte{3, 0, 0, 0, 'd', 'e', 0})
 			wide := []byte{0xFD, 0xFF, 0xFF, 0xFF, 'd', 0, 'e', 0, 0, 0}
 			return slices.Concat(b[:p], wide, b[p+7:])
-		}, "culture package map", func(h *iostore.ContainerHeader) { h.Cultures[0].Culture = "fr" }},
+		}, "culture package map", func(h *zen.ContainerHeader) { h.Cultures[0].Culture = "fr" }},
 		{"name hash list without algorithm id", chSpec{version: -1, containerID: 3}, func(b []byte) []byte {
 			// UE4 empty Names, NameHashes of 0 bytes instead of the 8-byte id.
 			return slices.Concat(b[:16], []byte{0, 0, 0, 0}, b[28:])
-		}, "names and name hashes", func(h *iostore.ContainerHeader) { h.Names = []string{"X"} }},
+		}, "names and name hashes", func(h *zen.ContainerHeader) { h.Names = []string{"X"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := tt.mutate(chBuild(tt.spec))
-			h, err := iostore.DecodeContainerHeader("kept", data)
+			h, err := zen.DecodeContainerHeader("kept", data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -499,7 +499,7 @@ func TestContainerHeaderKeptRaw(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h2, err := iostore.DecodeContainerHeader("edited", out)
+			h2, err := zen.DecodeContainerHeader("edited", out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -528,8 +528,8 @@ func chFind(b, sub []byte) int {
 // structure, never a panic or a large allocation.
 func TestContainerHeaderMalformed(t *testing.T) {
 	le := binary.LittleEndian
-	v5 := chBuild(chSpecFor(iostore.ContainerHeaderLatest))
-	ue4 := chBuild(chSpecFor(iostore.ContainerHeaderUE4))
+	v5 := chBuild(chSpecFor(zen.HeaderLatest))
+	ue4 := chBuild(chSpecFor(zen.HeaderUE4))
 	set32 := func(b []byte, off int, v uint32) []byte {
 		b = bytes.Clone(b)
 		le.PutUint32(b[off:], v)
@@ -543,21 +543,21 @@ func TestContainerHeaderMalformed(t *testing.T) {
 		sentinel error
 		want     string // substring of the message
 	}{
-		{"empty", nil, iostore.ErrCorruptContainerHeader, "container id"},
-		{"signature only", []byte{0x6E, 0x43, 0x6F, 0x49}, iostore.ErrCorruptContainerHeader, "version"},
-		{"newer version", set32(v5, 4, 6), iostore.ErrUnsupportedContainerHeaderVersion, "version 6"},
-		{"negative version", set32(v5, 4, 0xFFFFFFFF), iostore.ErrUnsupportedContainerHeaderVersion, "version -1"},
-		{"huge package count", set32(v5, idsAt, 0x7FFFFFFF), iostore.ErrCorruptContainerHeader, "package ids"},
-		{"negative package count", set32(v5, idsAt, 0x80000000), iostore.ErrCorruptContainerHeader, "negative count"},
-		{"huge store blob", set32(v5, idsAt+4+24, 0x7FFFFFF0), iostore.ErrCorruptContainerHeader, "store entries"},
+		{"empty", nil, zen.ErrCorrupt, "container id"},
+		{"signature only", []byte{0x6E, 0x43, 0x6F, 0x49}, zen.ErrCorrupt, "version"},
+		{"newer version", set32(v5, 4, 6), zen.ErrUnsupportedVersion, "version 6"},
+		{"negative version", set32(v5, 4, 0xFFFFFFFF), zen.ErrUnsupportedVersion, "version -1"},
+		{"huge package count", set32(v5, idsAt, 0x7FFFFFFF), zen.ErrCorrupt, "package ids"},
+		{"negative package count", set32(v5, idsAt, 0x80000000), zen.ErrCorrupt, "negative count"},
+		{"huge store blob", set32(v5, idsAt+4+24, 0x7FFFFFF0), zen.ErrCorrupt, "store entries"},
 		{"blob smaller than entries", func() []byte {
 			s := chSpec{version: 5, containerID: 1, packages: []chSpecPkg{{id: 1}, {id: 2}}}
 			b := chBuild(s)
 			le.PutUint32(b[idsAt+4+16:], 16) // 16 bytes for two 16-byte entries
 			return slices.Concat(b[:idsAt+4+16+4+16], b[idsAt+4+16+4+32:])
-		}(), iostore.ErrCorruptContainerHeader, "2 entries of 16 bytes"},
-		{"view past the blob", set32(v5, blobAt+4, 0x10000), iostore.ErrCorruptContainerHeader, "store entry 0"},
-		{"view into the entries", set32(v5, blobAt+4, 8), iostore.ErrCorruptContainerHeader, "outside the array area"},
+		}(), zen.ErrCorrupt, "2 entries of 16 bytes"},
+		{"view past the blob", set32(v5, blobAt+4, 0x10000), zen.ErrCorrupt, "store entry 0"},
+		{"view into the entries", set32(v5, blobAt+4, 8), zen.ErrCorrupt, "outside the array area"},
 		{"overlapping views", func() []byte {
 			// 3 entries all pointing at package 0's two ids: 6 ids referenced, 3 stored.
 			b := bytes.Clone(v5)
@@ -566,17 +566,17 @@ func TestContainerHeaderMalformed(t *testing.T) {
 				le.PutUint32(b[blobAt+16*i+4:], uint32(48-16*i))
 			}
 			return b
-		}(), iostore.ErrCorruptContainerHeader, "overlap"},
+		}(), zen.ErrCorrupt, "overlap"},
 		{"name batch past the end", func() []byte {
 			p := chFind(v5, le.AppendUint64(nil, 0xC1640000)) - 8
 			return set32(v5, p, 0x0FFFFFFF)
-		}(), iostore.ErrCorruptContainerHeader, "redirects name map"},
+		}(), zen.ErrCorrupt, "redirects name map"},
 		{"name longer than its batch", func() []byte {
 			b := bytes.Clone(v5)
 			p := chFind(b, le.AppendUint64(nil, 0xC1640000)) + 8 + 3*8 // first header
 			b[p], b[p+1] = 0x7F, 0xFF
 			return b
-		}(), iostore.ErrCorruptContainerHeader, "name 0"},
+		}(), zen.ErrCorrupt, "name 0"},
 		{"soft references offset outside", func() []byte {
 			// Trailing 4 bytes, then a 64-byte block: flag, 2 ids, 3 views, 3 indices.
 			b := bytes.Clone(v5)
@@ -586,26 +586,26 @@ func TestContainerHeaderMalformed(t *testing.T) {
 			}
 			le.PutUint64(b[p:], 1<<40)
 			return b
-		}(), iostore.ErrCorruptContainerHeader, "soft package references"},
+		}(), zen.ErrCorrupt, "soft package references"},
 		{"soft reference indices too short", func() []byte {
 			s := chSpecFor(4)
 			s.soft.Indices = s.soft.Indices[:1] // a view for 1 of 3 packages
 			return chBuild(s)
-		}(), iostore.ErrCorruptContainerHeader, "3 packages need 24 bytes"},
+		}(), zen.ErrCorrupt, "3 packages need 24 bytes"},
 		{"UE4 culture string too long", func() []byte {
 			p := chFind(ue4, []byte{3, 0, 0, 0, 'd', 'e', 0})
 			return set32(ue4, p, 0x80000000)
-		}(), iostore.ErrCorruptContainerHeader, "culture 0 name"},
+		}(), zen.ErrCorrupt, "culture 0 name"},
 		{"UE4 name blob truncated name", func() []byte {
 			b := bytes.Clone(ue4)
 			b[16] = 0x40 // first name header (after id, count, blob size): 16 Ki characters
 			return b
-		}(), iostore.ErrCorruptContainerHeader, "names blob"},
+		}(), zen.ErrCorrupt, "names blob"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, err := iostore.DecodeContainerHeader("bad.utoc", tt.data)
-			var fe *iostore.FormatError
+			h, err := zen.DecodeContainerHeader("bad.utoc", tt.data)
+			var fe *zen.FormatError
 			if err == nil || !errors.As(err, &fe) {
 				t.Fatalf("got %v, %v; want a *FormatError", h != nil, err)
 			}
@@ -616,8 +616,8 @@ func TestContainerHeaderMalformed(t *testing.T) {
 			}
 			// The specific sentinels are special cases of the general ones.
 			general := map[error]error{
-				iostore.ErrCorruptContainerHeader:            iostore.ErrCorrupt,
-				iostore.ErrUnsupportedContainerHeaderVersion: iostore.ErrUnsupportedVersion,
+				zen.ErrCorrupt:            zen.ErrCorrupt,
+				zen.ErrUnsupportedVersion: zen.ErrUnsupportedVersion,
 			}[tt.sentinel]
 			if !errors.Is(err, general) {
 				t.Errorf("error %q does not match %v", err, general)
@@ -631,10 +631,10 @@ func TestContainerHeaderMalformed(t *testing.T) {
 func TestContainerHeaderTruncated(t *testing.T) {
 	for name, data := range chSyntheticHeaders() {
 		for n := range len(data) {
-			h, err := iostore.DecodeContainerHeader(name, data[:n])
+			h, err := zen.DecodeContainerHeader(name, data[:n])
 			if err != nil {
-				var fe *iostore.FormatError
-				if !errors.As(err, &fe) || !errors.Is(err, iostore.ErrCorruptContainerHeader) {
+				var fe *zen.FormatError
+				if !errors.As(err, &fe) || !errors.Is(err, zen.ErrCorrupt) {
 					t.Fatalf("%s[:%d]: %T %v", name, n, err, err)
 				}
 				continue
@@ -648,35 +648,35 @@ func TestContainerHeaderTruncated(t *testing.T) {
 }
 
 func TestContainerHeaderEncodeRefuses(t *testing.T) {
-	entry := func(e iostore.StoreEntry) []iostore.StoreEntry { return []iostore.StoreEntry{e} }
+	entry := func(e zen.StoreEntry) []zen.StoreEntry { return []zen.StoreEntry{e} }
 	tests := []struct {
 		name string
-		h    iostore.ContainerHeader
+		h    zen.ContainerHeader
 		want string
 	}{
-		{"unknown version", iostore.ContainerHeader{Version: 9}, "unknown version 9"},
-		{"export info in v3", iostore.ContainerHeader{Version: 3, Packages: entry(iostore.StoreEntry{ExportCount: 2})}, "stores no ExportCount"},
-		{"load order in UE5", iostore.ContainerHeader{Version: 1, Packages: entry(iostore.StoreEntry{LoadOrder: 2})}, "no ExportBundlesSize or LoadOrder"},
-		{"load order in compact UE4", iostore.ContainerHeader{Version: -1, CompactStoreEntries: true, Packages: entry(iostore.StoreEntry{ExportBundlesSize: 2})}, "no ExportBundlesSize or LoadOrder"},
-		{"shader hashes in UE4", iostore.ContainerHeader{Version: -1, Packages: entry(iostore.StoreEntry{ShaderMapHashes: [][]byte{make([]byte, 20)}})}, "stores no shader map hashes"},
-		{"shader hash size", iostore.ContainerHeader{Version: 5, Packages: entry(iostore.StoreEntry{ShaderMapHashes: [][]byte{make([]byte, 8)}})}, "has 8 bytes, ShaderMapHashSize is 20"},
-		{"bad shader hash size", iostore.ContainerHeader{Version: 5, ShaderMapHashSize: 16}, "neither 20 nor 8"},
-		{"redirect name in UE4", iostore.ContainerHeader{Version: -1, Redirects: []iostore.ContainerHeaderRedirect{{SourceName: iostore.ContainerHeaderMappedName{Number: 1}}}}, "stores no source name"},
-		{"cultures in UE5", iostore.ContainerHeader{Version: 2, Cultures: []iostore.ContainerHeaderCulture{{Culture: "de"}}}, "no culture package map"},
-		{"localized in v0", iostore.ContainerHeader{Version: 0, LocalizedPackages: make([]iostore.ContainerHeaderLocalizedPackage, 1)}, "no localized package list"},
-		{"optional segment in v1", iostore.ContainerHeader{Version: 1, OptionalSegmentPackages: entry(iostore.StoreEntry{})}, "no optional segment"},
-		{"soft references in v3", iostore.ContainerHeader{Version: 3, SoftReferences: &iostore.ContainerHeaderSoftReferences{}}, "no soft package references"},
-		{"soft reference lists", iostore.ContainerHeader{Version: 4, Packages: entry(iostore.StoreEntry{}), SoftReferences: &iostore.ContainerHeaderSoftReferences{}}, "0 index lists for 1 packages"},
-		{"compact in UE5", iostore.ContainerHeader{Version: 3, CompactStoreEntries: true}, "only in the UE4 layout"},
-		{"name too long", iostore.ContainerHeader{Version: 2, Names: []string{strings.Repeat("x", 0x8000)}}, "15-bit length"},
+		{"unknown version", zen.ContainerHeader{Version: 9}, "unknown version 9"},
+		{"export info in v3", zen.ContainerHeader{Version: 3, Packages: entry(zen.StoreEntry{ExportCount: 2})}, "stores no ExportCount"},
+		{"load order in UE5", zen.ContainerHeader{Version: 1, Packages: entry(zen.StoreEntry{LoadOrder: 2})}, "no ExportBundlesSize or LoadOrder"},
+		{"load order in compact UE4", zen.ContainerHeader{Version: -1, CompactStoreEntries: true, Packages: entry(zen.StoreEntry{ExportBundlesSize: 2})}, "no ExportBundlesSize or LoadOrder"},
+		{"shader hashes in UE4", zen.ContainerHeader{Version: -1, Packages: entry(zen.StoreEntry{ShaderMapHashes: [][]byte{make([]byte, 20)}})}, "stores no shader map hashes"},
+		{"shader hash size", zen.ContainerHeader{Version: 5, Packages: entry(zen.StoreEntry{ShaderMapHashes: [][]byte{make([]byte, 8)}})}, "has 8 bytes, ShaderMapHashSize is 20"},
+		{"bad shader hash size", zen.ContainerHeader{Version: 5, ShaderMapHashSize: 16}, "neither 20 nor 8"},
+		{"redirect name in UE4", zen.ContainerHeader{Version: -1, Redirects: []zen.Redirect{{SourceName: zen.MappedName{Number: 1}}}}, "stores no source name"},
+		{"cultures in UE5", zen.ContainerHeader{Version: 2, Cultures: []zen.Culture{{Culture: "de"}}}, "no culture package map"},
+		{"localized in v0", zen.ContainerHeader{Version: 0, LocalizedPackages: make([]zen.LocalizedPackage, 1)}, "no localized package list"},
+		{"optional segment in v1", zen.ContainerHeader{Version: 1, OptionalSegmentPackages: entry(zen.StoreEntry{})}, "no optional segment"},
+		{"soft references in v3", zen.ContainerHeader{Version: 3, SoftReferences: &zen.SoftReferences{}}, "no soft package references"},
+		{"soft reference lists", zen.ContainerHeader{Version: 4, Packages: entry(zen.StoreEntry{}), SoftReferences: &zen.SoftReferences{}}, "0 index lists for 1 packages"},
+		{"compact in UE5", zen.ContainerHeader{Version: 3, CompactStoreEntries: true}, "only in the UE4 layout"},
+		{"name too long", zen.ContainerHeader{Version: 2, Names: []string{strings.Repeat("x", 0x8000)}}, "15-bit length"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.h.Encode()
-			if !errors.Is(err, iostore.ErrContainerHeaderNotEncodable) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, zen.ErrNotEncodable) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Encode: %v, want %q", err, tt.want)
 			}
-			var fe *iostore.FormatError
+			var fe *zen.FormatError
 			if !errors.As(err, &fe) || fe.File != "" || fe.Offset != -1 || !strings.HasPrefix(err.Error(), "container header ") {
 				t.Errorf("Encode: %q is not a *FormatError without file and offset", err)
 			}
@@ -685,8 +685,8 @@ func TestContainerHeaderEncodeRefuses(t *testing.T) {
 }
 
 func TestContainerHeaderNameAndLookup(t *testing.T) {
-	s := chSpecFor(iostore.ContainerHeaderLatest)
-	h, err := iostore.DecodeContainerHeader("x", chBuild(s))
+	s := chSpecFor(zen.HeaderLatest)
+	h, err := zen.DecodeContainerHeader("x", chBuild(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,7 +697,7 @@ func TestContainerHeaderNameAndLookup(t *testing.T) {
 	if cityhash.PackageID(got) != h.Redirects[1].SourcePackageID {
 		t.Error("redirect source id is not the id of its name")
 	}
-	if _, err := h.Name(iostore.ContainerHeaderMappedName{IndexAndType: 3}); err == nil {
+	if _, err := h.Name(zen.MappedName{IndexAndType: 3}); err == nil {
 		t.Error("out-of-range name index accepted")
 	}
 	if i := h.PackageIndex(cityhash.PackageID("/game/maps/c")); i != 2 {
@@ -707,7 +707,7 @@ func TestContainerHeaderNameAndLookup(t *testing.T) {
 		t.Errorf("PackageIndex(missing) = %d", i)
 	}
 	sum := h.Summary()
-	want := iostore.ContainerHeaderSummary{
+	want := zen.HeaderSummary{
 		Version: "SoftPackageReferencesOffset", VersionNumber: 5, Engine: "5.6–5.8",
 		ContainerID: fmt.Sprintf("%#016x", cityhash.ContainerID("pakchunk9-Windows")),
 		Packages:    3, OptionalSegmentPackages: 1, ImportedPackageRefs: 4, ShaderMapHashes: 2,
@@ -763,20 +763,20 @@ var chFixtureTOCs = []string{
 
 func TestContainerHeaderCorpusRoundTrip(t *testing.T) {
 	type want struct {
-		version  iostore.ContainerHeaderVersion
+		version  zen.HeaderVersion
 		packages int
 		imports  int
 	}
 	wants := map[string]want{
-		"ContainerHeader_1.bin":                               {iostore.ContainerHeaderUE4, 52583, 193557},
-		"UE5.0_ContainerHeader_1.bin":                         {iostore.ContainerHeaderLocalizedPackages, 22559, 51610},
+		"ContainerHeader_1.bin":                               {zen.HeaderUE4, 52583, 193557},
+		"UE5.0_ContainerHeader_1.bin":                         {zen.HeaderLocalizedPackages, 22559, 51610},
 		"CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc": {5, 97, 59},
 		"CUE4ParseFixtures-PatchBase.utoc":                    {5, 2, 1},
 		"CUE4ParseFixtures-PatchBase_0_P.utoc":                {5, 1, 0},
 	}
 	for name, data := range chCorpusHeaders(t) {
 		t.Run(name, func(t *testing.T) {
-			h, err := iostore.DecodeContainerHeader(name, data)
+			h, err := zen.DecodeContainerHeader(name, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -815,11 +815,11 @@ func TestContainerHeaderUE427Packages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := iostore.DecodeContainerHeader("ContainerHeader_1.bin", data)
+	h, err := zen.DecodeContainerHeader("ContainerHeader_1.bin", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[uint64]*iostore.StoreEntry{}
+	byID := map[uint64]*zen.StoreEntry{}
 	for i := range h.Packages {
 		byID[h.Packages[i].PackageID] = &h.Packages[i]
 	}
@@ -856,7 +856,7 @@ func TestContainerHeaderUE427Packages(t *testing.T) {
 			t.Fatalf("%s: metadata: %v", f, err)
 		}
 		m := meta.StoreEntry
-		got := iostore.StoreEntry{PackageID: e.PackageID, ExportBundlesSize: m.ExportBundlesSize, LoadOrder: m.LoadOrder,
+		got := zen.StoreEntry{PackageID: e.PackageID, ExportBundlesSize: m.ExportBundlesSize, LoadOrder: m.LoadOrder,
 			ExportCount: m.ExportCount, ExportBundleCount: m.ExportBundleCount}
 		if len(m.ImportedPackages) > 0 {
 			got.ImportedPackages = m.ImportedPackages
@@ -913,7 +913,7 @@ func chZen427Name(t *testing.T, pkg []byte) string {
 // ids of the package's ImportedPackageNames, in order.
 func TestContainerHeaderUE58Packages(t *testing.T) {
 	toc := chReadTOC(t, corpus.Path(t, chFixtureTOCs[0]))
-	h, err := iostore.DecodeContainerHeader("ue58", toc.chunk(t, toc.find(t, toc.containerID, 6)))
+	h, err := zen.DecodeContainerHeader("ue58", toc.chunk(t, toc.find(t, toc.containerID, 6)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1002,7 +1002,7 @@ func chMapped(t *testing.T, names []string, v uint64) string {
 	return fmt.Sprintf("%s_%d", names[i], num-1)
 }
 
-// ---- a test-only .utoc/.ucas chunk reader (docs/iostore.md §1) ----
+// ---- a test-only .utoc/.ucas chunk reader (docs/zen.md §1) ----
 //
 // Enough to fetch uncompressed chunks (the container header is always stored
 // uncompressed): header, chunk ids, offset/lengths, block table, partitions,
@@ -1144,9 +1144,9 @@ func FuzzContainerHeader(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := iostore.DecodeContainerHeader("fuzz", data)
+		h, err := zen.DecodeContainerHeader("fuzz", data)
 		if err != nil {
-			var fe *iostore.FormatError
+			var fe *zen.FormatError
 			if !errors.As(err, &fe) || h != nil {
 				t.Fatalf("error %T %v with header %v", err, err, h != nil)
 			}
@@ -1169,7 +1169,7 @@ func FuzzContainerHeader(f *testing.F) {
 // chShrink keeps the first n packages of a real header (and re-encodes it) so
 // it can seed the fuzzer.
 func chShrink(tb testing.TB, name string, data []byte, n int) []byte {
-	h, err := iostore.DecodeContainerHeader(name, data)
+	h, err := zen.DecodeContainerHeader(name, data)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -1203,7 +1203,7 @@ func BenchmarkDecodeContainerHeader(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := iostore.DecodeContainerHeader("bench", data)
+		h, err := zen.DecodeContainerHeader("bench", data)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -1214,7 +1214,7 @@ func BenchmarkDecodeContainerHeader(b *testing.B) {
 // BenchmarkEncodeContainerHeader encodes the decoded header again.
 func BenchmarkEncodeContainerHeader(b *testing.B) {
 	data := chBenchData(b)
-	h, err := iostore.DecodeContainerHeader("bench", data)
+	h, err := zen.DecodeContainerHeader("bench", data)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,9 +1,8 @@
-package iostore
+package zen
 
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -17,41 +16,41 @@ import (
 // store of one container): docs/iostore.md §5. Every multi-byte value is
 // little-endian.
 
-// ContainerHeaderSignature is the uint32 that starts every UE5 container header
+// HeaderSignature is the uint32 that starts every UE5 container header
 // (bytes "nCoI"). UE 4.25–4.27 headers have no signature.
-const ContainerHeaderSignature uint32 = 0x496F436E
+const HeaderSignature uint32 = 0x496F436E
 
-// ContainerHeaderVersion is EIoContainerHeaderVersion, plus
-// ContainerHeaderUE4 for the un-versioned UE 4.25–4.27 layout.
-type ContainerHeaderVersion int32
+// HeaderVersion is EIoContainerHeaderVersion, plus
+// HeaderUE4 for the un-versioned UE 4.25–4.27 layout.
+type HeaderVersion int32
 
 // Container-header versions, with the engine releases that write them.
 const (
-	// ContainerHeaderUE4 is the UE 4.25–4.27 layout: no signature or version
+	// HeaderUE4 is the UE 4.25–4.27 layout: no signature or version
 	// field, 32-byte store entries (16 in some licensee builds), a
 	// container name batch and a culture package map.
-	ContainerHeaderUE4 ContainerHeaderVersion = -1
-	// ContainerHeaderInitial (0) is the UE 5.0 pre-release layout.
-	ContainerHeaderInitial ContainerHeaderVersion = 0
-	// ContainerHeaderLocalizedPackages (1), UE 5.0, adds the localized
+	HeaderUE4 HeaderVersion = -1
+	// HeaderInitial (0) is the UE 5.0 pre-release layout.
+	HeaderInitial HeaderVersion = 0
+	// HeaderLocalizedPackages (1), UE 5.0, adds the localized
 	// package list.
-	ContainerHeaderLocalizedPackages ContainerHeaderVersion = 1
-	// ContainerHeaderOptionalSegmentPackages (2), UE 5.1–5.2, drops the
+	HeaderLocalizedPackages HeaderVersion = 1
+	// HeaderOptionalSegmentPackages (2), UE 5.1–5.2, drops the
 	// package count and adds the optional segment's packages and entries.
-	ContainerHeaderOptionalSegmentPackages ContainerHeaderVersion = 2
-	// ContainerHeaderNoExportInfo (3), UE 5.3–5.4, drops ExportCount and
+	HeaderOptionalSegmentPackages HeaderVersion = 2
+	// HeaderNoExportInfo (3), UE 5.3–5.4, drops ExportCount and
 	// ExportBundleCount from the store entries (16 bytes each).
-	ContainerHeaderNoExportInfo ContainerHeaderVersion = 3
-	// ContainerHeaderSoftPackageReferences (4), UE 5.5, adds the soft package
+	HeaderNoExportInfo HeaderVersion = 3
+	// HeaderSoftPackageReferences (4), UE 5.5, adds the soft package
 	// references after the redirects.
-	ContainerHeaderSoftPackageReferences ContainerHeaderVersion = 4
-	// ContainerHeaderSoftPackageReferencesOffset (5), UE 5.6–5.8, puts an
+	HeaderSoftPackageReferences HeaderVersion = 4
+	// HeaderSoftPackageReferencesOffset (5), UE 5.6–5.8, puts an
 	// offset and size in front of the soft package references so loaders can
 	// skip them.
-	ContainerHeaderSoftPackageReferencesOffset ContainerHeaderVersion = 5
+	HeaderSoftPackageReferencesOffset HeaderVersion = 5
 
-	// ContainerHeaderLatest is the newest version this package knows.
-	ContainerHeaderLatest = ContainerHeaderSoftPackageReferencesOffset
+	// HeaderLatest is the newest version this package knows.
+	HeaderLatest = HeaderSoftPackageReferencesOffset
 )
 
 var containerHeaderVersionNames = [...]string{
@@ -64,22 +63,22 @@ var containerHeaderVersionEngines = [...]string{
 }
 
 // Known reports whether v is a version this package can decode and encode.
-func (v ContainerHeaderVersion) Known() bool {
-	return v >= ContainerHeaderUE4 && v <= ContainerHeaderLatest
+func (v HeaderVersion) Known() bool {
+	return v >= HeaderUE4 && v <= HeaderLatest
 }
 
 // String returns the engine's name of the version, e.g.
 // "SoftPackageReferencesOffset", "UE4" for the un-versioned layout.
-func (v ContainerHeaderVersion) String() string {
+func (v HeaderVersion) String() string {
 	if !v.Known() {
-		return fmt.Sprintf("ContainerHeaderVersion(%d)", int32(v))
+		return fmt.Sprintf("HeaderVersion(%d)", int32(v))
 	}
 	return containerHeaderVersionNames[v+1]
 }
 
 // Engine returns the engine releases known to write v, e.g. "5.6–5.8", or ""
 // for an unknown version.
-func (v ContainerHeaderVersion) Engine() string {
+func (v HeaderVersion) Engine() string {
 	if !v.Known() {
 		return ""
 	}
@@ -88,52 +87,31 @@ func (v ContainerHeaderVersion) Engine() string {
 
 // Layout differences: one predicate each, named after what changed.
 
-func (v ContainerHeaderVersion) hasSignature() bool       { return v >= ContainerHeaderInitial }
-func (v ContainerHeaderVersion) hasNameBlobs() bool       { return v < ContainerHeaderInitial }
-func (v ContainerHeaderVersion) hasNameBatch() bool       { return v >= ContainerHeaderInitial }
-func (v ContainerHeaderVersion) hasCultureMap() bool      { return v < ContainerHeaderInitial }
-func (v ContainerHeaderVersion) hasRedirectNames() bool   { return v >= ContainerHeaderInitial }
-func (v ContainerHeaderVersion) hasBundleSizeLoad() bool  { return v < ContainerHeaderInitial }
-func (v ContainerHeaderVersion) hasShaderMapHashes() bool { return v >= ContainerHeaderInitial }
-func (v ContainerHeaderVersion) hasLocalized() bool       { return v >= ContainerHeaderLocalizedPackages }
-func (v ContainerHeaderVersion) hasPackageCount() bool {
-	return v < ContainerHeaderOptionalSegmentPackages
+func (v HeaderVersion) hasSignature() bool       { return v >= HeaderInitial }
+func (v HeaderVersion) hasNameBlobs() bool       { return v < HeaderInitial }
+func (v HeaderVersion) hasNameBatch() bool       { return v >= HeaderInitial }
+func (v HeaderVersion) hasCultureMap() bool      { return v < HeaderInitial }
+func (v HeaderVersion) hasRedirectNames() bool   { return v >= HeaderInitial }
+func (v HeaderVersion) hasBundleSizeLoad() bool  { return v < HeaderInitial }
+func (v HeaderVersion) hasShaderMapHashes() bool { return v >= HeaderInitial }
+func (v HeaderVersion) hasLocalized() bool       { return v >= HeaderLocalizedPackages }
+func (v HeaderVersion) hasPackageCount() bool {
+	return v < HeaderOptionalSegmentPackages
 }
-func (v ContainerHeaderVersion) hasOptionalSegment() bool {
-	return v >= ContainerHeaderOptionalSegmentPackages
+func (v HeaderVersion) hasOptionalSegment() bool {
+	return v >= HeaderOptionalSegmentPackages
 }
-func (v ContainerHeaderVersion) hasExportInfo() bool { return v < ContainerHeaderNoExportInfo }
-func (v ContainerHeaderVersion) hasSoftRefs() bool   { return v >= ContainerHeaderSoftPackageReferences }
-func (v ContainerHeaderVersion) hasSoftRefsOffset() bool {
-	return v >= ContainerHeaderSoftPackageReferencesOffset
+func (v HeaderVersion) hasExportInfo() bool { return v < HeaderNoExportInfo }
+func (v HeaderVersion) hasSoftRefs() bool   { return v >= HeaderSoftPackageReferences }
+func (v HeaderVersion) hasSoftRefsOffset() bool {
+	return v >= HeaderSoftPackageReferencesOffset
 }
 
 // Errors. Decoding and encoding return *FormatError values whose Struct
 // starts with "container header " and whose Offset is within the chunk (-1
-// for encoding problems, which have no offset).
-
-var (
-	// ErrUnsupportedContainerHeaderVersion is wrapped when a header carries
-	// the signature but a version newer (or older) than this package knows.
-	// It also matches ErrUnsupportedVersion.
-	ErrUnsupportedContainerHeaderVersion error = &subError{"unsupported container header version", ErrUnsupportedVersion}
-	// ErrCorruptContainerHeader is wrapped when a count, offset or size cannot
-	// be right, including data that ends early. It also matches ErrCorrupt.
-	ErrCorruptContainerHeader error = &subError{"corrupt container header", ErrCorrupt}
-	// ErrContainerHeaderNotEncodable is wrapped when Encode refuses a model
-	// that its version cannot represent.
-	ErrContainerHeaderNotEncodable = errors.New("container header cannot be encoded")
-)
-
-// subError is a sentinel that is a special case of a more general one:
-// errors.Is matches it and, through Unwrap, the general sentinel too.
-type subError struct {
-	msg     string
-	general error
-}
-
-func (e *subError) Error() string { return e.msg }
-func (e *subError) Unwrap() error { return e.general }
+// for encoding problems, which have no offset). They wrap ErrCorrupt,
+// ErrUnsupportedVersion (a signature with an unknown version) or
+// ErrNotEncodable.
 
 // chError builds the *FormatError of a container-header problem.
 func chError(file, structure string, off int64, cause error, format string, args ...any) error {
@@ -148,7 +126,7 @@ func chError(file, structure string, off int64, cause error, format string, args
 // KeptRaw) are written from their original bytes as long as that part of the
 // model is unchanged.
 type ContainerHeader struct {
-	Version ContainerHeaderVersion `json:"version"`
+	Version HeaderVersion `json:"version"`
 	// ContainerID equals the TOC's ContainerId (cityhash.ContainerID of the
 	// container's base name).
 	ContainerID uint64 `json:"container_id"`
@@ -170,14 +148,14 @@ type ContainerHeader struct {
 	Names []string `json:"names,omitempty"`
 	// LocalizedPackages lists the packages that have localized variants
 	// (version 1+).
-	LocalizedPackages []ContainerHeaderLocalizedPackage `json:"localized_packages,omitempty"`
+	LocalizedPackages []LocalizedPackage `json:"localized_packages,omitempty"`
 	// Cultures is the UE4 culture package map, in file order.
-	Cultures []ContainerHeaderCulture `json:"cultures,omitempty"`
+	Cultures []Culture `json:"cultures,omitempty"`
 	// Redirects are the package redirects (SourceName is UE5 only).
-	Redirects []ContainerHeaderRedirect `json:"redirects,omitempty"`
+	Redirects []Redirect `json:"redirects,omitempty"`
 	// SoftReferences are the soft package references (version 4+); nil when
 	// the header says it has none.
-	SoftReferences *ContainerHeaderSoftReferences `json:"soft_references,omitempty"`
+	SoftReferences *SoftReferences `json:"soft_references,omitempty"`
 	// Trailing holds any bytes after the last structure (e.g. padding to 16).
 	Trailing []byte `json:"trailing,omitempty"`
 
@@ -204,46 +182,46 @@ type StoreEntry struct {
 	ShaderMapHashes [][]byte `json:"shader_map_hashes,omitempty"`
 }
 
-// ContainerHeaderMappedName is an FMappedName: IndexAndType holds the name
+// MappedName is an FMappedName: IndexAndType holds the name
 // index in bits 0–29 and the name-map type in bits 30–31; Number is the FName
 // number (0: no suffix, n: suffix "_<n-1>").
-type ContainerHeaderMappedName struct {
+type MappedName struct {
 	IndexAndType uint32 `json:"index_and_type"`
 	Number       uint32 `json:"number"`
 }
 
-// ContainerHeaderLocalizedPackage names a package with localized variants.
-type ContainerHeaderLocalizedPackage struct {
-	SourcePackageID uint64                    `json:"source_package_id"`
-	SourceName      ContainerHeaderMappedName `json:"source_name"`
+// LocalizedPackage names a package with localized variants.
+type LocalizedPackage struct {
+	SourcePackageID uint64     `json:"source_package_id"`
+	SourceName      MappedName `json:"source_name"`
 }
 
-// ContainerHeaderCulture is one UE4 culture with its (source, localized)
+// Culture is one UE4 culture with its (source, localized)
 // package id pairs.
-type ContainerHeaderCulture struct {
-	Culture  string                         `json:"culture"`
-	Packages []ContainerHeaderLocalizedPair `json:"packages"`
+type Culture struct {
+	Culture  string          `json:"culture"`
+	Packages []LocalizedPair `json:"packages"`
 }
 
-// ContainerHeaderLocalizedPair maps a source package to its localized
+// LocalizedPair maps a source package to its localized
 // variant (UE4 culture map).
-type ContainerHeaderLocalizedPair struct {
+type LocalizedPair struct {
 	SourcePackageID    uint64 `json:"source_package_id"`
 	LocalizedPackageID uint64 `json:"localized_package_id"`
 }
 
-// ContainerHeaderRedirect redirects a package id to another; SourceName is
+// Redirect redirects a package id to another; SourceName is
 // stored from version 0 on.
-type ContainerHeaderRedirect struct {
-	SourcePackageID uint64                    `json:"source_package_id"`
-	TargetPackageID uint64                    `json:"target_package_id"`
-	SourceName      ContainerHeaderMappedName `json:"source_name"`
+type Redirect struct {
+	SourcePackageID uint64     `json:"source_package_id"`
+	TargetPackageID uint64     `json:"target_package_id"`
+	SourceName      MappedName `json:"source_name"`
 }
 
-// ContainerHeaderSoftReferences are the soft package references of versions
+// SoftReferences are the soft package references of versions
 // 4 and 5: the referenced package ids, and for each package of Packages the
 // indices into PackageIDs of the packages it references softly.
-type ContainerHeaderSoftReferences struct {
+type SoftReferences struct {
 	PackageIDs []uint64   `json:"package_ids"`
 	Indices    [][]uint32 `json:"indices"`
 }
@@ -277,7 +255,7 @@ var chSectionNames = [chSectionCount]string{
 // decoded model part; Encode writes raw while the model still encodes to canon.
 type chKept struct{ canon, raw []byte }
 
-func (v ContainerHeaderVersion) sections() []chSection {
+func (v HeaderVersion) sections() []chSection {
 	s := []chSection{chPreamble}
 	if v.hasPackageCount() {
 		s = append(s, chPackageCount)
@@ -377,7 +355,7 @@ func (r *chReader) need(n int, structure string) bool {
 		return false
 	}
 	if n < 0 || n > len(r.b)-r.pos {
-		r.failAt(r.pos, structure, ErrCorruptContainerHeader, "needs %d bytes, the chunk has %d left", n, len(r.b)-r.pos)
+		r.failAt(r.pos, structure, ErrCorrupt, "needs %d bytes, the chunk has %d left", n, len(r.b)-r.pos)
 		return false
 	}
 	return true
@@ -419,11 +397,11 @@ func (r *chReader) count(structure string, size int) int {
 		return 0
 	}
 	if n < 0 {
-		r.failAt(at, structure, ErrCorruptContainerHeader, "negative count %d", n)
+		r.failAt(at, structure, ErrCorrupt, "negative count %d", n)
 		return 0
 	}
 	if int64(n)*int64(size) > int64(len(r.b)-r.pos) {
-		r.failAt(at, structure, ErrCorruptContainerHeader, "count %d needs %d bytes, the chunk has %d left",
+		r.failAt(at, structure, ErrCorrupt, "count %d needs %d bytes, the chunk has %d left",
 			n, int64(n)*int64(size), len(r.b)-r.pos)
 		return 0
 	}
@@ -443,8 +421,8 @@ func (r *chReader) ids(structure string) []uint64 {
 	return out
 }
 
-func (r *chReader) mappedName(structure string) ContainerHeaderMappedName {
-	return ContainerHeaderMappedName{IndexAndType: r.u32(structure), Number: r.u32(structure)}
+func (r *chReader) mappedName(structure string) MappedName {
+	return MappedName{IndexAndType: r.u32(structure), Number: r.u32(structure)}
 }
 
 // DecodeContainerHeader decodes a container-header chunk (the uncompressed,
@@ -452,21 +430,21 @@ func (r *chReader) mappedName(structure string) ContainerHeaderMappedName {
 // source in error messages. It detects the layout from the data: with the
 // "nCoI" signature the version field selects it, without it the UE4 layout
 // applies. Errors are *FormatError values (Struct "container header ...",
-// Offset within data) wrapping ErrCorruptContainerHeader or
-// ErrUnsupportedContainerHeaderVersion.
+// Offset within data) wrapping ErrCorrupt or
+// ErrUnsupportedVersion.
 func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
 	r := &chReader{name: name, b: data}
-	h := &ContainerHeader{Version: ContainerHeaderUE4}
-	if len(data) >= 4 && binary.LittleEndian.Uint32(data) == ContainerHeaderSignature {
+	h := &ContainerHeader{Version: HeaderUE4}
+	if len(data) >= 4 && binary.LittleEndian.Uint32(data) == HeaderSignature {
 		if len(data) < 8 {
-			r.failAt(4, "version", ErrCorruptContainerHeader, "needs 4 bytes, the chunk has %d left", len(data)-4)
+			r.failAt(4, "version", ErrCorrupt, "needs 4 bytes, the chunk has %d left", len(data)-4)
 			return nil, r.err
 		}
-		h.Version = ContainerHeaderVersion(int32(binary.LittleEndian.Uint32(data[4:])))
+		h.Version = HeaderVersion(int32(binary.LittleEndian.Uint32(data[4:])))
 		if !h.Version.Known() || !h.Version.hasSignature() {
-			r.failAt(4, "version", ErrUnsupportedContainerHeaderVersion,
+			r.failAt(4, "version", ErrUnsupportedVersion,
 				"version %d is not one of the known versions 0..%d (UE 5.0–5.8); a newer engine may need a newer unrmod",
-				int32(h.Version), int32(ContainerHeaderLatest))
+				int32(h.Version), int32(HeaderLatest))
 			return nil, r.err
 		}
 	}
@@ -488,7 +466,7 @@ func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
 		canon, err := h.encodeSection(make([]byte, 0, end-start), s, start)
 		if err != nil {
 			// Decoding only builds encodable models; report rather than panic.
-			return nil, chError(name, chSectionNames[s], int64(start), ErrCorruptContainerHeader,
+			return nil, chError(name, chSectionNames[s], int64(start), ErrCorrupt,
 				"decoded part cannot be encoded again: %v", err)
 		}
 		if !bytes.Equal(canon, data[start:end]) {
@@ -524,7 +502,7 @@ func (h *ContainerHeader) decodeSection(r *chReader, s chSection) {
 	case chLocalized:
 		n := r.count("localized packages", 16)
 		if n > 0 {
-			h.LocalizedPackages = make([]ContainerHeaderLocalizedPackage, n)
+			h.LocalizedPackages = make([]LocalizedPackage, n)
 			for i := range h.LocalizedPackages {
 				e := &h.LocalizedPackages[i]
 				e.SourcePackageID = r.u64("localized package")
@@ -540,7 +518,7 @@ func (h *ContainerHeader) decodeSection(r *chReader, s chSection) {
 		}
 		n := r.count("package redirects", size)
 		if n > 0 {
-			h.Redirects = make([]ContainerHeaderRedirect, n)
+			h.Redirects = make([]Redirect, n)
 			for i := range h.Redirects {
 				e := &h.Redirects[i]
 				e.SourcePackageID = r.u64("package redirect")
@@ -574,7 +552,7 @@ func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntr
 	}
 	l := h.entryLayout()
 	if int64(len(ids))*int64(l.size) > int64(len(blob)) {
-		r.failAt(blobAt, prefix+"store entries", ErrCorruptContainerHeader,
+		r.failAt(blobAt, prefix+"store entries", ErrCorrupt,
 			"%d entries of %d bytes need %d bytes, the blob has %d", len(ids), l.size, len(ids)*l.size, len(blob))
 		return nil
 	}
@@ -620,7 +598,7 @@ func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntr
 	}
 	if hasHashes {
 		if h.ShaderMapHashSize != 0 && h.ShaderMapHashSize != hashSize {
-			r.failAt(blobAt, prefix+"store entries", ErrCorruptContainerHeader,
+			r.failAt(blobAt, prefix+"store entries", ErrCorrupt,
 				"shader map hashes are %d bytes here but %d bytes in the other segment", hashSize, h.ShaderMapHashSize)
 			return nil
 		}
@@ -737,7 +715,7 @@ func chReadView(r *chReader, blob []byte, blobAt, p, fixedEnd, size int, place c
 	}
 	start := int64(p) + off
 	if end := start + num*int64(size); start < int64(fixedEnd) || end > int64(len(blob)) {
-		r.failAt(blobAt+p, place.String(), ErrCorruptContainerHeader,
+		r.failAt(blobAt+p, place.String(), ErrCorrupt,
 			"%d elements of %d bytes at offset +0x%X from the view lie outside the array area 0x%X..0x%X of the blob",
 			num, size, off, fixedEnd, len(blob))
 		return chView{}, false
@@ -751,7 +729,7 @@ func chViewsDisjoint(r *chReader, views []chView, blobAt int, structure string) 
 	slices.SortFunc(views, func(a, b chView) int { return a.start - b.start })
 	for i := 1; i < len(views); i++ {
 		if views[i].start < views[i-1].end {
-			r.failAt(blobAt+views[i].start, structure, ErrCorruptContainerHeader,
+			r.failAt(blobAt+views[i].start, structure, ErrCorrupt,
 				"arrays at blob offsets 0x%X and 0x%X overlap", views[i-1].start, views[i].start)
 			return false
 		}
@@ -766,7 +744,7 @@ func chDecodeNameBlob(r *chReader, b []byte, at int) []string {
 	var names []string
 	for p := 0; p < len(b); {
 		if len(b)-p < 2 {
-			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorruptContainerHeader, "header truncated")
+			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorrupt, "header truncated")
 			return nil
 		}
 		wide, n := b[p]&0x80 != 0, int(b[p]&0x7F)<<8|int(b[p+1])
@@ -779,7 +757,7 @@ func chDecodeNameBlob(r *chReader, b []byte, at int) []string {
 			size = 2 * n
 		}
 		if size > len(b)-p {
-			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorruptContainerHeader,
+			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorrupt,
 				"%d characters run past the end of the names blob", n)
 			return nil
 		}
@@ -804,7 +782,7 @@ func chDecodeNameBatch(r *chReader, what string) []string {
 		return nil
 	}
 	if need := 10*uint64(n) + uint64(strBytes); need > uint64(len(r.b)-r.pos) {
-		r.failAt(at, what, ErrCorruptContainerHeader, "%d names with %d string bytes need %d bytes, the chunk has %d left",
+		r.failAt(at, what, ErrCorrupt, "%d names with %d string bytes need %d bytes, the chunk has %d left",
 			n, strBytes, need, len(r.b)-r.pos)
 		return nil
 	}
@@ -821,7 +799,7 @@ func chDecodeNameBatch(r *chReader, what string) []string {
 			size = 2 * l
 		}
 		if size > len(text)-p {
-			r.failAt(textAt+p, fmt.Sprintf("%s name %d", what, i), ErrCorruptContainerHeader,
+			r.failAt(textAt+p, fmt.Sprintf("%s name %d", what, i), ErrCorrupt,
 				"%d characters run past the %d string bytes of the batch", l, strBytes)
 			return nil
 		}
@@ -873,7 +851,7 @@ func chDecodeFString(r *chReader, what string) string {
 		return chLatin1(bytes.TrimSuffix(b, []byte{0}))
 	}
 	if n == math.MinInt32 || int64(-n)*2 > int64(len(r.b)-r.pos) {
-		r.failAt(at, what, ErrCorruptContainerHeader, "UTF-16 string of %d units, the chunk has %d bytes left",
+		r.failAt(at, what, ErrCorrupt, "UTF-16 string of %d units, the chunk has %d bytes left",
 			-int64(n), len(r.b)-r.pos)
 		return ""
 	}
@@ -884,12 +862,12 @@ func chDecodeFString(r *chReader, what string) string {
 	return chNameString(b, true)
 }
 
-func chDecodeCultures(r *chReader) []ContainerHeaderCulture {
+func chDecodeCultures(r *chReader) []Culture {
 	n := r.count("culture package map", 8) // FString length + pair count at least
 	if r.err != nil || n == 0 {
 		return nil
 	}
-	out := make([]ContainerHeaderCulture, n)
+	out := make([]Culture, n)
 	for i := range out {
 		what := fmt.Sprintf("culture %d", i)
 		out[i].Culture = chDecodeFString(r, what+" name")
@@ -898,9 +876,9 @@ func chDecodeCultures(r *chReader) []ContainerHeaderCulture {
 			return nil
 		}
 		if m > 0 {
-			out[i].Packages = make([]ContainerHeaderLocalizedPair, m)
+			out[i].Packages = make([]LocalizedPair, m)
 			for k := range out[i].Packages {
-				out[i].Packages[k] = ContainerHeaderLocalizedPair{r.u64(what), r.u64(what)}
+				out[i].Packages[k] = LocalizedPair{r.u64(what), r.u64(what)}
 			}
 		}
 	}
@@ -921,12 +899,12 @@ func (h *ContainerHeader) decodeSoftReferences(r *chReader) {
 		return
 	}
 	if size < 0 || size > int64(len(r.b)-r.pos) {
-		r.failAt(at, "soft package references", ErrCorruptContainerHeader,
+		r.failAt(at, "soft package references", ErrCorrupt,
 			"size %d does not fit in the %d bytes after it", size, len(r.b)-r.pos)
 		return
 	}
 	if off < 0 || off > int64(len(r.b)) || size > int64(len(r.b))-off {
-		r.failAt(at, "soft package references", ErrCorruptContainerHeader,
+		r.failAt(at, "soft package references", ErrCorrupt,
 			"offset 0x%X and size %d lie outside the chunk (0x%X bytes)", off, size, len(r.b))
 		return
 	}
@@ -940,7 +918,7 @@ func (h *ContainerHeader) decodeSoftReferences(r *chReader) {
 	r.pos += int(size)
 }
 
-func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *ContainerHeaderSoftReferences {
+func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *SoftReferences {
 	if r.u32("soft package references flag") == 0 || r.err != nil {
 		return nil
 	}
@@ -952,7 +930,7 @@ func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *ContainerHeader
 	}
 	n := len(h.Packages)
 	if int64(n)*8 > int64(len(blob)) {
-		r.failAt(at, "soft package reference indices", ErrCorruptContainerHeader,
+		r.failAt(at, "soft package reference indices", ErrCorrupt,
 			"%d packages need %d bytes of views, the blob has %d", n, 8*n, len(blob))
 		return nil
 	}
@@ -971,7 +949,7 @@ func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *ContainerHeader
 	if !chViewsDisjoint(r, used, at, "soft package reference indices") {
 		return nil
 	}
-	refs := &ContainerHeaderSoftReferences{PackageIDs: ids}
+	refs := &SoftReferences{PackageIDs: ids}
 	if n > 0 {
 		refs.Indices = make([][]uint32, n)
 	}
@@ -992,7 +970,7 @@ func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *ContainerHeader
 
 // Encode writes the header in its version's layout. An unchanged decoded
 // header comes out byte for byte as it went in. Encode refuses, with a
-// *FormatError wrapping ErrContainerHeaderNotEncodable, fields the
+// *FormatError wrapping ErrNotEncodable, fields the
 // version cannot store (e.g. ExportCount in version 3+, redirect names in
 // UE4), counts beyond the format's limits and shader map hashes of the wrong
 // size.
@@ -1030,7 +1008,7 @@ func (h *ContainerHeader) encodedSizeHint() int {
 }
 
 func chEncodeError(structure, format string, args ...any) error {
-	return chError("", structure, -1, ErrContainerHeaderNotEncodable, format, args...)
+	return chError("", structure, -1, ErrNotEncodable, format, args...)
 }
 
 func chCount(structure string, n int) (uint32, error) {
@@ -1048,7 +1026,7 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 	switch s {
 	case chPreamble:
 		if v.hasSignature() {
-			dst = le.AppendUint32(dst, ContainerHeaderSignature)
+			dst = le.AppendUint32(dst, HeaderSignature)
 			dst = le.AppendUint32(dst, uint32(v))
 		}
 		return le.AppendUint64(dst, h.ContainerID), nil
@@ -1087,7 +1065,7 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 			dst = le.AppendUint64(dst, e.TargetPackageID)
 			if v.hasRedirectNames() {
 				dst = chAppendMappedName(dst, e.SourceName)
-			} else if e.SourceName != (ContainerHeaderMappedName{}) {
+			} else if e.SourceName != (MappedName{}) {
 				return nil, chEncodeError(fmt.Sprintf("package redirect %d", i), "version %v stores no source name", v)
 			}
 		}
@@ -1290,7 +1268,7 @@ func chAppendNameBatch(dst []byte, names []string) ([]byte, error) {
 	return append(dst, text...), nil
 }
 
-func chAppendMappedName(dst []byte, n ContainerHeaderMappedName) []byte {
+func chAppendMappedName(dst []byte, n MappedName) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, n.IndexAndType)
 	return binary.LittleEndian.AppendUint32(dst, n.Number)
 }
@@ -1375,6 +1353,41 @@ func (h *ContainerHeader) appendSoftReferences(dst []byte, at int) ([]byte, erro
 	return dst, nil
 }
 
+// Problems reports inconsistencies inside a decoded container header that
+// its layout does not rule out: a package listed twice, a package importing
+// itself, negative export counts. An engine-written header has none. Offsets are -1: the entries are checked
+// as decoded.
+func (h *ContainerHeader) Problems() []Problem {
+	var out []Problem
+	add := func(structure, format string, args ...any) {
+		out = append(out, Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
+	}
+	seen := make(map[uint64]string, len(h.Packages)+len(h.OptionalSegmentPackages))
+	for _, seg := range []struct {
+		what    string
+		entries []StoreEntry
+	}{{"store entry", h.Packages}, {"optional segment store entry", h.OptionalSegmentPackages}} {
+		for n, e := range seg.entries {
+			where := fmt.Sprintf("%s %d (package 0x%016x)", seg.what, n, e.PackageID)
+			if prev, dup := seen[e.PackageID]; dup {
+				add(where, "the package is also %s", prev)
+				continue
+			}
+			seen[e.PackageID] = fmt.Sprintf("%s %d", seg.what, n)
+			for _, imp := range e.ImportedPackages {
+				if imp == e.PackageID {
+					add(where, "the package imports itself")
+					break
+				}
+			}
+			if e.ExportCount < 0 || e.ExportBundleCount < 0 {
+				add(where, "negative export count %d or export bundle count %d", e.ExportCount, e.ExportBundleCount)
+			}
+		}
+	}
+	return out
+}
+
 // Queries.
 
 // PackageIndex returns the index in Packages of the package with id, or -1.
@@ -1384,7 +1397,7 @@ func (h *ContainerHeader) PackageIndex(id uint64) int {
 
 // Name resolves a container-local FMappedName against Names, adding the
 // engine's "_<number-1>" suffix for a non-zero number.
-func (h *ContainerHeader) Name(n ContainerHeaderMappedName) (string, error) {
+func (h *ContainerHeader) Name(n MappedName) (string, error) {
 	idx := n.IndexAndType & 0x3FFFFFFF
 	if int64(idx) >= int64(len(h.Names)) {
 		return "", fmt.Errorf("name index %d outside the container's %d names", idx, len(h.Names))
@@ -1395,9 +1408,9 @@ func (h *ContainerHeader) Name(n ContainerHeaderMappedName) (string, error) {
 	return fmt.Sprintf("%s_%d", h.Names[idx], n.Number-1), nil
 }
 
-// ContainerHeaderSummary is what `unrmod info` prints about a container
+// HeaderSummary is what `unrmod info` prints about a container
 // header; ids are fixed-width hex strings.
-type ContainerHeaderSummary struct {
+type HeaderSummary struct {
 	Version                 string   `json:"version"`        // e.g. "SoftPackageReferencesOffset"
 	VersionNumber           int      `json:"version_number"` // -1 for the UE4 layout
 	Engine                  string   `json:"engine"`         // e.g. "5.6–5.8"
@@ -1416,8 +1429,8 @@ type ContainerHeaderSummary struct {
 }
 
 // Summary returns the header's counts for display.
-func (h *ContainerHeader) Summary() ContainerHeaderSummary {
-	s := ContainerHeaderSummary{
+func (h *ContainerHeader) Summary() HeaderSummary {
+	s := HeaderSummary{
 		Version:                 h.Version.String(),
 		VersionNumber:           int(h.Version),
 		Engine:                  h.Version.Engine(),
@@ -1447,7 +1460,7 @@ func (h *ContainerHeader) Summary() ContainerHeaderSummary {
 }
 
 // String renders the summary on one line.
-func (s ContainerHeaderSummary) String() string {
+func (s HeaderSummary) String() string {
 	v := s.Version
 	if s.VersionNumber >= 0 {
 		v = fmt.Sprintf("%d %s", s.VersionNumber, s.Version)
