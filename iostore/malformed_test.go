@@ -207,9 +207,9 @@ func TestMalformedDirectoryIndex(t *testing.T) {
 		{"name out of range", "file entry 0", tcSet32(good, file(0, 0), 500), []string{"outside the"}},
 		{"chunk out of range", "file entry", tcSet32(good, file(0, 2), 999), []string{"chunk index 999 is outside the 7 chunks"}},
 		{"negative directory count", "directory entries count", tcSet32(good, l.dirs-4, 0xFFFFFFFF), []string{"negative count"}},
-		{"huge file count", "file entries count", tcSet32(good, l.files-4, 0x10000000), []string{"do not fit"}},
-		{"huge string count", "string table count", tcSet32(good, l.strs, 0x10000000), []string{"do not fit"}},
-		{"huge mount point", "mount point", tcSet32(good, l.at, 0x7FFFFFF0), []string{"string of"}},
+		{"huge file count", "file entries count", tcSet32(good, l.files-4, 0x10000000), []string{"count 268435456", "3221225472 bytes"}},
+		{"huge string count", "string table count", tcSet32(good, l.strs, 0x10000000), []string{"count 268435456"}},
+		{"huge mount point", "mount point", tcSet32(good, l.at, 0x7FFFFFF0), []string{"2147483632 bytes"}},
 		{"unterminated string", "string 0", tcSet8(good, l.strs+4+4+len("Blueprints"), 'x'), []string{"not zero-terminated"}},
 	}
 	// A path that climbs out of the mount point.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/unrmod/unrmod/internal/binio"
 )
 
 // TocMagic is the 16 bytes every .utoc starts with.
@@ -194,31 +196,24 @@ func (t *TOC) MethodName(m uint8) string {
 	return fmt.Sprintf("invalid method index %d", m)
 }
 
-// tocDecoder walks the sections of a .utoc.
-type tocDecoder struct {
-	t    *TOC
-	data []byte
-	off  int
-}
-
-// section reserves n = count × size bytes for the named section and returns
-// them, or an error naming the section when they do not fit.
-func (d *tocDecoder) section(name string, count uint64, size uint64) ([]byte, error) {
+// tocSection takes the count × size bytes of the named section at the
+// cursor and records where it is, or fails naming the section when they do
+// not fit in what is left of the TOC.
+func tocSection(c *binio.Cursor, t *TOC, name string, count, size uint64) ([]byte, error) {
 	need := count * size // count < 2^32, size < 2^32: no overflow
-	left := uint64(len(d.data) - d.off)
-	if need > left {
+	if left := uint64(c.Len()); need > left {
 		what := fmt.Sprintf("%d bytes", need)
 		if size > 1 {
 			what = fmt.Sprintf("%d entries of %d bytes (%d bytes)", count, size, need)
 		}
-		return nil, errorf(d.t.File, name, int64(d.off), ErrCorrupt,
-			"%s do not fit in the %d bytes left of the %d-byte TOC (truncated file or bad count in the header)", what, left, len(d.data))
+		return nil, errorf(t.File, name, c.Abs(), ErrCorrupt,
+			"%s do not fit in the %d bytes left of the %d-byte TOC (truncated file or bad count in the header)", what, left, c.Abs()+int64(left))
 	}
-	b := d.data[d.off : d.off+int(need)]
+	at := c.Abs()
+	b := c.Bytes(int(need), name)
 	if need > 0 {
-		d.t.Sections = append(d.t.Sections, Section{Name: name, Offset: int64(d.off), Size: int64(need)})
+		t.Sections = append(t.Sections, Section{Name: name, Offset: at, Size: int64(need)})
 	}
-	d.off += int(need)
 	return b, nil
 }
 
@@ -232,12 +227,13 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 		return nil, err
 	}
 	h := &t.Header
-	d := &tocDecoder{t: t, data: data, off: HeaderSize}
+	c := binio.NewCursor(data, 0)
+	c.Seek(HeaderSize, "TOC header")
 	t.Sections = append(t.Sections, Section{Name: "TOC header", Offset: 0, Size: HeaderSize})
 	le := binary.LittleEndian
 
 	n := uint64(h.TocEntryCount)
-	b, err := d.section("chunk ids", n, chunkIDSize)
+	b, err := tocSection(c, t, "chunk ids", n, chunkIDSize)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +242,7 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 		t.ChunkIDs[i] = ChunkID(b[i*chunkIDSize:])
 	}
 
-	if b, err = d.section("chunk offsets and lengths", n, offsetLengthSize); err != nil {
+	if b, err = tocSection(c, t, "chunk offsets and lengths", n, offsetLengthSize); err != nil {
 		return nil, err
 	}
 	t.OffsetLengths = make([]OffsetLength, n)
@@ -256,17 +252,17 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 	}
 
 	seeds, overflow := h.perfectHashCounts()
-	if b, err = d.section("perfect-hash seeds", uint64(seeds), 4); err != nil {
+	if b, err = tocSection(c, t, "perfect-hash seeds", uint64(seeds), 4); err != nil {
 		return nil, err
 	}
 	t.PerfectHashSeeds = int32s(b)
-	if b, err = d.section("chunks without perfect hash", uint64(overflow), 4); err != nil {
+	if b, err = tocSection(c, t, "chunks without perfect hash", uint64(overflow), 4); err != nil {
 		return nil, err
 	}
 	t.ChunksWithoutPerfectHash = int32s(b)
 
 	nb := uint64(h.TocCompressedBlockEntryCount)
-	if b, err = d.section("compression blocks", nb, blockEntrySize); err != nil {
+	if b, err = tocSection(c, t, "compression blocks", nb, blockEntrySize); err != nil {
 		return nil, err
 	}
 	t.Blocks = make([]CompressionBlock, nb)
@@ -285,7 +281,7 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 		if h.ContainerFlags&FlagIndexed != 0 {
 			ivs++
 		}
-		if b, err = d.section("AES-CTR IVs", ivs, ivSize); err != nil {
+		if b, err = tocSection(c, t, "AES-CTR IVs", ivs, ivSize); err != nil {
 			return nil, err
 		}
 		t.EncryptionIVs = make([][ivSize]byte, ivs)
@@ -294,12 +290,12 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 		}
 	}
 
-	if b, err = d.section("compression method names", uint64(h.CompressionMethodNameCount), uint64(h.CompressionMethodNameLength)); err != nil {
+	if b, err = tocSection(c, t, "compression method names", uint64(h.CompressionMethodNameCount), uint64(h.CompressionMethodNameLength)); err != nil {
 		return nil, err
 	}
 	t.Methods = make([]string, h.CompressionMethodNameCount)
 	for i := range t.Methods {
-		start := int64(d.off) - int64(len(b)) + int64(i)*int64(h.CompressionMethodNameLength)
+		start := c.Abs() - int64(len(b)) + int64(i)*int64(h.CompressionMethodNameLength)
 		raw := b[i*int(h.CompressionMethodNameLength) : (i+1)*int(h.CompressionMethodNameLength)]
 		name := string(bytes.TrimRight(raw, "\x00"))
 		for _, c := range []byte(name) {
@@ -312,22 +308,22 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 	}
 
 	if h.ContainerFlags&FlagSigned != 0 {
-		at := d.off
-		if b, err = d.section("signature hash size", 1, 4); err != nil {
+		at := c.Abs()
+		if b, err = tocSection(c, t, "signature hash size", 1, 4); err != nil {
 			return nil, err
 		}
 		hs := int32(le.Uint32(b))
 		if hs < 0 {
-			return nil, errorf(t.File, "signatures", int64(at), ErrCorrupt, "negative signature size %d", hs)
+			return nil, errorf(t.File, "signatures", at, ErrCorrupt, "negative signature size %d", hs)
 		}
 		sig := &Signatures{}
-		if sig.TocSignature, err = d.section("TOC signature", uint64(hs), 1); err != nil {
+		if sig.TocSignature, err = tocSection(c, t, "TOC signature", uint64(hs), 1); err != nil {
 			return nil, err
 		}
-		if sig.BlockSignature, err = d.section("block signature", uint64(hs), 1); err != nil {
+		if sig.BlockSignature, err = tocSection(c, t, "block signature", uint64(hs), 1); err != nil {
 			return nil, err
 		}
-		if b, err = d.section("block SHA-1 hashes", nb, sha1Size); err != nil {
+		if b, err = tocSection(c, t, "block SHA-1 hashes", nb, sha1Size); err != nil {
 			return nil, err
 		}
 		sig.BlockHashes = make([][sha1Size]byte, nb)
@@ -338,13 +334,13 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 	}
 
 	if h.Version.HasDirectoryIndex() && h.DirectoryIndexSize > 0 {
-		if t.DirectoryIndex, err = d.section("directory index", uint64(h.DirectoryIndexSize), 1); err != nil {
+		if t.DirectoryIndex, err = tocSection(c, t, "directory index", uint64(h.DirectoryIndexSize), 1); err != nil {
 			return nil, err
 		}
 	}
 
 	ms := h.Version.MetaSize()
-	if b, err = d.section("chunk metas", n, uint64(ms)); err != nil {
+	if b, err = tocSection(c, t, "chunk metas", n, uint64(ms)); err != nil {
 		return nil, err
 	}
 	t.Metas = make([]ChunkMeta, n)
@@ -362,12 +358,12 @@ func DecodeTOC(name string, data []byte) (*TOC, error) {
 	}
 
 	if h.Version.HasOnDemandMetas() && h.ContainerFlags&FlagOnDemand != 0 {
-		if t.OnDemandMetas, err = d.section("on-demand metas", n+nb, onDemandMetaHashSize); err != nil {
+		if t.OnDemandMetas, err = tocSection(c, t, "on-demand metas", n+nb, onDemandMetaHashSize); err != nil {
 			return nil, err
 		}
 	}
-	if d.off < len(data) {
-		t.Trailing = data[d.off:]
+	if c.Len() > 0 {
+		t.Trailing = data[c.Pos():]
 	}
 	return t, nil
 }

@@ -13,18 +13,38 @@ import (
 var ErrTruncated = errors.New("unexpected end of data")
 
 // CursorError is the first failure a Cursor met: what it was reading, at which
-// absolute offset, and why.
+// absolute offset, and why. It matches Err and, when the cursor was given
+// one with SetKind, the kind of failure its format reports (e.g. a "corrupt
+// data" sentinel).
 type CursorError struct {
 	What   string // the field being read, e.g. "name length"
 	Offset int64  // absolute offset of the field
 	Err    error
+	Kind   error // nil, or what every failure of this cursor also matches
 }
 
 func (e *CursorError) Error() string {
 	return fmt.Sprintf("%s at 0x%X: %v", e.What, e.Offset, e.Err)
 }
 
-func (e *CursorError) Unwrap() error { return e.Err }
+// Unwrap returns Err and Kind, for errors.Is and errors.As.
+func (e *CursorError) Unwrap() []error {
+	if e.Kind == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.Kind}
+}
+
+// Describe splits a cursor's error into the field it was reading, the
+// absolute offset and what went wrong, for a format's own error type. ok is
+// false when err is not a *CursorError.
+func Describe(err error) (what string, offset int64, msg string, ok bool) {
+	var ce *CursorError
+	if !errors.As(err, &ce) {
+		return "", 0, "", false
+	}
+	return ce.What, ce.Offset, ce.Err.Error(), true
+}
 
 // Cursor reads little-endian values from a byte slice that starts at absolute
 // offset Base of some file. Errors are sticky: after the first failure every
@@ -35,10 +55,15 @@ type Cursor struct {
 	pos  int
 	base int64
 	err  error
+	kind error
 }
 
 // NewCursor returns a cursor over b, whose first byte sits at absolute offset base.
 func NewCursor(b []byte, base int64) *Cursor { return &Cursor{b: b, base: base} }
+
+// SetKind makes every later failure of the cursor also match kind with
+// errors.Is, e.g. the "corrupt data" sentinel of the format being decoded.
+func (c *Cursor) SetKind(kind error) { c.kind = kind }
 
 // Err returns the first error met, or nil.
 func (c *Cursor) Err() error { return c.err }
@@ -67,9 +92,21 @@ func (c *Cursor) Seek(pos int, what string) {
 
 // Fail records err for the field what at the current offset, unless an error
 // is already recorded.
-func (c *Cursor) Fail(what string, err error) {
+func (c *Cursor) Fail(what string, err error) { c.FailAt(c.pos, what, err) }
+
+// Propagate records the error of another cursor (one over a part of the
+// same data) as this cursor's error, unless one is already recorded.
+func (c *Cursor) Propagate(err error) {
 	if c.err == nil {
-		c.err = &CursorError{What: what, Offset: c.Abs(), Err: err}
+		c.err = err
+	}
+}
+
+// FailAt records err for the field what at position pos (relative to the
+// start of the slice), unless an error is already recorded.
+func (c *Cursor) FailAt(pos int, what string, err error) {
+	if c.err == nil {
+		c.err = &CursorError{What: what, Offset: c.base + int64(pos), Err: err, Kind: c.kind}
 	}
 }
 
@@ -137,6 +174,9 @@ func (c *Cursor) U64(what string) uint64 {
 	return v
 }
 
+// I64 reads a little-endian int64.
+func (c *Cursor) I64(what string) int64 { return int64(c.U64(what)) }
+
 // F32 reads a little-endian IEEE-754 FLOAT.
 func (c *Cursor) F32(what string) float32 { return math.Float32frombits(c.U32(what)) }
 
@@ -158,18 +198,35 @@ func (c *Cursor) Index(what string) int32 {
 // of at least minSize bytes each can still fit in the remaining data, so that
 // callers may allocate count elements safely.
 func (c *Cursor) Count(what string, minSize int) int {
-	at := c.Abs()
+	at := c.pos
 	n := c.Index(what)
 	if c.err != nil {
 		return 0
 	}
-	if n < 0 {
-		c.err = &CursorError{What: what, Offset: at, Err: fmt.Errorf("negative count %d", n)}
+	return c.checkCount(at, what, int64(n), minSize)
+}
+
+// Count32 reads an int32 element count, as UE4 and later store array
+// lengths, and checks it as Count does.
+func (c *Cursor) Count32(what string, minSize int) int {
+	at := c.pos
+	n := c.I32(what)
+	if c.err != nil {
 		return 0
 	}
-	if minSize > 0 && int64(n)*int64(minSize) > int64(c.Len()) {
-		c.err = &CursorError{What: what, Offset: at, Err: fmt.Errorf("count %d needs at least %d bytes, %d left: %w",
-			n, int64(n)*int64(minSize), c.Len(), ErrTruncated)}
+	return c.checkCount(at, what, int64(n), minSize)
+}
+
+// checkCount fails on a negative count and on count elements of minSize
+// bytes that cannot fit in the remaining data; at is the count's position.
+func (c *Cursor) checkCount(at int, what string, n int64, minSize int) int {
+	if n < 0 {
+		c.FailAt(at, what, fmt.Errorf("negative count %d", n))
+		return 0
+	}
+	if minSize > 0 && n*int64(minSize) > int64(c.Len()) {
+		c.FailAt(at, what, fmt.Errorf("count %d needs at least %d bytes, %d left: %w",
+			n, n*int64(minSize), c.Len(), ErrTruncated))
 		return 0
 	}
 	return int(n)
@@ -194,8 +251,24 @@ func (c *Cursor) CString(what string) string {
 // FString reads an Unreal FString: a compact length that counts the trailing
 // zero, then Latin-1 bytes (positive length) or UTF-16LE units (negative).
 func (c *Cursor) FString(what string) string {
-	at := c.Abs()
+	at := c.pos
 	n := c.Index(what + " length")
+	return c.fstringBody(at, what, int64(n))
+}
+
+// FString32 reads an FString as UE4 and later store it: an int32 length
+// that counts the terminating zero, then that many Latin-1 bytes (positive)
+// or UTF-16LE units (negative); 0 is the empty string. As for FString, the
+// terminating zero must be there: the engine always writes it.
+func (c *Cursor) FString32(what string) string {
+	at := c.pos
+	n := c.I32(what + " length")
+	return c.fstringBody(at, what, int64(n))
+}
+
+// fstringBody reads the characters of an FString of length n whose length
+// field is at position at.
+func (c *Cursor) fstringBody(at int, what string, n int64) string {
 	if c.err != nil {
 		return ""
 	}
@@ -203,17 +276,17 @@ func (c *Cursor) FString(what string) string {
 	case n == 0:
 		return ""
 	case n > 0:
-		b := c.Bytes(int(n), what)
+		b := c.Bytes(int(min(n, math.MaxInt32)), what)
 		if c.err != nil {
 			return ""
 		}
 		if b[len(b)-1] != 0 {
-			c.err = &CursorError{What: what, Offset: at, Err: errors.New("string is not zero-terminated")}
+			c.FailAt(at, what, errors.New("string is not zero-terminated"))
 			return ""
 		}
 		return Latin1(b[:len(b)-1])
 	default:
-		units := -int64(n)
+		units := -n
 		if units > int64(c.Len())/2 {
 			c.Fail(what, fmt.Errorf("UTF-16 string of %d units, %d bytes left: %w", units, c.Len(), ErrTruncated))
 			return ""
@@ -224,7 +297,7 @@ func (c *Cursor) FString(what string) string {
 			u[i] = binary.LittleEndian.Uint16(b[2*i:])
 		}
 		if u[len(u)-1] != 0 {
-			c.err = &CursorError{What: what, Offset: at, Err: errors.New("string is not zero-terminated")}
+			c.FailAt(at, what, errors.New("string is not zero-terminated"))
 			return ""
 		}
 		return string(utf16.Decode(u[:len(u)-1]))

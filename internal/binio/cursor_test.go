@@ -270,3 +270,93 @@ func TestCursorReads(t *testing.T) {
 		t.Error("Bytes(-1) succeeded")
 	}
 }
+
+func TestCursorCount32(t *testing.T) {
+	cases := []struct {
+		name    string
+		data    []byte
+		minSize int
+		want    int
+		wantErr string // "" on success
+	}{
+		{"zero", []byte{0, 0, 0, 0}, 8, 0, ""},
+		{"fits", []byte{2, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}, 4, 2, ""},
+		{"one byte short", []byte{2, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7}, 4, 0, "needs at least 8 bytes"},
+		{"max int32", []byte{0xFF, 0xFF, 0xFF, 0x7F}, 1, 0, "count 2147483647"},
+		{"negative", []byte{0xFF, 0xFF, 0xFF, 0xFF}, 1, 0, "negative count -1"},
+		{"truncated", []byte{1, 0}, 1, 0, "need 4 bytes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCursor(tc.data, 0x40)
+			n := c.Count32("entries", tc.minSize)
+			if tc.wantErr == "" {
+				if c.Err() != nil || n != tc.want {
+					t.Fatalf("Count32 = %d, %v; want %d", n, c.Err(), tc.want)
+				}
+				return
+			}
+			ce := cursorErr(t, c)
+			if n != 0 || ce.Offset != 0x40 || ce.What != "entries" || !strings.Contains(ce.Error(), tc.wantErr) {
+				t.Fatalf("Count32 = %d, %v (at 0x%X); want 0 and %q at 0x40", n, ce, ce.Offset, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestCursorFString32(t *testing.T) {
+	for _, s := range []string{"", "Ab", "../../../Game/Content/", "é", "a\U0001F600"} {
+		enc := AppendFString32(nil, s)
+		c := NewCursor(append(enc, 0xEE), 0)
+		if got := c.FString32("mount point"); got != s || c.Err() != nil || c.Pos() != len(enc) {
+			t.Errorf("FString32(% X) = %q, pos %d, %v; want %q", enc, got, c.Pos(), c.Err(), s)
+		}
+	}
+	le := func(v int32) []byte { return AppendI32(nil, v) }
+	bad := []struct {
+		name   string
+		data   []byte
+		offset int64
+		msg    string
+	}{
+		{"unterminated", append(le(3), 'a', 'b', 'c'), 0, "not zero-terminated"},
+		{"utf16 unterminated", append(le(-1), 'a', 0), 0, "not zero-terminated"},
+		{"truncated", append(le(10), 'a', 0), 4, "need 10 bytes"},
+		{"INT_MIN units", append(le(math.MinInt32), 0, 0), 4, "UTF-16 string of 2147483648 units"},
+		{"INT_MAX bytes", append(le(math.MaxInt32), 0, 0), 4, "need 2147483647 bytes"},
+		{"length truncated", []byte{1, 0}, 0, "length"},
+	}
+	for _, tc := range bad {
+		c := NewCursor(tc.data, 0x100)
+		if got := c.FString32("string 3"); got != "" {
+			t.Errorf("%s: returned %q with an error", tc.name, got)
+		}
+		ce := cursorErr(t, c)
+		if ce.Offset != 0x100+tc.offset || !strings.Contains(ce.Error(), tc.msg) || !strings.Contains(ce.Error(), "string 3") {
+			t.Errorf("%s: %v at 0x%X; want %q at 0x%X", tc.name, ce, ce.Offset, tc.msg, 0x100+tc.offset)
+		}
+	}
+}
+
+func TestCursorKindAndDescribe(t *testing.T) {
+	kind := errors.New("corrupt data")
+	c := NewCursor([]byte{1, 2}, 0x10)
+	c.SetKind(kind)
+	c.U32("magic")
+	if !errors.Is(c.Err(), kind) || !errors.Is(c.Err(), ErrTruncated) {
+		t.Fatalf("%v does not match both the kind and ErrTruncated", c.Err())
+	}
+	what, off, msg, ok := Describe(c.Err())
+	if !ok || what != "magic" || off != 0x10 || !strings.Contains(msg, "need 4 bytes") || strings.Contains(msg, "magic") {
+		t.Errorf("Describe = %q, 0x%X, %q, %v", what, off, msg, ok)
+	}
+	if _, _, _, ok := Describe(errors.New("other")); ok {
+		t.Error("Describe accepted an error that is not a *CursorError")
+	}
+	c = NewCursor(make([]byte, 8), 0x10)
+	c.FailAt(6, "field", errors.New("bad"))
+	c.FailAt(2, "later", errors.New("ignored"))
+	if ce := cursorErr(t, c); ce.Offset != 0x16 || ce.What != "field" || errors.Is(ce, kind) {
+		t.Errorf("FailAt recorded %v at 0x%X", ce, ce.Offset)
+	}
+}

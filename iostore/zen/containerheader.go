@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"unicode/utf16"
 
-	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/binio"
 )
 
@@ -182,14 +180,6 @@ type StoreEntry struct {
 	ShaderMapHashes [][]byte `json:"shader_map_hashes,omitempty"`
 }
 
-// MappedName is an FMappedName: IndexAndType holds the name
-// index in bits 0–29 and the name-map type in bits 30–31; Number is the FName
-// number (0: no suffix, n: suffix "_<n-1>").
-type MappedName struct {
-	IndexAndType uint32 `json:"index_and_type"`
-	Number       uint32 `json:"number"`
-}
-
 // LocalizedPackage names a package with localized variants.
 type LocalizedPackage struct {
 	SourcePackageID uint64     `json:"source_package_id"`
@@ -337,92 +327,35 @@ func (h *ContainerHeader) shaderHashSize() int {
 
 // Decoding.
 
-type chReader struct {
-	name string
-	b    []byte
-	pos  int
-	err  error
+// chCursorError turns a cursor's error into the *FormatError of a
+// container-header problem.
+func chCursorError(file string, err error) error {
+	if what, off, msg, ok := binio.Describe(err); ok {
+		return &FormatError{File: file, Struct: "container header " + what, Offset: off, Msg: msg, Err: err}
+	}
+	return err
 }
 
-func (r *chReader) failAt(off int, structure string, cause error, format string, args ...any) {
-	if r.err == nil {
-		r.err = chError(r.name, structure, int64(off), cause, format, args...)
-	}
+// chFail records a container-header problem at position at of the chunk.
+func chFail(c *binio.Cursor, at int, structure, format string, args ...any) {
+	c.FailAt(at, structure, fmt.Errorf(format, args...))
 }
 
-func (r *chReader) need(n int, structure string) bool {
-	if r.err != nil {
-		return false
-	}
-	if n < 0 || n > len(r.b)-r.pos {
-		r.failAt(r.pos, structure, ErrCorrupt, "needs %d bytes, the chunk has %d left", n, len(r.b)-r.pos)
-		return false
-	}
-	return true
-}
-
-func (r *chReader) u32(structure string) uint32 {
-	if !r.need(4, structure) {
-		return 0
-	}
-	v := binary.LittleEndian.Uint32(r.b[r.pos:])
-	r.pos += 4
-	return v
-}
-
-func (r *chReader) u64(structure string) uint64 {
-	if !r.need(8, structure) {
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(r.b[r.pos:])
-	r.pos += 8
-	return v
-}
-
-func (r *chReader) bytes(n int, structure string) []byte {
-	if !r.need(n, structure) {
+func chIDs(c *binio.Cursor, structure string) []uint64 {
+	n := c.Count32(structure, 8)
+	if c.Err() != nil || n == 0 {
 		return nil
 	}
-	b := r.b[r.pos : r.pos+n : r.pos+n]
-	r.pos += n
-	return b
-}
-
-// count reads an int32 element count and checks that that many elements of
-// size bytes fit in the rest of the chunk, so callers may allocate them.
-func (r *chReader) count(structure string, size int) int {
-	at := r.pos
-	n := int32(r.u32(structure))
-	if r.err != nil {
-		return 0
-	}
-	if n < 0 {
-		r.failAt(at, structure, ErrCorrupt, "negative count %d", n)
-		return 0
-	}
-	if int64(n)*int64(size) > int64(len(r.b)-r.pos) {
-		r.failAt(at, structure, ErrCorrupt, "count %d needs %d bytes, the chunk has %d left",
-			n, int64(n)*int64(size), len(r.b)-r.pos)
-		return 0
-	}
-	return int(n)
-}
-
-func (r *chReader) ids(structure string) []uint64 {
-	n := r.count(structure, 8)
-	if r.err != nil || n == 0 {
-		return nil
-	}
+	b := c.Bytes(8*n, structure)
 	out := make([]uint64, n)
 	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(r.b[r.pos+8*i:])
+		out[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
-	r.pos += 8 * n
 	return out
 }
 
-func (r *chReader) mappedName(structure string) MappedName {
-	return MappedName{IndexAndType: r.u32(structure), Number: r.u32(structure)}
+func chMappedName(c *binio.Cursor, structure string) MappedName {
+	return MappedName{IndexAndType: c.U32(structure), Number: c.U32(structure)}
 }
 
 // DecodeContainerHeader decodes a container-header chunk (the uncompressed,
@@ -433,33 +366,34 @@ func (r *chReader) mappedName(structure string) MappedName {
 // Offset within data) wrapping ErrCorrupt or
 // ErrUnsupportedVersion.
 func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
-	r := &chReader{name: name, b: data}
+	c := binio.NewCursor(data, 0)
+	c.SetKind(ErrCorrupt)
 	h := &ContainerHeader{Version: HeaderUE4}
 	if len(data) >= 4 && binary.LittleEndian.Uint32(data) == HeaderSignature {
-		if len(data) < 8 {
-			r.failAt(4, "version", ErrCorrupt, "needs 4 bytes, the chunk has %d left", len(data)-4)
-			return nil, r.err
+		c.Seek(4, "signature")
+		h.Version = HeaderVersion(c.I32("version"))
+		if c.Err() != nil {
+			return nil, chCursorError(name, c.Err())
 		}
-		h.Version = HeaderVersion(int32(binary.LittleEndian.Uint32(data[4:])))
 		if !h.Version.Known() || !h.Version.hasSignature() {
-			r.failAt(4, "version", ErrUnsupportedVersion,
+			return nil, chError(name, "version", 4, ErrUnsupportedVersion,
 				"version %d is not one of the known versions 0..%d (UE 5.0–5.8); a newer engine may need a newer unrmod",
 				int32(h.Version), int32(HeaderLatest))
-			return nil, r.err
 		}
+		c.Seek(0, "signature")
 	}
 	sections := h.Version.sections()
 	var spans [chSectionCount][2]int
 	for _, s := range sections {
-		start := r.pos
-		h.decodeSection(r, s)
-		if r.err != nil {
-			return nil, r.err
+		start := c.Pos()
+		h.decodeSection(c, data, s)
+		if c.Err() != nil {
+			return nil, chCursorError(name, c.Err())
 		}
-		spans[s] = [2]int{start, r.pos}
+		spans[s] = [2]int{start, c.Pos()}
 	}
-	if r.pos < len(data) {
-		h.Trailing = bytes.Clone(data[r.pos:])
+	if c.Pos() < len(data) {
+		h.Trailing = bytes.Clone(data[c.Pos():])
 	}
 	for _, s := range sections {
 		start, end := spans[s][0], spans[s][1]
@@ -476,69 +410,69 @@ func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
 	return h, nil
 }
 
-func (h *ContainerHeader) decodeSection(r *chReader, s chSection) {
+func (h *ContainerHeader) decodeSection(c *binio.Cursor, data []byte, s chSection) {
 	switch s {
 	case chPreamble:
 		if h.Version.hasSignature() {
-			r.u32("signature")
-			r.u32("version")
+			c.U32("signature")
+			c.U32("version")
 		}
-		h.ContainerID = r.u64("container id")
+		h.ContainerID = c.U64("container id")
 	case chPackageCount:
-		r.u32("package count") // Encode writes len(Packages); a different value is kept raw
+		c.U32("package count") // Encode writes len(Packages); a different value is kept raw
 	case chNameBlobs:
-		at := r.pos
-		names := r.bytes(r.count("names", 1), "names")
-		r.bytes(r.count("name hashes", 1), "name hashes") // rebuilt from Names; a different list is kept raw
-		if r.err == nil {
-			h.Names = chDecodeNameBlob(r, names, at+4)
+		at := c.Pos()
+		names := c.Bytes(c.Count32("names", 1), "names")
+		c.Bytes(c.Count32("name hashes", 1), "name hashes") // rebuilt from Names; a different list is kept raw
+		if c.Err() == nil {
+			h.Names = decodeNameBlob(c, names, at+4)
 		}
 	case chPackages:
-		h.Packages = h.decodePackages(r, "")
+		h.Packages = h.decodePackages(c, "")
 	case chOptionalPackages:
-		h.OptionalSegmentPackages = h.decodePackages(r, "optional segment ")
+		h.OptionalSegmentPackages = h.decodePackages(c, "optional segment ")
 	case chNameBatch:
-		h.Names = chDecodeNameBatch(r, "redirects name map")
+		h.Names, _, _ = decodeNameBatch(c, "redirects name map")
 	case chLocalized:
-		n := r.count("localized packages", 16)
+		n := c.Count32("localized packages", 16)
 		if n > 0 {
 			h.LocalizedPackages = make([]LocalizedPackage, n)
 			for i := range h.LocalizedPackages {
 				e := &h.LocalizedPackages[i]
-				e.SourcePackageID = r.u64("localized package")
-				e.SourceName = r.mappedName("localized package")
+				e.SourcePackageID = c.U64("localized package")
+				e.SourceName = chMappedName(c, "localized package")
 			}
 		}
 	case chCultures:
-		h.Cultures = chDecodeCultures(r)
+		h.Cultures = chDecodeCultures(c)
 	case chRedirects:
 		size := 16
 		if h.Version.hasRedirectNames() {
 			size = 24
 		}
-		n := r.count("package redirects", size)
+		n := c.Count32("package redirects", size)
 		if n > 0 {
 			h.Redirects = make([]Redirect, n)
 			for i := range h.Redirects {
 				e := &h.Redirects[i]
-				e.SourcePackageID = r.u64("package redirect")
-				e.TargetPackageID = r.u64("package redirect")
+				e.SourcePackageID = c.U64("package redirect")
+				e.TargetPackageID = c.U64("package redirect")
 				if h.Version.hasRedirectNames() {
-					e.SourceName = r.mappedName("package redirect")
+					e.SourceName = chMappedName(c, "package redirect")
 				}
 			}
 		}
 	case chSoftReferences:
-		h.decodeSoftReferences(r)
+		h.decodeSoftReferences(c, data)
 	}
 }
 
 // decodePackages reads a PackageIds array and the StoreEntries blob after it.
-func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntry {
-	ids := r.ids(prefix + "package ids")
-	blobAt := r.pos + 4
-	blob := r.bytes(r.count(prefix+"store entries", 1), prefix+"store entries")
-	if r.err != nil {
+func (h *ContainerHeader) decodePackages(c *binio.Cursor, prefix string) []StoreEntry {
+	ids := chIDs(c, prefix+"package ids")
+	blobAt := c.Pos() + 4
+	blob := c.Bytes(c.Count32(prefix+"store entries", 1), prefix+"store entries")
+	if c.Err() != nil {
 		return nil
 	}
 	if h.Version.hasBundleSizeLoad() {
@@ -552,8 +486,7 @@ func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntr
 	}
 	l := h.entryLayout()
 	if int64(len(ids))*int64(l.size) > int64(len(blob)) {
-		r.failAt(blobAt, prefix+"store entries", ErrCorrupt,
-			"%d entries of %d bytes need %d bytes, the blob has %d", len(ids), l.size, len(ids)*l.size, len(blob))
+		chFail(c, blobAt, prefix+"store entries", "%d entries of %d bytes need %d bytes, the blob has %d", len(ids), l.size, len(ids)*l.size, len(blob))
 		return nil
 	}
 	fixedEnd := len(ids) * l.size
@@ -573,7 +506,7 @@ func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntr
 	for i := range ids {
 		place := chPlace{prefix: prefix, entry: i, id: ids[i]}
 		place.what = "imported packages"
-		v, ok := chReadView(r, blob, blobAt, i*l.size+l.imported, fixedEnd, 8, place)
+		v, ok := chReadView(c, blob, blobAt, i*l.size+l.imported, fixedEnd, 8, place)
 		if !ok {
 			return nil
 		}
@@ -583,7 +516,7 @@ func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntr
 		}
 		if l.shaders >= 0 {
 			place.what = "shader map hashes"
-			v, ok := chReadView(r, blob, blobAt, i*l.size+l.shaders, fixedEnd, hashSize, place)
+			v, ok := chReadView(c, blob, blobAt, i*l.size+l.shaders, fixedEnd, hashSize, place)
 			if !ok {
 				return nil
 			}
@@ -593,13 +526,12 @@ func (h *ContainerHeader) decodePackages(r *chReader, prefix string) []StoreEntr
 			}
 		}
 	}
-	if !chViewsDisjoint(r, views, blobAt, prefix+"store entries") {
+	if !chViewsDisjoint(c, views, blobAt, prefix+"store entries") {
 		return nil
 	}
 	if hasHashes {
 		if h.ShaderMapHashSize != 0 && h.ShaderMapHashSize != hashSize {
-			r.failAt(blobAt, prefix+"store entries", ErrCorrupt,
-				"shader map hashes are %d bytes here but %d bytes in the other segment", hashSize, h.ShaderMapHashSize)
+			chFail(c, blobAt, prefix+"store entries", "shader map hashes are %d bytes here but %d bytes in the other segment", hashSize, h.ShaderMapHashSize)
 			return nil
 		}
 		h.ShaderMapHashSize = hashSize
@@ -707,7 +639,7 @@ func (p chPlace) entryString() string {
 
 // chReadView reads the view at p and checks that its num elements of size
 // bytes lie in blob[fixedEnd:].
-func chReadView(r *chReader, blob []byte, blobAt, p, fixedEnd, size int, place chPlace) (chView, bool) {
+func chReadView(c *binio.Cursor, blob []byte, blobAt, p, fixedEnd, size int, place chPlace) (chView, bool) {
 	num := int64(binary.LittleEndian.Uint32(blob[p:]))
 	off := int64(binary.LittleEndian.Uint32(blob[p+4:]))
 	if num == 0 {
@@ -715,8 +647,7 @@ func chReadView(r *chReader, blob []byte, blobAt, p, fixedEnd, size int, place c
 	}
 	start := int64(p) + off
 	if end := start + num*int64(size); start < int64(fixedEnd) || end > int64(len(blob)) {
-		r.failAt(blobAt+p, place.String(), ErrCorrupt,
-			"%d elements of %d bytes at offset +0x%X from the view lie outside the array area 0x%X..0x%X of the blob",
+		chFail(c, blobAt+p, place.String(), "%d elements of %d bytes at offset +0x%X from the view lie outside the array area 0x%X..0x%X of the blob",
 			num, size, off, fixedEnd, len(blob))
 		return chView{}, false
 	}
@@ -725,160 +656,34 @@ func chReadView(r *chReader, blob []byte, blobAt, p, fixedEnd, size int, place c
 
 // chViewsDisjoint fails when two arrays share bytes: the engine never writes
 // that, and refusing it bounds what decoding allocates by the input size.
-func chViewsDisjoint(r *chReader, views []chView, blobAt int, structure string) bool {
+func chViewsDisjoint(c *binio.Cursor, views []chView, blobAt int, structure string) bool {
 	slices.SortFunc(views, func(a, b chView) int { return a.start - b.start })
 	for i := 1; i < len(views); i++ {
 		if views[i].start < views[i-1].end {
-			r.failAt(blobAt+views[i].start, structure, ErrCorrupt,
-				"arrays at blob offsets 0x%X and 0x%X overlap", views[i-1].start, views[i].start)
+			chFail(c, blobAt+views[i].start, structure, "arrays at blob offsets 0x%X and 0x%X overlap", views[i-1].start, views[i].start)
 			return false
 		}
 	}
 	return true
 }
 
-// chDecodeNameBlob decodes a UE4 names blob (interleaved batch): per name a
-// 2-byte header (bit 7: UTF-16; 15-bit length in characters), a zero byte
-// before UTF-16 text that would start at an odd position, then the text.
-func chDecodeNameBlob(r *chReader, b []byte, at int) []string {
-	var names []string
-	for p := 0; p < len(b); {
-		if len(b)-p < 2 {
-			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorrupt, "header truncated")
-			return nil
-		}
-		wide, n := b[p]&0x80 != 0, int(b[p]&0x7F)<<8|int(b[p+1])
-		p += 2
-		if wide && p%2 == 1 {
-			p++
-		}
-		size := n
-		if wide {
-			size = 2 * n
-		}
-		if size > len(b)-p {
-			r.failAt(at+p, fmt.Sprintf("name %d", len(names)), ErrCorrupt,
-				"%d characters run past the end of the names blob", n)
-			return nil
-		}
-		names = append(names, chNameString(b[p:p+size], wide))
-		p += size
-	}
-	return names
-}
-
-// chDecodeNameBatch decodes a UE5 name batch (separated format): uint32 count;
-// if non-zero, uint32 string bytes, uint64 hash algorithm id, the hashes, the
-// 2-byte headers, then the text of all names.
-func chDecodeNameBatch(r *chReader, what string) []string {
-	at := r.pos
-	n := r.u32(what + " count")
-	if r.err != nil || n == 0 {
-		return nil
-	}
-	strBytes := r.u32(what + " string bytes")
-	r.u64(what + " hash algorithm id") // rebuilt by Encode; a different id is kept raw
-	if r.err != nil {
-		return nil
-	}
-	if need := 10*uint64(n) + uint64(strBytes); need > uint64(len(r.b)-r.pos) {
-		r.failAt(at, what, ErrCorrupt, "%d names with %d string bytes need %d bytes, the chunk has %d left",
-			n, strBytes, need, len(r.b)-r.pos)
-		return nil
-	}
-	r.pos += 8 * int(n) // hashes: rebuilt from the names
-	headers := r.bytes(2*int(n), what)
-	textAt := r.pos
-	text := r.bytes(int(strBytes), what)
-	names := make([]string, n)
-	p := 0
-	for i := range names {
-		wide, l := headers[2*i]&0x80 != 0, int(headers[2*i]&0x7F)<<8|int(headers[2*i+1])
-		size := l
-		if wide {
-			size = 2 * l
-		}
-		if size > len(text)-p {
-			r.failAt(textAt+p, fmt.Sprintf("%s name %d", what, i), ErrCorrupt,
-				"%d characters run past the %d string bytes of the batch", l, strBytes)
-			return nil
-		}
-		names[i] = chNameString(text[p:p+size], wide)
-		p += size
-	}
-	return names
-}
-
-// chNameString converts stored name text: UTF-16LE when wide, else one byte
-// per character (Latin-1).
-func chNameString(b []byte, wide bool) string {
-	if wide {
-		u := make([]uint16, len(b)/2)
-		for i := range u {
-			u[i] = binary.LittleEndian.Uint16(b[2*i:])
-		}
-		return string(utf16.Decode(u))
-	}
-	return chLatin1(b)
-}
-
-func chLatin1(b []byte) string {
-	for _, c := range b {
-		if c >= 0x80 {
-			r := make([]rune, len(b))
-			for i, c := range b {
-				r[i] = rune(c)
-			}
-			return string(r)
-		}
-	}
-	return string(b)
-}
-
-// chDecodeFString reads an FString: int32 length counting the terminating
-// zero; positive: Latin-1 bytes, negative: UTF-16LE units, 0: empty.
-func chDecodeFString(r *chReader, what string) string {
-	at := r.pos
-	n := int32(r.u32(what))
-	if r.err != nil || n == 0 {
-		return ""
-	}
-	if n > 0 {
-		b := r.bytes(int(n), what)
-		if r.err != nil {
-			return ""
-		}
-		return chLatin1(bytes.TrimSuffix(b, []byte{0}))
-	}
-	if n == math.MinInt32 || int64(-n)*2 > int64(len(r.b)-r.pos) {
-		r.failAt(at, what, ErrCorrupt, "UTF-16 string of %d units, the chunk has %d bytes left",
-			-int64(n), len(r.b)-r.pos)
-		return ""
-	}
-	b := r.bytes(int(-n)*2, what)
-	if len(b) >= 2 && b[len(b)-1] == 0 && b[len(b)-2] == 0 {
-		b = b[:len(b)-2]
-	}
-	return chNameString(b, true)
-}
-
-func chDecodeCultures(r *chReader) []Culture {
-	n := r.count("culture package map", 8) // FString length + pair count at least
-	if r.err != nil || n == 0 {
+func chDecodeCultures(c *binio.Cursor) []Culture {
+	n := c.Count32("culture package map", 8) // FString length + pair count at least
+	if c.Err() != nil || n == 0 {
 		return nil
 	}
 	out := make([]Culture, n)
 	for i := range out {
 		what := fmt.Sprintf("culture %d", i)
-		out[i].Culture = chDecodeFString(r, what+" name")
-		m := r.count(what+" packages", 16)
-		if r.err != nil {
+		out[i].Culture = c.FString32(what + " name")
+		m := c.Count32(what+" packages", 16)
+		if c.Err() != nil {
 			return nil
 		}
 		if m > 0 {
 			out[i].Packages = make([]LocalizedPair, m)
 			for k := range out[i].Packages {
-				out[i].Packages[k] = LocalizedPair{r.u64(what), r.u64(what)}
+				out[i].Packages[k] = LocalizedPair{c.U64(what), c.U64(what)}
 			}
 		}
 	}
@@ -887,57 +692,56 @@ func chDecodeCultures(r *chReader) []Culture {
 
 // decodeSoftReferences reads version 4's inline soft references or version
 // 5's {offset, size} followed by the block.
-func (h *ContainerHeader) decodeSoftReferences(r *chReader) {
+func (h *ContainerHeader) decodeSoftReferences(c *binio.Cursor, data []byte) {
 	if !h.Version.hasSoftRefsOffset() {
-		h.SoftReferences = h.decodeSoftReferenceBlock(r)
+		h.SoftReferences = h.decodeSoftReferenceBlock(c)
 		return
 	}
-	at := r.pos
-	off := int64(r.u64("soft package references offset"))
-	size := int64(r.u64("soft package references size"))
-	if r.err != nil || size == 0 {
+	at := c.Pos()
+	off := int64(c.U64("soft package references offset"))
+	size := int64(c.U64("soft package references size"))
+	if c.Err() != nil || size == 0 {
 		return
 	}
-	if size < 0 || size > int64(len(r.b)-r.pos) {
-		r.failAt(at, "soft package references", ErrCorrupt,
-			"size %d does not fit in the %d bytes after it", size, len(r.b)-r.pos)
+	if size < 0 || size > int64(c.Len()) {
+		chFail(c, at, "soft package references", "size %d does not fit in the %d bytes after it", size, c.Len())
 		return
 	}
-	if off < 0 || off > int64(len(r.b)) || size > int64(len(r.b))-off {
-		r.failAt(at, "soft package references", ErrCorrupt,
-			"offset 0x%X and size %d lie outside the chunk (0x%X bytes)", off, size, len(r.b))
+	if off < 0 || off > int64(len(data)) || size > int64(len(data))-off {
+		chFail(c, at, "soft package references", "offset 0x%X and size %d lie outside the chunk (0x%X bytes)", off, size, len(data))
 		return
 	}
 	// Loaders read the block at Offset; the engine writes it right here.
-	sub := &chReader{name: r.name, b: r.b[:off+size], pos: int(off)}
+	sub := binio.NewCursor(data[:off+size], 0)
+	sub.SetKind(ErrCorrupt)
+	sub.Seek(int(off), "soft package references")
 	h.SoftReferences = h.decodeSoftReferenceBlock(sub)
-	if sub.err != nil {
-		r.err = sub.err
+	if err := sub.Err(); err != nil {
+		c.Propagate(err)
 		return
 	}
-	r.pos += int(size)
+	c.Bytes(int(size), "soft package references")
 }
 
-func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *SoftReferences {
-	if r.u32("soft package references flag") == 0 || r.err != nil {
+func (h *ContainerHeader) decodeSoftReferenceBlock(c *binio.Cursor) *SoftReferences {
+	if c.U32("soft package references flag") == 0 || c.Err() != nil {
 		return nil
 	}
-	ids := r.ids("soft package reference ids")
-	at := r.pos + 4
-	blob := r.bytes(r.count("soft package reference indices", 1), "soft package reference indices")
-	if r.err != nil {
+	ids := chIDs(c, "soft package reference ids")
+	at := c.Pos() + 4
+	blob := c.Bytes(c.Count32("soft package reference indices", 1), "soft package reference indices")
+	if c.Err() != nil {
 		return nil
 	}
 	n := len(h.Packages)
 	if int64(n)*8 > int64(len(blob)) {
-		r.failAt(at, "soft package reference indices", ErrCorrupt,
-			"%d packages need %d bytes of views, the blob has %d", n, 8*n, len(blob))
+		chFail(c, at, "soft package reference indices", "%d packages need %d bytes of views, the blob has %d", n, 8*n, len(blob))
 		return nil
 	}
 	views := make([]chView, n)
 	var used []chView
 	for i := range views {
-		v, ok := chReadView(r, blob, at, 8*i, 8*n, 4, chPlace{prefix: "soft", entry: i, id: h.Packages[i].PackageID})
+		v, ok := chReadView(c, blob, at, 8*i, 8*n, 4, chPlace{prefix: "soft", entry: i, id: h.Packages[i].PackageID})
 		if !ok {
 			return nil
 		}
@@ -946,7 +750,7 @@ func (h *ContainerHeader) decodeSoftReferenceBlock(r *chReader) *SoftReferences 
 			used = append(used, v)
 		}
 	}
-	if !chViewsDisjoint(r, used, at, "soft package reference indices") {
+	if !chViewsDisjoint(c, used, at, "soft package reference indices") {
 		return nil
 	}
 	refs := &SoftReferences{PackageIDs: ids}
@@ -1008,7 +812,7 @@ func (h *ContainerHeader) encodedSizeHint() int {
 }
 
 func chEncodeError(structure, format string, args ...any) error {
-	return chError("", structure, -1, ErrNotEncodable, format, args...)
+	return encodeError("container header "+structure, format, args...)
 }
 
 func chCount(structure string, n int) (uint32, error) {
@@ -1034,13 +838,13 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 		n, err := chCount("package count", len(h.Packages))
 		return le.AppendUint32(dst, n), err
 	case chNameBlobs:
-		return h.appendNameBlobs(dst)
+		return appendNameBlobs(dst, h.Names)
 	case chPackages:
 		return h.appendPackages(dst, h.Packages, "")
 	case chOptionalPackages:
 		return h.appendPackages(dst, h.OptionalSegmentPackages, "optional segment ")
 	case chNameBatch:
-		return chAppendNameBatch(dst, h.Names)
+		return appendNameBatch(dst, h.Names, "container header ", "redirects name map")
 	case chLocalized:
 		n, err := chCount("localized packages", len(h.LocalizedPackages))
 		if err != nil {
@@ -1049,7 +853,7 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 		dst = le.AppendUint32(dst, n)
 		for _, e := range h.LocalizedPackages {
 			dst = le.AppendUint64(dst, e.SourcePackageID)
-			dst = chAppendMappedName(dst, e.SourceName)
+			dst = appendMappedName(dst, e.SourceName)
 		}
 		return dst, nil
 	case chCultures:
@@ -1064,7 +868,7 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 			dst = le.AppendUint64(dst, e.SourcePackageID)
 			dst = le.AppendUint64(dst, e.TargetPackageID)
 			if v.hasRedirectNames() {
-				dst = chAppendMappedName(dst, e.SourceName)
+				dst = appendMappedName(dst, e.SourceName)
 			} else if e.SourceName != (MappedName{}) {
 				return nil, chEncodeError(fmt.Sprintf("package redirect %d", i), "version %v stores no source name", v)
 			}
@@ -1167,110 +971,6 @@ func (h *ContainerHeader) appendPackages(dst []byte, entries []StoreEntry, prefi
 		}
 	}
 	return dst, nil
-}
-
-// chNameParts returns how a name is stored: UTF-16LE when it has a
-// character above 0x7F, else one byte per character; chars counts the
-// characters (UTF-16 units) for the 2-byte name header.
-func chNameParts(name string) (wide bool, text []byte, chars int) {
-	if !cityhash.IsWideName(name) {
-		return false, []byte(name), len(name)
-	}
-	u := utf16.Encode([]rune(name))
-	text = make([]byte, 2*len(u))
-	for i, x := range u {
-		binary.LittleEndian.PutUint16(text[2*i:], x)
-	}
-	return true, text, len(u)
-}
-
-func chNameHeader(wide bool, chars int) (byte, byte) {
-	b0 := byte(chars >> 8)
-	if wide {
-		b0 |= 0x80
-	}
-	return b0, byte(chars)
-}
-
-func chCheckNames(names []string) error {
-	for i, n := range names {
-		l := len(n)
-		if cityhash.IsWideName(n) {
-			l = len(utf16.Encode([]rune(n)))
-		}
-		if l > 0x7FFF {
-			return chEncodeError(fmt.Sprintf("name %d", i), "%d characters exceed the 15-bit length of a name header", l)
-		}
-	}
-	return nil
-}
-
-// appendNameBlobs writes the UE4 Names (interleaved batch) and NameHashes
-// (algorithm id, then one hash per name) byte arrays.
-func (h *ContainerHeader) appendNameBlobs(dst []byte) ([]byte, error) {
-	if err := chCheckNames(h.Names); err != nil {
-		return nil, err
-	}
-	le := binary.LittleEndian
-	var blob []byte
-	for _, n := range h.Names {
-		wide, text, chars := chNameParts(n)
-		b0, b1 := chNameHeader(wide, chars)
-		blob = append(blob, b0, b1)
-		if wide && len(blob)%2 == 1 {
-			blob = append(blob, 0)
-		}
-		blob = append(blob, text...)
-	}
-	if len(blob) > math.MaxInt32 {
-		return nil, chEncodeError("names", "%d bytes exceed the format's int32 size", len(blob))
-	}
-	dst = le.AppendUint32(dst, uint32(len(blob)))
-	dst = append(dst, blob...)
-	dst = le.AppendUint32(dst, uint32(8+8*len(h.Names)))
-	dst = le.AppendUint64(dst, cityhash.NameHashAlgorithmID)
-	for _, n := range h.Names {
-		dst = le.AppendUint64(dst, cityhash.NameHash(n))
-	}
-	return dst, nil
-}
-
-// chAppendNameBatch writes a UE5 name batch (separated format).
-func chAppendNameBatch(dst []byte, names []string) ([]byte, error) {
-	if err := chCheckNames(names); err != nil {
-		return nil, err
-	}
-	le := binary.LittleEndian
-	n, err := chCount("redirects name map", len(names))
-	if err != nil {
-		return nil, err
-	}
-	dst = le.AppendUint32(dst, n)
-	if n == 0 {
-		return dst, nil
-	}
-	var text, headers []byte
-	for _, name := range names {
-		wide, t, chars := chNameParts(name)
-		b0, b1 := chNameHeader(wide, chars)
-		headers = append(headers, b0, b1)
-		text = append(text, t...)
-	}
-	if len(text) > math.MaxUint32 {
-		return nil, chEncodeError("redirects name map", "%d string bytes exceed the format's limit", len(text))
-	}
-	dst = le.AppendUint32(dst, uint32(len(text)))
-	dst = le.AppendUint64(dst, cityhash.NameHashAlgorithmID)
-	for _, name := range names {
-		dst = le.AppendUint64(dst, cityhash.NameHash(name))
-	}
-	dst = append(dst, headers...)
-	return append(dst, text...), nil
-}
-
-func chAppendMappedName(dst []byte, n MappedName) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, n.IndexAndType)
-	return binary.LittleEndian.AppendUint32(dst, n.Number)
 }
 
 func (h *ContainerHeader) appendCultures(dst []byte) ([]byte, error) {
