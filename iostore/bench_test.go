@@ -204,7 +204,7 @@ func tcBuildRealistic(ninja, fixture *iostore.Container) (map[string]tcBuilt, er
 	for _, method := range []string{"Zlib", "None"} {
 		bc := &iostorebuild.Container{
 			Version:     8,
-			ContainerID: ninja.Header().ContainerID,
+			ContainerID: uint64(ninja.Header().ContainerID),
 			MountPoint:  ninja.MountPoint(),
 			Method:      method,
 			Chunks:      chunks,

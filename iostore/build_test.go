@@ -119,7 +119,7 @@ func tcHeaderFor(t testing.TB, v iostore.TocVersion, cid uint64, pkgs map[uint64
 		}
 		return iostorebuild.ContainerHeader427(cid, entries)
 	}
-	h := &zen.ContainerHeader{Version: zen.HeaderLocalizedPackages, ContainerID: cid}
+	h := &zen.ContainerHeader{Version: zen.HeaderLocalizedPackages, ContainerID: zen.ContainerID(cid)}
 	switch {
 	case v >= iostore.VersionReplaceIoChunkHashWithIoHash:
 		h.Version = zen.HeaderSoftPackageReferencesOffset
@@ -127,7 +127,7 @@ func tcHeaderFor(t testing.TB, v iostore.TocVersion, cid uint64, pkgs map[uint64
 		h.Version = zen.HeaderNoExportInfo
 	}
 	for _, id := range ids {
-		h.Packages = append(h.Packages, zen.StoreEntry{PackageID: id, ExportCount: 1, ExportBundleCount: 1})
+		h.Packages = append(h.Packages, zen.StoreEntry{PackageID: zen.PackageID(id), ExportCount: 1, ExportBundleCount: 1})
 		if h.Version >= zen.HeaderNoExportInfo {
 			h.Packages[len(h.Packages)-1].ExportCount, h.Packages[len(h.Packages)-1].ExportBundleCount = 0, 0
 		}

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // ChunkID is FIoChunkId: the 12 raw bytes that address a chunk. Bytes 0-7
@@ -35,6 +38,10 @@ func NewChunkID(id uint64, index uint16, t ChunkType, v TocVersion) (ChunkID, er
 // bulk-data chunks, the container id for the container header.
 func (c ChunkID) Value() uint64 { return binary.LittleEndian.Uint64(c[0:]) }
 
+// PackageID returns bytes 0-7 as the package id they are in package and
+// bulk-data chunk ids.
+func (c ChunkID) PackageID() zen.PackageID { return zen.PackageID(c.Value()) }
+
 // Index returns the chunk index (bytes 8-9) as TOC version v stores it.
 func (c ChunkID) Index(v TocVersion) uint16 {
 	if v.UsesUE5ChunkTypes() {
@@ -49,13 +56,29 @@ func (c ChunkID) TypeByte() uint8 { return c[11] }
 // Type returns the chunk type under TOC version v's numbering.
 func (c ChunkID) Type(v TocVersion) ChunkType { return ChunkTypeOf(c[11], v) }
 
-// String returns the 12 bytes as 24 hex digits in file order, the form
-// retoc and CUE4Parse print.
-func (c ChunkID) String() string { return hex.EncodeToString(c[:]) }
+// String returns "0x" and the 12 bytes as 24 hex digits in file order
+// (the digits are the form retoc and CUE4Parse print).
+func (c ChunkID) String() string { return "0x" + c.Hex() }
 
-// ParseChunkID parses 24 hex digits as printed by String.
+// Hex returns the 12 bytes as 24 hex digits in file order, without "0x": the
+// form unrmod uses in file names.
+func (c ChunkID) Hex() string { return hex.EncodeToString(c[:]) }
+
+// MarshalText returns the String form, for JSON and YAML.
+func (c ChunkID) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText accepts what ParseChunkID accepts.
+func (c *ChunkID) UnmarshalText(b []byte) error {
+	id, err := ParseChunkID(string(b))
+	*c = id
+	return err
+}
+
+// ParseChunkID parses 24 hex digits, with or without "0x", as printed by
+// String and Hex.
 func ParseChunkID(s string) (ChunkID, error) {
 	var c ChunkID
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	if len(s) != 24 {
 		return c, fmt.Errorf("chunk id %q: want 24 hex digits", s)
 	}

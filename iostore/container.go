@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/zeebo/blake3"
 )
 
@@ -310,7 +311,7 @@ func (c *Container) checkKeyWithHeaderChunk() error {
 	if err != nil {
 		return err
 	}
-	if binary.LittleEndian.Uint32(data) == containerHeaderMagic || binary.LittleEndian.Uint64(data) == c.toc.Header.ContainerID {
+	if binary.LittleEndian.Uint32(data) == containerHeaderMagic || zen.ContainerID(binary.LittleEndian.Uint64(data)) == c.toc.Header.ContainerID {
 		return nil
 	}
 	return errorf(c.file, fmt.Sprintf("chunk %d (ContainerHeader)", i), -1, ErrWrongKey,
@@ -381,7 +382,7 @@ func (c *Container) ContainerHeaderChunk() (int, bool) {
 		if c.chunks[i].Type != ChunkContainerHeader {
 			continue
 		}
-		if c.chunks[i].ID.Value() == c.toc.Header.ContainerID {
+		if zen.ContainerID(c.chunks[i].ID.Value()) == c.toc.Header.ContainerID {
 			return i, true
 		}
 		if found < 0 {

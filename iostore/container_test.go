@@ -156,7 +156,7 @@ func TestCorpusContainerIDs(t *testing.T) {
 		tcGlobal58:     0xffffffffffffffff,
 	} {
 		c := tcOpen(t, rel, &iostore.Options{Key: tcKey()})
-		if got := c.Header().ContainerID; got != want {
+		if got := uint64(c.Header().ContainerID); got != want {
 			t.Errorf("%s: container id 0x%016x, want 0x%016x", filepath.Base(rel), got, want)
 		}
 		if i, ok := c.ContainerHeaderChunk(); ok && c.Chunks()[i].ID.Value() != want {

@@ -48,7 +48,7 @@ type ExtractResult struct {
 func (c *Container) OutputPath(i int) (string, error) {
 	ch := &c.chunks[i]
 	if ch.Path == "" {
-		return fmt.Sprintf("chunks/%s/%s.bin", ch.Type, ch.ID), nil
+		return fmt.Sprintf("chunks/%s/%s.bin", ch.Type, ch.ID.Hex()), nil
 	}
 	mount := strings.ReplaceAll(c.MountPoint(), "\\", "/")
 	for {

@@ -240,7 +240,7 @@ func TestFuzzSeedsDecode(t *testing.T) {
 func FuzzDetectChunkContent(f *testing.F) {
 	for v := zen.HeaderUE4; v <= zen.HeaderLatest; v++ {
 		h := &zen.ContainerHeader{Version: v, ContainerID: 0x1234, Packages: []zen.StoreEntry{
-			{PackageID: 1, ImportedPackages: []uint64{2}}, {PackageID: 2},
+			{PackageID: 1, ImportedPackages: []zen.PackageID{2}}, {PackageID: 2},
 		}}
 		data, err := h.Encode()
 		if err != nil {

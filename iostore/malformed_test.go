@@ -3,6 +3,7 @@ package iostore_test
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -552,8 +553,16 @@ func TestVersions(t *testing.T) {
 		t.Error("type tables")
 	}
 	id, _ := iostore.ParseChunkID("915ddb99070a4f0400000001")
-	if id.String() != "915ddb99070a4f0400000001" || id.Value() != 0x044f0a0799db5d91 || id.Type(8) != iostore.ChunkExportBundleData {
+	if id.String() != "0x915ddb99070a4f0400000001" || id.Hex() != "915ddb99070a4f0400000001" || id.Value() != 0x044f0a0799db5d91 ||
+		id.PackageID() != 0x044f0a0799db5d91 || id.Type(8) != iostore.ChunkExportBundleData {
 		t.Errorf("chunk id %s %x %s", id, id.Value(), id.Type(8))
+	}
+	if again, err := iostore.ParseChunkID(id.String()); err != nil || again != id {
+		t.Errorf("ParseChunkID(%s) = %v, %v", id, again, err)
+	}
+	js, err := json.Marshal(struct{ ID iostore.ChunkID }{id})
+	if err != nil || string(js) != `{"ID":"0x915ddb99070a4f0400000001"}` {
+		t.Errorf("JSON %s, %v", js, err)
 	}
 }
 

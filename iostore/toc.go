@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // TocMagic is the 16 bytes every .utoc starts with.
@@ -52,7 +53,7 @@ type Header struct {
 	CompressionBlockSize             uint32
 	DirectoryIndexSize               uint32 // as stored, after AES padding
 	PartitionCount                   uint32 // as stored; see Partitions
-	ContainerID                      uint64
+	ContainerID                      zen.ContainerID
 	EncryptionKeyGUID                GUID
 	ContainerFlags                   ContainerFlags
 	EncryptionMethodByte             uint8  // byte 81; meaningful from version 10
@@ -389,7 +390,7 @@ func decodeHeader(t *TOC, data []byte) error {
 	h.CompressionBlockSize = le.Uint32(data[44:])
 	h.DirectoryIndexSize = le.Uint32(data[48:])
 	h.PartitionCount = le.Uint32(data[52:])
-	h.ContainerID = le.Uint64(data[56:])
+	h.ContainerID = zen.ContainerID(le.Uint64(data[56:]))
 	for i := range h.EncryptionKeyGUID {
 		h.EncryptionKeyGUID[i] = le.Uint32(data[64+4*i:])
 	}

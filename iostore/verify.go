@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // VerifyOptions configures Verify.
@@ -138,8 +140,8 @@ func (c *Container) verifyTOC(add func(string, int64, string, ...any)) {
 		if ch.Type == ChunkUnknown {
 			add(c.chunkStruct(i), HeaderSize+int64(i)*chunkIDSize+11, "chunk type byte %d is not in the TOC version %d table", ch.ID.TypeByte(), h.Version)
 		}
-		if ch.Type == ChunkContainerHeader && ch.ID.Value() != h.ContainerID {
-			add(c.chunkStruct(i), HeaderSize+int64(i)*chunkIDSize, "container-header chunk id 0x%016x differs from the container id 0x%016x", ch.ID.Value(), h.ContainerID)
+		if ch.Type == ChunkContainerHeader && zen.ContainerID(ch.ID.Value()) != h.ContainerID {
+			add(c.chunkStruct(i), HeaderSize+int64(i)*chunkIDSize, "container-header chunk id 0x%016x differs from the container id %v", ch.ID.Value(), h.ContainerID)
 		}
 	}
 	if len(t.PerfectHashSeeds) > 0 {

@@ -33,38 +33,38 @@ func (c *Container) verifyContainerHeader(add func(string, int64, string, ...any
 		add(structure, -1, "container header %s", q.String())
 	}
 	if h.ContainerID != c.toc.Header.ContainerID {
-		add(structure, -1, "container header says container id 0x%016x, the TOC 0x%016x", h.ContainerID, c.toc.Header.ContainerID)
+		add(structure, -1, "container header says container id %v, the TOC %v", h.ContainerID, c.toc.Header.ContainerID)
 	}
 	v := c.toc.Header.Version
-	listed := make(map[uint64]bool, len(h.Packages)+len(h.OptionalSegmentPackages))
+	listed := make(map[zen.PackageID]bool, len(h.Packages)+len(h.OptionalSegmentPackages))
 	for _, e := range h.OptionalSegmentPackages {
 		listed[e.PackageID] = true
 	}
 	for n, e := range h.Packages {
 		listed[e.PackageID] = true
-		id, err := NewChunkID(e.PackageID, 0, ChunkExportBundleData, v)
+		id, err := NewChunkID(uint64(e.PackageID), 0, ChunkExportBundleData, v)
 		if err != nil {
 			continue
 		}
 		i, ok := c.Find(id)
 		if !ok {
-			add(structure, -1, "store entry %d (package 0x%016x) has no package chunk %s in this container", n, e.PackageID, id)
+			add(structure, -1, "store entry %d (package %v) has no package chunk %v in this container", n, e.PackageID, id)
 			continue
 		}
 		if h.Version == zen.HeaderUE4 && !h.CompactStoreEntries && e.ExportBundlesSize != c.chunks[i].Size {
-			add(structure, -1, "store entry %d (package 0x%016x): ExportBundlesSize %d, its package chunk %d is %d bytes",
+			add(structure, -1, "store entry %d (package %v): ExportBundlesSize %d, its package chunk %d is %d bytes",
 				n, e.PackageID, e.ExportBundlesSize, i, c.chunks[i].Size)
 		}
 	}
 	var orphans []int
 	for i := range c.chunks {
 		ch := &c.chunks[i]
-		if ch.Type == ChunkExportBundleData && ch.ID.Index(v) == 0 && !listed[ch.ID.Value()] {
+		if ch.Type == ChunkExportBundleData && ch.ID.Index(v) == 0 && !listed[ch.ID.PackageID()] {
 			orphans = append(orphans, i)
 		}
 	}
 	sort.Ints(orphans)
 	for _, i := range orphans {
-		add(c.chunkStruct(i), -1, "package 0x%016x has no store entry in the container header: the engine cannot load it", c.chunks[i].ID.Value())
+		add(c.chunkStruct(i), -1, "package %v has no store entry in the container header: the engine cannot load it", c.chunks[i].ID.PackageID())
 	}
 }

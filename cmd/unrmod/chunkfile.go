@@ -90,7 +90,7 @@ func newHeaderInfoDoc(c *chunkFile, h *zen.ContainerHeader) *headerInfoDoc {
 	s := h.Summary()
 	d := &headerInfoDoc{
 		File: c.file, Kind: "container-header", Size: len(c.data),
-		Version: int(h.Version), VersionName: s.Version, Engines: s.Engine, ContainerID: hex64(h.ContainerID),
+		Version: int(h.Version), VersionName: s.Version, Engines: s.Engine, ContainerID: h.ContainerID.String(),
 		Packages: s.Packages, StoreEntrySize: h.StoreEntrySize(), OptionalSegmentPackages: s.OptionalSegmentPackages,
 		ImportedPackageRefs: s.ImportedPackageRefs, ShaderMapHashes: s.ShaderMapHashes,
 		Names: s.Names, LocalizedPackages: s.LocalizedPackages, Cultures: s.Cultures, Redirects: s.Redirects,
@@ -218,14 +218,14 @@ func newHeaderDumpDoc(file string, h *zen.ContainerHeader) *headerDumpDoc {
 	ue4 := h.Version == zen.HeaderUE4
 	d := &headerDumpDoc{
 		File: file, Kind: "container-header", Version: int(h.Version), VersionName: h.Version.String(),
-		ContainerID: hex64(h.ContainerID), Names: h.Names, ue4: ue4,
+		ContainerID: h.ContainerID.String(), Names: h.Names, ue4: ue4,
 		exportInfo: h.Version < zen.HeaderNoExportInfo,
 	}
 	entries := func(es []zen.StoreEntry) []storeEntryDoc {
 		out := make([]storeEntryDoc, len(es))
 		for i, e := range es {
 			o := &out[i]
-			o.PackageID = hex64(e.PackageID)
+			o.PackageID = e.PackageID.String()
 			if ue4 && !h.CompactStoreEntries {
 				o.ExportBundlesSize, o.LoadOrder = &e.ExportBundlesSize, &e.LoadOrder
 			}
@@ -234,7 +234,7 @@ func newHeaderDumpDoc(file string, h *zen.ContainerHeader) *headerDumpDoc {
 			}
 			o.ImportedPackages = make([]string, len(e.ImportedPackages))
 			for k, id := range e.ImportedPackages {
-				o.ImportedPackages[k] = hex64(id)
+				o.ImportedPackages[k] = id.String()
 			}
 			for _, sh := range e.ShaderMapHashes {
 				o.ShaderMapHashes = append(o.ShaderMapHashes, fmt.Sprintf("%x", sh))
@@ -254,17 +254,17 @@ func newHeaderDumpDoc(file string, h *zen.ContainerHeader) *headerDumpDoc {
 		return s
 	}
 	for _, l := range h.LocalizedPackages {
-		d.LocalizedPackages = append(d.LocalizedPackages, localizedPackageDoc{hex64(l.SourcePackageID), name(l.SourceName)})
+		d.LocalizedPackages = append(d.LocalizedPackages, localizedPackageDoc{l.SourcePackageID.String(), name(l.SourceName)})
 	}
 	for _, c := range h.Cultures {
 		cd := cultureDoc{Culture: c.Culture, Packages: map[string]string{}}
 		for _, p := range c.Packages {
-			cd.Packages[hex64(p.SourcePackageID)] = hex64(p.LocalizedPackageID)
+			cd.Packages[p.SourcePackageID.String()] = p.LocalizedPackageID.String()
 		}
 		d.Cultures = append(d.Cultures, cd)
 	}
 	for _, r := range h.Redirects {
-		rd := redirectDoc{SourcePackageID: hex64(r.SourcePackageID), TargetPackageID: hex64(r.TargetPackageID)}
+		rd := redirectDoc{SourcePackageID: r.SourcePackageID.String(), TargetPackageID: r.TargetPackageID.String()}
 		if !ue4 {
 			rd.SourceName = name(r.SourceName)
 		}
@@ -273,7 +273,7 @@ func newHeaderDumpDoc(file string, h *zen.ContainerHeader) *headerDumpDoc {
 	if s := h.SoftReferences; s != nil {
 		sd := &softReferencesDoc{PackageIDs: make([]string, len(s.PackageIDs)), Indices: s.Indices}
 		for i, id := range s.PackageIDs {
-			sd.PackageIDs[i] = hex64(id)
+			sd.PackageIDs[i] = id.String()
 		}
 		d.SoftReferences = sd
 	}

@@ -127,10 +127,10 @@ func TestContainerHeaderFileProblems(t *testing.T) {
 	}
 	v := zen.HeaderNoExportInfo
 	good := write("good.bin", &zen.ContainerHeader{Version: v, ContainerID: 7, Packages: []zen.StoreEntry{
-		{PackageID: 1, ImportedPackages: []uint64{2}}, {PackageID: 2},
+		{PackageID: 1, ImportedPackages: []zen.PackageID{2}}, {PackageID: 2},
 	}})
 	bad := write("bad.bin", &zen.ContainerHeader{Version: v, ContainerID: 7, Packages: []zen.StoreEntry{
-		{PackageID: 1, ImportedPackages: []uint64{1}}, {PackageID: 2}, {PackageID: 1},
+		{PackageID: 1, ImportedPackages: []zen.PackageID{1}}, {PackageID: 2}, {PackageID: 1},
 	}})
 	if stdout, _, code := runCLI(t, "verify", good); code != 0 || !strings.Contains(stdout, "container header 3 NoExportInfo (UE 5.3–5.4)") {
 		t.Errorf("verify good: exit %d\n%s", code, stdout)

@@ -132,7 +132,7 @@ func TestContainerInfoCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if doc.Chunks != len(c.Chunks()) || doc.TocVersion.Value != int(c.Header().Version) || doc.ContainerID != hex64(c.Header().ContainerID) || doc.Kind != "iostore" {
+			if doc.Chunks != len(c.Chunks()) || doc.TocVersion.Value != int(c.Header().Version) || doc.ContainerID != c.Header().ContainerID.String() || doc.Kind != "iostore" {
 				t.Errorf("JSON does not match: %+v", doc)
 			}
 			if _, ok := c.ContainerHeaderChunk(); ok && c.DataErr() == nil && (doc.ContainerHeader == nil || doc.ContainerHeader.Packages == nil || *doc.ContainerHeader.Packages == 0) {
@@ -198,7 +198,7 @@ func TestLsCorpus(t *testing.T) {
 				t.Fatalf("--json: exit %d, %v, %d chunks", code, err, len(doc.Chunks))
 			}
 			for _, ch := range doc.Chunks {
-				if len(ch.ChunkID) != 24 || len(ch.Hash) != 40 || ch.Type == "" || ch.Type == "Unknown" || ch.OutputPath == "" {
+				if len(ch.ChunkID) != 26 || !strings.HasPrefix(ch.ChunkID, "0x") || len(ch.Hash) != 40 || ch.Type == "" || ch.Type == "Unknown" || ch.OutputPath == "" {
 					t.Errorf("chunk %+v", ch)
 				}
 			}

@@ -106,9 +106,9 @@ func demoHeader(v iostore.TocVersion, cid uint64, sizes map[uint64]int) ([]byte,
 		}
 		return ContainerHeader427(cid, entries), nil
 	}
-	h := &zen.ContainerHeader{Version: zen.HeaderSoftPackageReferencesOffset, ContainerID: cid}
+	h := &zen.ContainerHeader{Version: zen.HeaderSoftPackageReferencesOffset, ContainerID: zen.ContainerID(cid)}
 	for _, id := range ids {
-		h.Packages = append(h.Packages, zen.StoreEntry{PackageID: id})
+		h.Packages = append(h.Packages, zen.StoreEntry{PackageID: zen.PackageID(id)})
 	}
 	return h.Encode()
 }

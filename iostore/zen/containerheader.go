@@ -127,7 +127,7 @@ type ContainerHeader struct {
 	Version HeaderVersion `json:"version"`
 	// ContainerID equals the TOC's ContainerId (cityhash.ContainerID of the
 	// container's base name).
-	ContainerID uint64 `json:"container_id"`
+	ContainerID ContainerID `json:"container_id"`
 	// Packages are the package ids with their store entries, in file order.
 	Packages []StoreEntry `json:"packages"`
 	// OptionalSegmentPackages are the optional segment's packages (version 2+).
@@ -163,7 +163,7 @@ type ContainerHeader struct {
 // StoreEntry is one package's entry in the package store (FFilePackageStoreEntry).
 // Fields the header version does not store are zero.
 type StoreEntry struct {
-	PackageID uint64 `json:"package_id"`
+	PackageID PackageID `json:"package_id"`
 	// ExportBundlesSize is the package chunk's size (UE4, standard entry only).
 	ExportBundlesSize uint64 `json:"export_bundles_size,omitempty"`
 	// LoadOrder is the UE4 load order (standard entry only).
@@ -174,7 +174,7 @@ type StoreEntry struct {
 	ExportBundleCount int32 `json:"export_bundle_count,omitempty"`
 	// ImportedPackages are the ids of the packages this one imports, in the
 	// order the package's import map refers to them (UE5).
-	ImportedPackages []uint64 `json:"imported_packages,omitempty"`
+	ImportedPackages []PackageID `json:"imported_packages,omitempty"`
 	// ShaderMapHashes are the package's shader map hashes (UE5), each
 	// ShaderMapHashSize bytes.
 	ShaderMapHashes [][]byte `json:"shader_map_hashes,omitempty"`
@@ -182,7 +182,7 @@ type StoreEntry struct {
 
 // LocalizedPackage names a package with localized variants.
 type LocalizedPackage struct {
-	SourcePackageID uint64     `json:"source_package_id"`
+	SourcePackageID PackageID  `json:"source_package_id"`
 	SourceName      MappedName `json:"source_name"`
 }
 
@@ -196,15 +196,15 @@ type Culture struct {
 // LocalizedPair maps a source package to its localized
 // variant (UE4 culture map).
 type LocalizedPair struct {
-	SourcePackageID    uint64 `json:"source_package_id"`
-	LocalizedPackageID uint64 `json:"localized_package_id"`
+	SourcePackageID    PackageID `json:"source_package_id"`
+	LocalizedPackageID PackageID `json:"localized_package_id"`
 }
 
 // Redirect redirects a package id to another; SourceName is
 // stored from version 0 on.
 type Redirect struct {
-	SourcePackageID uint64     `json:"source_package_id"`
-	TargetPackageID uint64     `json:"target_package_id"`
+	SourcePackageID PackageID  `json:"source_package_id"`
+	TargetPackageID PackageID  `json:"target_package_id"`
 	SourceName      MappedName `json:"source_name"`
 }
 
@@ -212,8 +212,8 @@ type Redirect struct {
 // 4 and 5: the referenced package ids, and for each package of Packages the
 // indices into PackageIDs of the packages it references softly.
 type SoftReferences struct {
-	PackageIDs []uint64   `json:"package_ids"`
-	Indices    [][]uint32 `json:"indices"`
+	PackageIDs []PackageID `json:"package_ids"`
+	Indices    [][]uint32  `json:"indices"`
 }
 
 // Sections: the parts of the header, in file order. A part whose bytes do not
@@ -341,15 +341,15 @@ func chFail(c *binio.Cursor, at int, structure, format string, args ...any) {
 	c.FailAt(at, structure, fmt.Errorf(format, args...))
 }
 
-func chIDs(c *binio.Cursor, structure string) []uint64 {
+func chIDs(c *binio.Cursor, structure string) []PackageID {
 	n := c.Count32(structure, 8)
 	if c.Err() != nil || n == 0 {
 		return nil
 	}
 	b := c.Bytes(8*n, structure)
-	out := make([]uint64, n)
+	out := make([]PackageID, n)
 	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+		out[i] = PackageID(binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return out
 }
@@ -417,7 +417,7 @@ func (h *ContainerHeader) decodeSection(c *binio.Cursor, data []byte, s chSectio
 			c.U32("signature")
 			c.U32("version")
 		}
-		h.ContainerID = c.U64("container id")
+		h.ContainerID = ContainerID(c.U64("container id"))
 	case chPackageCount:
 		c.U32("package count") // Encode writes len(Packages); a different value is kept raw
 	case chNameBlobs:
@@ -439,7 +439,7 @@ func (h *ContainerHeader) decodeSection(c *binio.Cursor, data []byte, s chSectio
 			h.LocalizedPackages = make([]LocalizedPackage, n)
 			for i := range h.LocalizedPackages {
 				e := &h.LocalizedPackages[i]
-				e.SourcePackageID = c.U64("localized package")
+				e.SourcePackageID = PackageID(c.U64("localized package"))
 				e.SourceName = chMappedName(c, "localized package")
 			}
 		}
@@ -455,8 +455,8 @@ func (h *ContainerHeader) decodeSection(c *binio.Cursor, data []byte, s chSectio
 			h.Redirects = make([]Redirect, n)
 			for i := range h.Redirects {
 				e := &h.Redirects[i]
-				e.SourcePackageID = c.U64("package redirect")
-				e.TargetPackageID = c.U64("package redirect")
+				e.SourcePackageID = PackageID(c.U64("package redirect"))
+				e.TargetPackageID = PackageID(c.U64("package redirect"))
 				if h.Version.hasRedirectNames() {
 					e.SourceName = chMappedName(c, "package redirect")
 				}
@@ -541,7 +541,7 @@ func (h *ContainerHeader) decodePackages(c *binio.Cursor, prefix string) []Store
 		return nil
 	}
 	entries := make([]StoreEntry, len(ids))
-	imports := make([]uint64, importCount) // one backing array; each entry gets a capped slice
+	imports := make([]PackageID, importCount) // one backing array; each entry gets a capped slice
 	for i := range entries {
 		e := &entries[i]
 		e.PackageID = ids[i]
@@ -558,7 +558,7 @@ func (h *ContainerHeader) decodePackages(c *binio.Cursor, prefix string) []Store
 			if v := chViewAt(blob, i*l.size+l.imported); v.num > 0 {
 				e.ImportedPackages, imports = imports[:v.num:v.num], imports[v.num:]
 				for k := range e.ImportedPackages {
-					e.ImportedPackages[k] = binary.LittleEndian.Uint64(blob[v.start+8*k:])
+					e.ImportedPackages[k] = PackageID(binary.LittleEndian.Uint64(blob[v.start+8*k:]))
 				}
 			}
 		}
@@ -623,18 +623,18 @@ func chViewAt(blob []byte, p int) chView {
 type chPlace struct {
 	what, prefix string // e.g. "imported packages", "optional segment "
 	entry        int
-	id           uint64
+	id           PackageID
 }
 
 func (p chPlace) String() string {
 	if p.prefix == "soft" {
-		return fmt.Sprintf("soft package references of package %d (%#016x)", p.entry, p.id)
+		return fmt.Sprintf("soft package references of package %d (%v)", p.entry, p.id)
 	}
-	return fmt.Sprintf("%s of %sstore entry %d (package %#016x)", p.what, p.prefix, p.entry, p.id)
+	return fmt.Sprintf("%s of %sstore entry %d (package %v)", p.what, p.prefix, p.entry, p.id)
 }
 
 func (p chPlace) entryString() string {
-	return fmt.Sprintf("%sstore entry %d (package %#016x)", p.prefix, p.entry, p.id)
+	return fmt.Sprintf("%sstore entry %d (package %v)", p.prefix, p.entry, p.id)
 }
 
 // chReadView reads the view at p and checks that its num elements of size
@@ -683,7 +683,7 @@ func chDecodeCultures(c *binio.Cursor) []Culture {
 		if m > 0 {
 			out[i].Packages = make([]LocalizedPair, m)
 			for k := range out[i].Packages {
-				out[i].Packages[k] = LocalizedPair{c.U64(what), c.U64(what)}
+				out[i].Packages[k] = LocalizedPair{PackageID(c.U64(what)), PackageID(c.U64(what))}
 			}
 		}
 	}
@@ -833,7 +833,7 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 			dst = le.AppendUint32(dst, HeaderSignature)
 			dst = le.AppendUint32(dst, uint32(v))
 		}
-		return le.AppendUint64(dst, h.ContainerID), nil
+		return le.AppendUint64(dst, uint64(h.ContainerID)), nil
 	case chPackageCount:
 		n, err := chCount("package count", len(h.Packages))
 		return le.AppendUint32(dst, n), err
@@ -852,7 +852,7 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 		}
 		dst = le.AppendUint32(dst, n)
 		for _, e := range h.LocalizedPackages {
-			dst = le.AppendUint64(dst, e.SourcePackageID)
+			dst = le.AppendUint64(dst, uint64(e.SourcePackageID))
 			dst = appendMappedName(dst, e.SourceName)
 		}
 		return dst, nil
@@ -865,8 +865,8 @@ func (h *ContainerHeader) encodeSection(dst []byte, s chSection, at int) ([]byte
 		}
 		dst = le.AppendUint32(dst, n)
 		for i, e := range h.Redirects {
-			dst = le.AppendUint64(dst, e.SourcePackageID)
-			dst = le.AppendUint64(dst, e.TargetPackageID)
+			dst = le.AppendUint64(dst, uint64(e.SourcePackageID))
+			dst = le.AppendUint64(dst, uint64(e.TargetPackageID))
 			if v.hasRedirectNames() {
 				dst = appendMappedName(dst, e.SourceName)
 			} else if e.SourceName != (MappedName{}) {
@@ -936,7 +936,7 @@ func (h *ContainerHeader) appendPackages(dst []byte, entries []StoreEntry, prefi
 	}
 	dst = le.AppendUint32(dst, n)
 	for _, e := range entries {
-		dst = le.AppendUint64(dst, e.PackageID)
+		dst = le.AppendUint64(dst, uint64(e.PackageID))
 	}
 	dst = le.AppendUint32(dst, uint32(size))
 	blobAt := len(dst)
@@ -961,7 +961,7 @@ func (h *ContainerHeader) appendPackages(dst []byte, entries []StoreEntry, prefi
 		}
 		view(entryAt, l.imported, len(e.ImportedPackages))
 		for _, id := range e.ImportedPackages {
-			dst = le.AppendUint64(dst, id)
+			dst = le.AppendUint64(dst, uint64(id))
 		}
 		if l.shaders >= 0 {
 			view(entryAt, l.shaders, len(e.ShaderMapHashes))
@@ -991,8 +991,8 @@ func (h *ContainerHeader) appendCultures(dst []byte) ([]byte, error) {
 		}
 		dst = le.AppendUint32(dst, m)
 		for _, p := range c.Packages {
-			dst = le.AppendUint64(dst, p.SourcePackageID)
-			dst = le.AppendUint64(dst, p.LocalizedPackageID)
+			dst = le.AppendUint64(dst, uint64(p.SourcePackageID))
+			dst = le.AppendUint64(dst, uint64(p.LocalizedPackageID))
 		}
 	}
 	return dst, nil
@@ -1022,7 +1022,7 @@ func (h *ContainerHeader) appendSoftReferences(dst []byte, at int) ([]byte, erro
 		}
 		dst = le.AppendUint32(dst, n)
 		for _, id := range refs.PackageIDs {
-			dst = le.AppendUint64(dst, id)
+			dst = le.AppendUint64(dst, uint64(id))
 		}
 		size := 8 * int64(len(refs.Indices))
 		for _, idx := range refs.Indices {
@@ -1062,13 +1062,13 @@ func (h *ContainerHeader) Problems() []Problem {
 	add := func(structure, format string, args ...any) {
 		out = append(out, Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
 	}
-	seen := make(map[uint64]string, len(h.Packages)+len(h.OptionalSegmentPackages))
+	seen := make(map[PackageID]string, len(h.Packages)+len(h.OptionalSegmentPackages))
 	for _, seg := range []struct {
 		what    string
 		entries []StoreEntry
 	}{{"store entry", h.Packages}, {"optional segment store entry", h.OptionalSegmentPackages}} {
 		for n, e := range seg.entries {
-			where := fmt.Sprintf("%s %d (package 0x%016x)", seg.what, n, e.PackageID)
+			where := fmt.Sprintf("%s %d (package %v)", seg.what, n, e.PackageID)
 			if prev, dup := seen[e.PackageID]; dup {
 				add(where, "the package is also %s", prev)
 				continue
@@ -1091,7 +1091,7 @@ func (h *ContainerHeader) Problems() []Problem {
 // Queries.
 
 // PackageIndex returns the index in Packages of the package with id, or -1.
-func (h *ContainerHeader) PackageIndex(id uint64) int {
+func (h *ContainerHeader) PackageIndex(id PackageID) int {
 	return slices.IndexFunc(h.Packages, func(e StoreEntry) bool { return e.PackageID == id })
 }
 
@@ -1134,7 +1134,7 @@ func (h *ContainerHeader) Summary() HeaderSummary {
 		Version:                 h.Version.String(),
 		VersionNumber:           int(h.Version),
 		Engine:                  h.Version.Engine(),
-		ContainerID:             fmt.Sprintf("%#016x", h.ContainerID),
+		ContainerID:             h.ContainerID.String(),
 		Packages:                len(h.Packages),
 		OptionalSegmentPackages: len(h.OptionalSegmentPackages),
 		Names:                   len(h.Names),

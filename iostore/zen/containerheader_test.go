@@ -26,17 +26,17 @@ import (
 // decoder is tested against bytes derived from the format description.
 
 type chSpecPkg struct {
-	id               uint64
+	id               zen.PackageID
 	bundlesSize      uint64
 	loadOrder        uint32
 	exports, bundles int32
-	imports          []uint64
+	imports          []zen.PackageID
 	hashes           [][]byte
 }
 
 type chSpec struct {
 	version     zen.HeaderVersion
-	containerID uint64
+	containerID zen.ContainerID
 	compact     bool // UE4 16-byte entries
 	hashSize    int  // 20 or 8
 	names       []string
@@ -85,7 +85,7 @@ func chNameText(s string) (hdr [2]byte, text []byte, wide bool) {
 func (w *chBuf) storeEntries(s chSpec, pkgs []chSpecPkg) {
 	w.u32(uint32(len(pkgs)))
 	for _, p := range pkgs {
-		w.u64(p.id)
+		w.u64(uint64(p.id))
 	}
 	v := s.version
 	var size, imp, sh int // entry size, view offsets (-1: none)
@@ -117,7 +117,7 @@ func (w *chBuf) storeEntries(s chSpec, pkgs []chSpecPkg) {
 			le.PutUint32(e[imp:], uint32(len(p.imports)))
 			le.PutUint32(e[imp+4:], uint32(len(blob)-(i*size+imp)))
 			for _, id := range p.imports {
-				blob = le.AppendUint64(blob, id)
+				blob = le.AppendUint64(blob, uint64(id))
 			}
 		}
 		if sh >= 0 && len(p.hashes) > 0 {
@@ -140,7 +140,7 @@ func chBuild(s chSpec) []byte {
 		w.u32(0x496F436E)
 		w.u32(uint32(v))
 	}
-	w.u64(s.containerID)
+	w.u64(uint64(s.containerID))
 	if v < 2 {
 		w.u32(uint32(len(s.packages)))
 	}
@@ -187,7 +187,7 @@ func chBuild(s chSpec) []byte {
 	if v >= 1 {
 		w.u32(uint32(len(s.localized)))
 		for _, l := range s.localized {
-			w.u64(l.SourcePackageID)
+			w.u64(uint64(l.SourcePackageID))
 			w.name(l.SourceName)
 		}
 	}
@@ -209,15 +209,15 @@ func chBuild(s chSpec) []byte {
 			}
 			w.u32(uint32(len(c.Packages)))
 			for _, p := range c.Packages {
-				w.u64(p.SourcePackageID)
-				w.u64(p.LocalizedPackageID)
+				w.u64(uint64(p.SourcePackageID))
+				w.u64(uint64(p.LocalizedPackageID))
 			}
 		}
 	}
 	w.u32(uint32(len(s.redirects)))
 	for _, r := range s.redirects {
-		w.u64(r.SourcePackageID)
-		w.u64(r.TargetPackageID)
+		w.u64(uint64(r.SourcePackageID))
+		w.u64(uint64(r.TargetPackageID))
 		if v >= 0 {
 			w.name(r.SourceName)
 		}
@@ -235,7 +235,7 @@ func chBuild(s chSpec) []byte {
 			w.u32(1)
 			w.u32(uint32(len(s.soft.PackageIDs)))
 			for _, id := range s.soft.PackageIDs {
-				w.u64(id)
+				w.u64(uint64(id))
 			}
 			blob := make([]byte, 8*len(s.soft.Indices))
 			for i, idx := range s.soft.Indices {
@@ -298,12 +298,12 @@ func chHash(n, size int) []byte {
 
 // chSpecFor returns a spec that fills every structure version v has.
 func chSpecFor(v zen.HeaderVersion) chSpec {
-	s := chSpec{version: v, containerID: cityhash.ContainerID("pakchunk9-Windows"), hashSize: 20}
-	a, b, c := cityhash.PackageID("/Game/A"), cityhash.PackageID("/Game/B"), cityhash.PackageID("/Game/Maps/C")
+	s := chSpec{version: v, containerID: zen.ContainerIDFromName("pakchunk9-Windows"), hashSize: 20}
+	a, b, c := zen.PackageIDFromName("/Game/A"), zen.PackageIDFromName("/Game/B"), zen.PackageIDFromName("/Game/Maps/C")
 	s.packages = []chSpecPkg{
-		{id: a, bundlesSize: 5859, loadOrder: 7, exports: 3, bundles: 1, imports: []uint64{b, c}},
+		{id: a, bundlesSize: 5859, loadOrder: 7, exports: 3, bundles: 1, imports: []zen.PackageID{b, c}},
 		{id: b, bundlesSize: 100, loadOrder: 8, exports: 1, bundles: 1},
-		{id: c, bundlesSize: 4000, loadOrder: 9, exports: 12, bundles: 2, imports: []uint64{cityhash.PackageID("/Script/Engine")}},
+		{id: c, bundlesSize: 4000, loadOrder: 9, exports: 12, bundles: 2, imports: []zen.PackageID{zen.PackageIDFromName("/Script/Engine")}},
 	}
 	if v >= 0 {
 		s.packages[1].hashes = [][]byte{chHash(1, 20), chHash(2, 20)}
@@ -315,24 +315,24 @@ func chSpecFor(v zen.HeaderVersion) chSpec {
 		s.localized = []zen.LocalizedPackage{{SourcePackageID: a, SourceName: zen.MappedName{IndexAndType: 1 | 1<<30}}}
 	}
 	if v >= 2 {
-		s.optional = []chSpecPkg{{id: cityhash.PackageID("/Game/A.o"), exports: 1, bundles: 1, imports: []uint64{a}}}
+		s.optional = []chSpecPkg{{id: zen.PackageIDFromName("/Game/A.o"), exports: 1, bundles: 1, imports: []zen.PackageID{a}}}
 	}
 	if v < 0 {
 		s.cultures = []zen.Culture{
-			{Culture: "de", Packages: []zen.LocalizedPair{{SourcePackageID: a, LocalizedPackageID: cityhash.PackageID("/Game/L10N/de/A")}}},
+			{Culture: "de", Packages: []zen.LocalizedPair{{SourcePackageID: a, LocalizedPackageID: zen.PackageIDFromName("/Game/L10N/de/A")}}},
 			{Culture: "ÿ-wide", Packages: nil},
 			{Culture: ""},
 		}
-		s.redirects = []zen.Redirect{{SourcePackageID: cityhash.PackageID("/Game/Old"), TargetPackageID: b}}
+		s.redirects = []zen.Redirect{{SourcePackageID: zen.PackageIDFromName("/Game/Old"), TargetPackageID: b}}
 	} else {
 		s.redirects = []zen.Redirect{
-			{SourcePackageID: cityhash.PackageID("/Game/Old"), TargetPackageID: b, SourceName: zen.MappedName{IndexAndType: 1 << 30}},
-			{SourcePackageID: cityhash.PackageID("/Game/Old/Sub_2"), TargetPackageID: c, SourceName: zen.MappedName{IndexAndType: 2 | 1<<30, Number: 3}},
+			{SourcePackageID: zen.PackageIDFromName("/Game/Old"), TargetPackageID: b, SourceName: zen.MappedName{IndexAndType: 1 << 30}},
+			{SourcePackageID: zen.PackageIDFromName("/Game/Old/Sub_2"), TargetPackageID: c, SourceName: zen.MappedName{IndexAndType: 2 | 1<<30, Number: 3}},
 		}
 	}
 	if v >= 4 {
 		s.soft = &zen.SoftReferences{
-			PackageIDs: []uint64{c, cityhash.PackageID("/Game/Soft")},
+			PackageIDs: []zen.PackageID{c, zen.PackageIDFromName("/Game/Soft")},
 			Indices:    [][]uint32{{0, 1}, nil, {1}},
 		}
 	}
@@ -452,10 +452,10 @@ func TestContainerHeaderKeptRaw(t *testing.T) {
 	}{
 		{"unused view offset", base, func(b []byte) []byte {
 			// Package 1's ImportedPackages view {0, 0} at the start of its entry.
-			p := chFind(b, le.AppendUint64(nil, cityhash.PackageID("/Game/Maps/C"))) + 8 + 4 + 16
+			p := chFind(b, le.AppendUint64(nil, uint64(zen.PackageIDFromName("/Game/Maps/C")))) + 8 + 4 + 16
 			le.PutUint32(b[p+4:], 0x1234)
 			return b
-		}, "packages", func(h *zen.ContainerHeader) { h.Packages[1].ImportedPackages = []uint64{42} }},
+		}, "packages", func(h *zen.ContainerHeader) { h.Packages[1].ImportedPackages = []zen.PackageID{42} }},
 		{"stale name hash", base, func(b []byte) []byte {
 			p := chFind(b, le.AppendUint64(nil, cityhash.NameHash("/Game/Old")))
 			b[p] ^= 1
@@ -694,13 +694,13 @@ func TestContainerHeaderNameAndLookup(t *testing.T) {
 	if err != nil || got != "/Game/Old/Sub_2" {
 		t.Errorf("Name = %q, %v", got, err)
 	}
-	if cityhash.PackageID(got) != h.Redirects[1].SourcePackageID {
+	if zen.PackageIDFromName(got) != h.Redirects[1].SourcePackageID {
 		t.Error("redirect source id is not the id of its name")
 	}
 	if _, err := h.Name(zen.MappedName{IndexAndType: 3}); err == nil {
 		t.Error("out-of-range name index accepted")
 	}
-	if i := h.PackageIndex(cityhash.PackageID("/game/maps/c")); i != 2 {
+	if i := h.PackageIndex(zen.PackageIDFromName("/game/maps/c")); i != 2 {
 		t.Errorf("PackageIndex = %d", i)
 	}
 	if i := h.PackageIndex(1); i != -1 {
@@ -709,7 +709,7 @@ func TestContainerHeaderNameAndLookup(t *testing.T) {
 	sum := h.Summary()
 	want := zen.HeaderSummary{
 		Version: "SoftPackageReferencesOffset", VersionNumber: 5, Engine: "5.6–5.8",
-		ContainerID: fmt.Sprintf("%#016x", cityhash.ContainerID("pakchunk9-Windows")),
+		ContainerID: zen.ContainerIDFromName("pakchunk9-Windows").String(),
 		Packages:    3, OptionalSegmentPackages: 1, ImportedPackageRefs: 4, ShaderMapHashes: 2,
 		Names: 3, LocalizedPackages: 1, Redirects: 2, SoftReferencedPackages: 2, TrailingBytes: 4,
 	}
@@ -791,14 +791,14 @@ func TestContainerHeaderCorpusRoundTrip(t *testing.T) {
 			}
 			if strings.HasSuffix(name, ".utoc") {
 				base := strings.TrimSuffix(name, ".utoc")
-				if h.ContainerID != cityhash.ContainerID(base) {
-					t.Errorf("ContainerID %#016x, CityHash of %q is %#016x", h.ContainerID, base, cityhash.ContainerID(base))
+				if h.ContainerID != zen.ContainerIDFromName(base) {
+					t.Errorf("ContainerID %v, CityHash of %q is %v", h.ContainerID, base, zen.ContainerIDFromName(base))
 				}
 			}
-			ids := map[uint64]bool{}
+			ids := map[zen.PackageID]bool{}
 			for _, e := range h.Packages {
 				if ids[e.PackageID] {
-					t.Fatalf("package %#016x listed twice", e.PackageID)
+					t.Fatalf("package %v listed twice", e.PackageID)
 				}
 				ids[e.PackageID] = true
 			}
@@ -819,12 +819,12 @@ func TestContainerHeaderUE427Packages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[uint64]*zen.StoreEntry{}
+	byID := map[zen.PackageID]*zen.StoreEntry{}
 	for i := range h.Packages {
 		byID[h.Packages[i].PackageID] = &h.Packages[i]
 	}
 
-	aphid := byID[cityhash.PackageID("/Game/Blueprints/Items/Props/BP_Aphid_Meat_Prop")]
+	aphid := byID[zen.PackageIDFromName("/Game/Blueprints/Items/Props/BP_Aphid_Meat_Prop")]
 	if aphid == nil || aphid.ExportBundlesSize != 5859 || aphid.ExportCount != 7 || aphid.LoadOrder != 28391 {
 		t.Errorf("BP_Aphid_Meat_Prop: %+v", aphid)
 	}
@@ -837,7 +837,7 @@ func TestContainerHeaderUE427Packages(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := chZen427Name(t, pkg)
-		e := byID[cityhash.PackageID(name)]
+		e := byID[zen.PackageIDFromName(name)]
 		if e == nil {
 			t.Errorf("%s: PackageID(%q) not in the header", filepath.Base(f), name)
 			continue
@@ -858,8 +858,8 @@ func TestContainerHeaderUE427Packages(t *testing.T) {
 		m := meta.StoreEntry
 		got := zen.StoreEntry{PackageID: e.PackageID, ExportBundlesSize: m.ExportBundlesSize, LoadOrder: m.LoadOrder,
 			ExportCount: m.ExportCount, ExportBundleCount: m.ExportBundleCount}
-		if len(m.ImportedPackages) > 0 {
-			got.ImportedPackages = m.ImportedPackages
+		for _, id := range m.ImportedPackages {
+			got.ImportedPackages = append(got.ImportedPackages, zen.PackageID(id))
 		}
 		if !reflect.DeepEqual(*e, got) || uint64(len(pkg)) != e.ExportBundlesSize {
 			t.Errorf("%s: entry %+v, metadata %+v, package chunk %d bytes", name, *e, got, len(pkg))
@@ -924,15 +924,15 @@ func TestContainerHeaderUE58Packages(t *testing.T) {
 			continue
 		}
 		pkgs++
-		chunkID := le.Uint64(id[:])
+		chunkID := zen.PackageID(le.Uint64(id[:]))
 		pkg := toc.chunk(t, i)
 		if le.Uint32(pkg) != 0 {
 			t.Fatalf("chunk %d has versioning info; the test reads unversioned summaries only", i)
 		}
 		names, _ := chNameBatch(t, pkg[60:]) // 52-byte summary + cell offsets (5.6+, unversioned)
 		name := chMapped(t, names, le.Uint64(pkg[8:]))
-		if got := cityhash.PackageID(name); got != chunkID {
-			t.Errorf("chunk %d: PackageID(%q) = %#016x, chunk id %#016x", i, name, got, chunkID)
+		if got := zen.PackageIDFromName(name); got != chunkID {
+			t.Errorf("chunk %d: PackageID(%q) = %v, chunk id %v", i, name, got, chunkID)
 		}
 		k := h.PackageIndex(chunkID)
 		if k < 0 {
@@ -941,10 +941,10 @@ func TestContainerHeaderUE58Packages(t *testing.T) {
 		}
 		impOff := int(le.Uint32(pkg[48:]))
 		impNames, n := chNameBatch(t, pkg[impOff:])
-		var ids []uint64
+		var ids []zen.PackageID
 		for j := range impNames {
 			num := le.Uint32(pkg[impOff+n+4*j:])
-			ids = append(ids, cityhash.PackageID(chMapped(t, impNames, uint64(num)<<32|uint64(j))))
+			ids = append(ids, zen.PackageIDFromName(chMapped(t, impNames, uint64(num)<<32|uint64(j))))
 		}
 		if !slices.Equal(ids, h.Packages[k].ImportedPackages) {
 			t.Errorf("%s: imported names hash to %x, entry has %x", name, ids, h.Packages[k].ImportedPackages)
