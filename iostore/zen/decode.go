@@ -1,0 +1,728 @@
+package zen
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/unrmod/unrmod/internal/binio"
+)
+
+// This file decodes zen packages (docs/zen.md, "Zen packages").
+
+// Sizes of the fixed package structures, in bytes.
+const (
+	exportEntrySize     = 72
+	cellExportEntrySize = 40
+	bundleEntrySize     = 8
+	ue4BundleHeaderSize = 8
+	ue5BundleHeaderSize = 16
+	depHeaderSize       = 20
+	bulkDataEntrySize   = 32
+	externalArcSize     = 9
+)
+
+// A package's parts, in file order. A part whose bytes do not match its
+// canonical encoding keeps its raw bytes (kept), as container headers do.
+type section int
+
+const (
+	secSummary section = iota
+	secVersioning
+	secCellOffsets
+	secNames
+	secNameHashes // 4.26/4.27: the hashes blob
+	secBulkData
+	secPublicHashes
+	secImports
+	secExports
+	secCellImports
+	secCellExports
+	secBundles // 4.26/4.27: headers and entries; UE5: the entries
+	secGraph
+	secDepHeaders
+	secDepEntries
+	secImportedNames
+	secData // export data and trailing bytes
+	secCount
+)
+
+var sectionNames = [secCount]string{
+	"summary", "versioning info", "cell map offsets", "name map", "name hashes", "bulk-data map",
+	"imported public export hashes", "import map", "export map", "cell import map", "cell export map",
+	"export bundles", "graph data", "dependency bundle headers", "dependency bundle entries",
+	"imported package names", "export data",
+}
+
+// sections returns the parts a layout has, in file order.
+func (l Layout) sections() []section {
+	if !l.isUE5() {
+		return []section{secSummary, secNames, secNameHashes, secImports, secExports, secBundles, secGraph, secData}
+	}
+	s := []section{secSummary, secVersioning}
+	if l.hasCells() {
+		s = append(s, secCellOffsets)
+	}
+	s = append(s, secNames)
+	if l.hasBulkDataMap() {
+		s = append(s, secBulkData)
+	}
+	s = append(s, secPublicHashes, secImports, secExports)
+	if l.hasCells() {
+		s = append(s, secCellImports, secCellExports)
+	}
+	s = append(s, secBundles)
+	if l.hasGraphData() {
+		s = append(s, secGraph)
+	} else {
+		s = append(s, secDepHeaders, secDepEntries, secImportedNames)
+	}
+	return append(s, secData)
+}
+
+// kept holds a part's original bytes and the canonical encoding of the
+// decoded model part; Encode writes raw while the model still encodes to
+// canon.
+type kept struct {
+	canon, raw []byte
+	size       int // the summary's size field for the part, where it has one
+}
+
+// KeptRaw names the parts of the package whose bytes are not laid out the
+// way Encode lays out the model (stale hashes, gaps, an unusual export
+// order). Encode writes their original bytes while the model part is
+// unchanged. Engine-written packages have none.
+func (p *Package) KeptRaw() []string {
+	var out []string
+	for s, k := range p.kept {
+		if k != nil {
+			out = append(out, sectionNames[s])
+		}
+	}
+	return out
+}
+
+// DecodeOptions control DecodePackage.
+type DecodeOptions struct {
+	// Layout, when not LayoutUnknown, is the layout to decode with instead
+	// of the one detected from the data (from a container's version or a
+	// user's --engine).
+	Layout Layout
+}
+
+// packageError builds the *FormatError of a package problem.
+func packageError(file, structure string, off int64, format string, args ...any) error {
+	return errorf(file, structure, off, ErrCorrupt, format, args...)
+}
+
+// pkgCursorError turns a cursor's error into a *FormatError.
+func pkgCursorError(file string, err error) error {
+	if what, off, msg, ok := binio.Describe(err); ok {
+		return &FormatError{File: file, Struct: what, Offset: off, Msg: msg, Err: err}
+	}
+	return err
+}
+
+// DecodePackage decodes a zen package chunk (the uncompressed bytes of an
+// ExportBundleData chunk, or a file extract wrote). name identifies it in
+// errors. The layout is detected from the data unless opts gives one.
+// Every count and offset is checked against the data before anything is
+// allocated; errors are *FormatError values wrapping ErrCorrupt. The
+// returned package does not refer to data.
+func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, error) {
+	l := LayoutUnknown
+	if opts != nil {
+		l = opts.Layout
+	}
+	if l == LayoutUnknown {
+		var err error
+		if l, err = DetectLayout(data); err != nil {
+			return nil, errorf(name, "package summary", 0, ErrCorrupt, "%v", err)
+		}
+	}
+	if l > layoutLast {
+		return nil, errorf(name, "package summary", 0, ErrUnsupportedVersion, "unknown layout %d", l)
+	}
+	d := &decoder{file: name, data: data, c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: len(data)}}
+	d.c.SetKind(ErrCorrupt)
+	var err error
+	if l.isUE5() {
+		err = d.decodeUE5()
+	} else {
+		err = d.decodeUE4()
+	}
+	if err == nil {
+		err = d.c.Err()
+	}
+	if err != nil {
+		return nil, pkgCursorError(name, err)
+	}
+	if err := d.mapData(); err != nil {
+		return nil, err
+	}
+	if err := d.keep(); err != nil {
+		return nil, err
+	}
+	return d.p, nil
+}
+
+// decoder holds the state of one DecodePackage call.
+type decoder struct {
+	file string
+	data []byte
+	c    *binio.Cursor
+	p    *Package
+	// spans are the parts' byte ranges in data.
+	spans [secCount][2]int
+	// headerEnd is where the export data starts.
+	headerEnd int
+	// namesSize and hashesSize are the 4.26/4.27 summary's sizes of the
+	// name blob and hash list, kept for parts written raw.
+	namesSize, hashesSize int
+}
+
+func (d *decoder) fail(structure string, off int, format string, args ...any) error {
+	return packageError(d.file, structure, int64(off), format, args...)
+}
+
+// region checks that the part s lies at [start, end) inside the data and
+// after the previous part, records it and seeks the cursor to start.
+func (d *decoder) region(s section, start, end int, prev int) error {
+	if start < prev || end < start || end > len(d.data) {
+		return d.fail(sectionNames[s], start, "%s at 0x%X..0x%X does not fit between 0x%X and the end of the %d-byte package",
+			sectionNames[s], start, end, prev, len(d.data))
+	}
+	d.spans[s] = [2]int{start, end}
+	d.c.Seek(start, sectionNames[s])
+	return nil
+}
+
+func mappedName(c *binio.Cursor, what string) MappedName {
+	return MappedName{IndexAndType: c.U32(what), Number: c.U32(what)}
+}
+
+func objectIndices(c *binio.Cursor, n int, what string) []ObjectIndex {
+	if n == 0 || c.Err() != nil {
+		return nil
+	}
+	b := c.Bytes(8*n, what)
+	if b == nil {
+		return nil
+	}
+	out := make([]ObjectIndex, n)
+	for i := range out {
+		out[i] = ObjectIndex(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
+
+func (d *decoder) decodeUE4() error {
+	c, p := d.c, d.p
+	if len(d.data) < 64 {
+		return d.fail("package summary", 0, "%d bytes, shorter than the 64-byte summary", len(d.data))
+	}
+	p.Name = mappedName(c, "package name")
+	p.SourceName = mappedName(c, "source package name")
+	p.PackageFlags = c.U32("package flags")
+	p.CookedHeaderSize = c.U32("cooked header size")
+	namesOff, namesSize := int(c.I32("name map offset")), int(c.I32("name map size"))
+	hashesOff, hashesSize := int(c.I32("name hashes offset")), int(c.I32("name hashes size"))
+	importsOff, exportsOff := int(c.I32("import map offset")), int(c.I32("export map offset"))
+	bundlesOff := int(c.I32("export bundles offset"))
+	graphOff, graphSize := int(c.I32("graph data offset")), int(c.I32("graph data size"))
+	p.Pad = c.I32("summary pad")
+	d.spans[secSummary] = [2]int{0, 64}
+
+	end := graphOff + graphSize
+	if graphSize < 0 || end < graphOff {
+		return d.fail("package summary", 52, "graph data size %d is negative", graphSize)
+	}
+	// The names blob may be followed by a pad to 8; the hashes by the
+	// import map. Each part runs to the next part's offset.
+	if namesOff != 64 {
+		return d.fail("package summary", 24, "name map at 0x%X; it follows the 64-byte summary", namesOff)
+	}
+	if err := d.region(secNames, namesOff, hashesOff, 64); err != nil {
+		return err
+	}
+	d.namesSize, d.hashesSize = namesSize, hashesSize
+	if namesSize < 0 || namesSize > hashesOff-namesOff {
+		return d.fail("name map", 28, "name map size %d does not fit before the name hashes at 0x%X", namesSize, hashesOff)
+	}
+	blob := c.Bytes(namesSize, "name map")
+	p.Names = decodeNameBlob(c, blob, namesOff)
+	if err := d.region(secNameHashes, hashesOff, importsOff, hashesOff); err != nil {
+		return err
+	}
+	if hashesSize < 8 || hashesSize%8 != 0 || hashesSize > importsOff-hashesOff || (hashesSize-8)/8 != len(p.Names) {
+		return d.fail("name hashes", 36, "%d bytes of name hashes for %d names (want the algorithm id and one hash each, %d bytes)",
+			hashesSize, len(p.Names), 8+8*len(p.Names))
+	}
+	p.hashAlgorithm = c.U64("name hash algorithm id")
+	p.hashes = make([]uint64, len(p.Names))
+	for i := range p.hashes {
+		p.hashes[i] = c.U64("name hash")
+	}
+	if err := d.region(secImports, importsOff, exportsOff, importsOff); err != nil {
+		return err
+	}
+	p.Imports = objectIndices(c, (exportsOff-importsOff)/8, "import map")
+	if err := d.region(secExports, exportsOff, bundlesOff, exportsOff); err != nil {
+		return err
+	}
+	p.Exports = d.exports((bundlesOff - exportsOff) / exportEntrySize)
+	if err := d.region(secBundles, bundlesOff, graphOff, bundlesOff); err != nil {
+		return err
+	}
+	if err := d.bundlesUE4(graphOff - bundlesOff); err != nil {
+		return err
+	}
+	if err := d.region(secGraph, graphOff, end, graphOff); err != nil {
+		return err
+	}
+	n := c.Count32("graph data package count", 12)
+	for range n {
+		g := GraphPackage{Package: PackageID(c.U64("graph data package id"))}
+		arcs := c.Count32("graph data arc count", 8)
+		for range arcs {
+			g.Arcs = append(g.Arcs, Arc{c.I32("graph data arc"), c.I32("graph data arc")})
+		}
+		p.Graph = append(p.Graph, g)
+	}
+	if c.Err() == nil && c.Pos() != end {
+		return d.fail("graph data", c.Pos(), "%d bytes after the last package of the graph data", end-c.Pos())
+	}
+	d.headerEnd = end
+	return nil
+}
+
+// exports reads n export map entries at the cursor.
+func (d *decoder) exports(n int) []Export {
+	c := d.c
+	if n == 0 || c.Err() != nil || n*exportEntrySize > c.Len() {
+		return nil
+	}
+	out := make([]Export, n)
+	for i := range out {
+		e := &out[i]
+		e.SerialOffset = c.U64("export serial offset")
+		size := c.U64("export serial size")
+		e.ObjectName = mappedName(c, "export object name")
+		e.Outer = ObjectIndex(c.U64("export outer"))
+		e.Class = ObjectIndex(c.U64("export class"))
+		e.Super = ObjectIndex(c.U64("export super"))
+		e.Template = ObjectIndex(c.U64("export template"))
+		e.PublicExportHash = c.U64("export public hash")
+		e.ObjectFlags = c.U32("export object flags")
+		e.FilterFlags = c.U8("export filter flags")
+		copy(e.Pad[:], c.Bytes(3, "export pad"))
+		if size > uint64(len(d.data)) {
+			c.Fail("export serial size", fmt.Errorf("export %d: serial size %d exceeds the %d-byte package", i, size, len(d.data)))
+			return nil
+		}
+		e.DataOffset = int(size) // the size, until mapData places the data
+	}
+	return out
+}
+
+// bundlesUE4 reads the 4.26/4.27 export bundles: headers {FirstEntry,
+// EntryCount} then the entries. Their count is in the store entry, not the
+// package; it is the one k for which k headers and their entries fill the
+// region exactly (each header's entries start where the previous ones end,
+// so no smaller k can).
+func (d *decoder) bundlesUE4(size int) error {
+	c, p := d.c, d.p
+	at := c.Pos()
+	total := 0
+	for k := 0; ; k++ {
+		if ue4BundleHeaderSize*k+bundleEntrySize*total == size {
+			break
+		}
+		if ue4BundleHeaderSize*(k+1)+bundleEntrySize*total > size {
+			return d.fail("export bundles", at, "the %d bytes of export bundles are not whole bundle headers and entries", size)
+		}
+		b := ExportBundle{FirstEntry: c.U32("export bundle header"), EntryCount: c.U32("export bundle header")}
+		if int(b.FirstEntry) != total || int64(b.EntryCount) > int64(size) {
+			return d.fail(fmt.Sprintf("export bundle %d", k), at+ue4BundleHeaderSize*k,
+				"starts at entry %d with %d entries; bundles follow each other from entry 0 (%d so far)", b.FirstEntry, b.EntryCount, total)
+		}
+		total += int(b.EntryCount)
+		p.Bundles = append(p.Bundles, b)
+	}
+	p.BundleEntries = d.bundleEntries(total)
+	return nil
+}
+
+func (d *decoder) bundleEntries(n int) []BundleEntry {
+	c := d.c
+	if n == 0 || c.Err() != nil || n*bundleEntrySize > c.Len() {
+		return nil
+	}
+	out := make([]BundleEntry, n)
+	for i := range out {
+		out[i] = BundleEntry{Export: c.U32("export bundle entry"), Command: c.U32("export bundle entry")}
+	}
+	return out
+}
+
+func (d *decoder) decodeUE5() error {
+	c, p, l := d.c, d.p, d.p.Layout
+	size := l.summarySize()
+	if len(d.data) < size {
+		return d.fail("package summary", 0, "%d bytes, shorter than the %d-byte summary", len(d.data), size)
+	}
+	versioned := c.U32("versioning flag")
+	headerSize := int(c.U32("header size"))
+	p.Name = mappedName(c, "package name")
+	p.PackageFlags = c.U32("package flags")
+	p.CookedHeaderSize = c.U32("cooked header size")
+	hashesOff, importsOff := int(c.I32("imported public export hashes offset")), int(c.I32("import map offset"))
+	exportsOff, entriesOff := int(c.I32("export map offset")), int(c.I32("export bundle entries offset"))
+	var graphOff, depHeadersOff, depEntriesOff, namesOff int
+	if l.hasGraphData() {
+		graphOff = int(c.I32("graph data offset"))
+	} else {
+		depHeadersOff = int(c.I32("dependency bundle headers offset"))
+		depEntriesOff = int(c.I32("dependency bundle entries offset"))
+		namesOff = int(c.I32("imported package names offset"))
+	}
+	d.spans[secSummary] = [2]int{0, size}
+	if versioned > 1 {
+		return d.fail("package summary", 0, "versioning flag %d is neither 0 nor 1", versioned)
+	}
+	if headerSize < size || headerSize > len(d.data) {
+		return d.fail("package summary", 4, "header size %d lies outside the %d-byte package", headerSize, len(d.data))
+	}
+
+	at := c.Pos()
+	if versioned == 1 {
+		v := &Versioning{ZenVersion: c.U32("zen version"), FileVersionUE4: c.I32("UE4 file version"),
+			FileVersionUE5: c.I32("UE5 file version"), Licensee: c.I32("licensee version")}
+		n := c.Count32("custom versions", 20)
+		for range n {
+			var cv CustomVersion
+			for k := range cv.Key {
+				cv.Key[k] = c.U32("custom version")
+			}
+			cv.Version = c.I32("custom version")
+			v.CustomVersions = append(v.CustomVersions, cv)
+		}
+		p.Versioning = v
+	}
+	d.spans[secVersioning] = [2]int{at, c.Pos()}
+	cellImportsOff, cellExportsOff := entriesOff, entriesOff
+	if l.hasCells() {
+		at = c.Pos()
+		cellImportsOff, cellExportsOff = int(c.I32("cell import map offset")), int(c.I32("cell export map offset"))
+		d.spans[secCellOffsets] = [2]int{at, c.Pos()}
+	}
+	if c.Err() != nil {
+		return nil
+	}
+	at = c.Pos()
+	var hashes []uint64
+	p.Names, hashes, p.hashAlgorithm = decodeNameBatch(c, "name map")
+	p.hashes = hashes
+	d.spans[secNames] = [2]int{at, c.Pos()}
+	if c.Err() != nil {
+		return nil
+	}
+	if l.hasBulkDataMap() {
+		at = c.Pos()
+		if l.hasBulkDataPad() {
+			pad := c.U64("bulk-data map pad size")
+			if pad > 7 {
+				return d.fail("bulk-data map", at, "pad size %d; the pad only aligns to 8", pad)
+			}
+			c.Bytes(int(pad), "bulk-data map pad")
+		}
+		mapSize := c.I64("bulk-data map size")
+		if c.Err() == nil && (mapSize < 0 || mapSize%bulkDataEntrySize != 0 || mapSize > int64(c.Len())) {
+			return d.fail("bulk-data map", c.Pos()-8, "size %d is not whole 32-byte entries within the %d bytes left", mapSize, c.Len())
+		}
+		p.BulkData = make([]BulkDataEntry, mapSize/bulkDataEntrySize)
+		for i := range p.BulkData {
+			e := &p.BulkData[i]
+			e.SerialOffset, e.DuplicateSerialOffset, e.SerialSize = c.I64("bulk-data entry"), c.I64("bulk-data entry"), c.I64("bulk-data entry")
+			e.Flags, e.CookedIndex = c.U32("bulk-data entry"), c.U8("bulk-data entry")
+			copy(e.Pad[:], c.Bytes(3, "bulk-data entry"))
+		}
+		d.spans[secBulkData] = [2]int{at, c.Pos()}
+	}
+	if c.Err() != nil {
+		return nil
+	}
+	// The parts before the public export hashes run to its offset: any
+	// bytes in between belong to the last of them.
+	last := secNames
+	if l.hasBulkDataMap() {
+		last = secBulkData
+	}
+	if hashesOff < c.Pos() {
+		return d.fail("package summary", 24, "imported public export hashes at 0x%X overlap the %s ending at 0x%X", hashesOff, sectionNames[last], c.Pos())
+	}
+	d.spans[last][1] = hashesOff
+
+	// The parts located by the summary's offsets.
+	graphEnd := graphOff
+	if !l.hasGraphData() {
+		graphEnd = depHeadersOff
+	}
+	type part struct {
+		s          section
+		start, end int
+	}
+	parts := []part{{secPublicHashes, hashesOff, importsOff}, {secImports, importsOff, exportsOff}, {secExports, exportsOff, cellImportsOff}}
+	if l.hasCells() {
+		parts = append(parts, part{secCellImports, cellImportsOff, cellExportsOff}, part{secCellExports, cellExportsOff, entriesOff})
+	}
+	parts = append(parts, part{secBundles, entriesOff, graphEnd})
+	if l.hasGraphData() {
+		parts = append(parts, part{secGraph, graphOff, headerSize})
+	} else {
+		parts = append(parts, part{secDepHeaders, depHeadersOff, depEntriesOff}, part{secDepEntries, depEntriesOff, namesOff},
+			part{secImportedNames, namesOff, headerSize})
+	}
+	prev := hashesOff
+	for _, pt := range parts {
+		if err := d.region(pt.s, pt.start, pt.end, prev); err != nil {
+			return err
+		}
+		prev = pt.end
+		n := pt.end - pt.start
+		switch pt.s {
+		case secPublicHashes:
+			if n > 0 {
+				b := c.Bytes(n/8*8, "imported public export hashes")
+				p.ImportedPublicExportHashes = make([]uint64, n/8)
+				for i := range p.ImportedPublicExportHashes {
+					p.ImportedPublicExportHashes[i] = binary.LittleEndian.Uint64(b[8*i:])
+				}
+			}
+		case secImports:
+			p.Imports = objectIndices(c, n/8, "import map")
+		case secExports:
+			p.Exports = d.exports(n / exportEntrySize)
+		case secCellImports:
+			p.CellImports = objectIndices(c, n/8, "cell import map")
+		case secCellExports:
+			for range n / cellExportEntrySize {
+				p.CellExports = append(p.CellExports, CellExport{c.U64("cell export"), c.U64("cell export"), c.U64("cell export"),
+					mappedName(c, "cell export"), c.U64("cell export")})
+			}
+		case secBundles:
+			p.BundleEntries = d.bundleEntries(n / bundleEntrySize)
+		case secGraph:
+			if err := d.graphUE5(pt.end); err != nil {
+				return err
+			}
+		case secDepHeaders:
+			for range n / depHeaderSize {
+				h := DependencyHeader{FirstEntry: c.I32("dependency bundle header")}
+				for k := range h.Counts {
+					h.Counts[k] = c.U32("dependency bundle header")
+				}
+				p.DependencyHeaders = append(p.DependencyHeaders, h)
+			}
+		case secDepEntries:
+			for range n / 4 {
+				p.DependencyEntries = append(p.DependencyEntries, c.I32("dependency bundle entry"))
+			}
+		case secImportedNames:
+			names, _, _ := decodeNameBatch(c, "imported package names")
+			if c.Err() == nil && len(names)*4 > c.Len() {
+				return d.fail("imported package names", c.Pos(), "%d names need %d bytes of numbers, %d left", len(names), 4*len(names), c.Len())
+			}
+			for _, s := range names {
+				p.ImportedPackages = append(p.ImportedPackages, PackageName{Name: s})
+			}
+			for i := range p.ImportedPackages {
+				p.ImportedPackages[i].Number = c.I32("imported package name number")
+			}
+		}
+		if c.Err() != nil {
+			return nil
+		}
+	}
+	d.headerEnd = headerSize
+	return nil
+}
+
+// graphUE5 reads the 5.0–5.2 graph data up to end: the export bundle
+// headers (their count is in the store entry; here it is the number of
+// headers whose entries, following each other from entry 0, cover every
+// bundle entry), the internal arcs, then one arc list per imported package
+// up to end.
+func (d *decoder) graphUE5(end int) error {
+	c, p := d.c, d.p
+	total := 0
+	for total < len(p.BundleEntries) {
+		at := c.Pos()
+		b := ExportBundle{SerialOffset: c.U64("export bundle header"), FirstEntry: c.U32("export bundle header"), EntryCount: c.U32("export bundle header")}
+		if c.Err() != nil {
+			return nil
+		}
+		if int(b.FirstEntry) != total || b.EntryCount == 0 || int64(b.EntryCount) > int64(len(p.BundleEntries)-total) {
+			return d.fail(fmt.Sprintf("export bundle %d", len(p.Bundles)), at,
+				"starts at entry %d with %d entries; bundles follow each other over the %d entries (%d so far)",
+				b.FirstEntry, b.EntryCount, len(p.BundleEntries), total)
+		}
+		total += int(b.EntryCount)
+		p.Bundles = append(p.Bundles, b)
+	}
+	n := c.Count32("internal arc count", 8)
+	for range n {
+		p.InternalArcs = append(p.InternalArcs, Arc{c.I32("internal arc"), c.I32("internal arc")})
+	}
+	for c.Err() == nil && c.Pos() < end {
+		n := c.Count32("external arc count", externalArcSize)
+		arcs := make([]ExternalArc, 0, n)
+		for range n {
+			arcs = append(arcs, ExternalArc{c.I32("external arc"), c.U8("external arc"), c.I32("external arc")})
+		}
+		p.ExternalArcs = append(p.ExternalArcs, arcs)
+	}
+	if c.Err() == nil && c.Pos() != end {
+		return d.fail("graph data", c.Pos(), "the external arcs run %d bytes past the header end at 0x%X", c.Pos()-end, end)
+	}
+	return nil
+}
+
+// mapData attributes the export data to the exports, as the loader reads
+// it: in 4.26–5.2 bundle after bundle, each bundle's Serialize entries in
+// order (4.26/4.27 from the header end, 5.0–5.2 from each bundle's serial
+// offset); from 5.3 at HeaderSize + each export's serial offset.
+func (d *decoder) mapData() error {
+	p := d.p
+	start := d.headerEnd
+	d.spans[secData] = [2]int{start, len(d.data)}
+	sizes := make([]int, len(p.Exports))
+	for i := range p.Exports {
+		sizes[i], p.Exports[i].DataOffset = p.Exports[i].DataOffset, -1
+	}
+	place := func(i, at int) error {
+		e := &p.Exports[i]
+		if e.DataOffset >= 0 {
+			return d.fail(fmt.Sprintf("export %d", i), start, "is serialized twice by the export bundles")
+		}
+		if at < start || at > len(d.data) || sizes[i] > len(d.data)-at {
+			return d.fail(fmt.Sprintf("export %d", i), at, "%d bytes of data at 0x%X run past the end of the %d-byte package",
+				sizes[i], at, len(d.data))
+		}
+		e.DataOffset = at
+		e.Data = bytes.Clone(d.data[at : at+sizes[i]])
+		return nil
+	}
+	serialized := func(b ExportBundle, at int) (int, error) {
+		for _, en := range p.BundleEntries[b.FirstEntry : b.FirstEntry+b.EntryCount] {
+			if en.Command != CommandSerialize {
+				continue
+			}
+			if int64(en.Export) >= int64(len(p.Exports)) {
+				return 0, d.fail("export bundle entries", d.spans[secBundles][0], "entry for export %d of %d", en.Export, len(p.Exports))
+			}
+			if err := place(int(en.Export), at); err != nil {
+				return 0, err
+			}
+			at += sizes[en.Export]
+		}
+		return at, nil
+	}
+	var err error
+	switch {
+	case !p.Layout.isUE5():
+		at := start
+		for _, b := range p.Bundles {
+			if at, err = serialized(b, at); err != nil {
+				return err
+			}
+		}
+	case p.Layout.hasGraphData():
+		for _, b := range p.Bundles {
+			if b.SerialOffset > uint64(len(d.data)) {
+				return d.fail("export bundle", start, "serial offset %d lies outside the %d-byte package", b.SerialOffset, len(d.data))
+			}
+			if _, err = serialized(b, start+int(b.SerialOffset)); err != nil {
+				return err
+			}
+		}
+	default:
+		for i := range p.Exports {
+			off := p.Exports[i].SerialOffset
+			if off > uint64(len(d.data)) {
+				return d.fail(fmt.Sprintf("export %d", i), d.spans[secExports][0]+i*exportEntrySize,
+					"serial offset %d lies outside the %d-byte package", off, len(d.data))
+			}
+			if err := place(i, start+int(off)); err != nil {
+				return err
+			}
+		}
+	}
+	// Exports that are never serialized must be empty; the rest must not
+	// overlap. What lies between exports is loose, what follows them
+	// trailing.
+	type span struct{ at, end, i int }
+	var spans []span
+	for i := range p.Exports {
+		e := &p.Exports[i]
+		if e.DataOffset < 0 {
+			if sizes[i] != 0 {
+				return d.fail(fmt.Sprintf("export %d", i), d.spans[secExports][0]+i*exportEntrySize,
+					"has %d bytes of data but no Serialize entry in the export bundles", sizes[i])
+			}
+			e.DataOffset = start
+			continue
+		}
+		spans = append(spans, span{e.DataOffset, e.DataOffset + sizes[i], i})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.at - b.at })
+	end := start
+	for _, s := range spans {
+		if s.at < end {
+			return d.fail(fmt.Sprintf("export %d", s.i), s.at, "its data overlaps another export's, which ends at 0x%X", end)
+		}
+		p.loose += s.at - end
+		end = s.end
+	}
+	if end < len(d.data) {
+		p.Trailing = bytes.Clone(d.data[end:])
+	}
+	return nil
+}
+
+// keep compares every part with its canonical encoding and keeps the
+// original bytes of those that differ. It then checks that the package
+// encodes back to data: what DecodePackage returns always does.
+func (d *decoder) keep() error {
+	p := d.p
+	var canon [secCount][]byte
+	out, err := p.encode(nil, &canon)
+	if err != nil {
+		return packageError(d.file, "package", -1, "the decoded package cannot be encoded again: %v", err)
+	}
+	if bytes.Equal(out, d.data) {
+		return nil
+	}
+	for _, s := range p.Layout.sections() {
+		raw := d.data[d.spans[s][0]:d.spans[s][1]]
+		if !bytes.Equal(canon[s], raw) {
+			k := &kept{canon: canon[s], raw: bytes.Clone(raw)}
+			switch s {
+			case secNames:
+				k.size = d.namesSize
+			case secNameHashes:
+				k.size = d.hashesSize
+			}
+			p.kept[s] = k
+		}
+	}
+	if out, err = p.encode(nil, nil); err != nil || !bytes.Equal(out, d.data) {
+		at := 0
+		for at < len(out) && at < len(d.data) && out[at] == d.data[at] {
+			at++
+		}
+		return packageError(d.file, "package", int64(at), "its parts are not laid out in a way unrmod can reproduce (first difference at 0x%X)", at)
+	}
+	return nil
+}

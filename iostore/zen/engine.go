@@ -1,0 +1,175 @@
+package zen
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Layout is the layout of a zen package: which summary it starts with and
+// which regions follow. Each engine generation adds one thing to the one
+// before, so layouts are ordered, and each difference is one comparison
+// (docs/zen.md, "Package layouts").
+type Layout uint8
+
+// The zen package layouts, with the engine releases that write them.
+const (
+	// LayoutUnknown is the zero Layout: not detected yet.
+	LayoutUnknown Layout = iota
+	// LayoutUE4 is UE 4.26/4.27: the 64-byte FPackageSummary, the names and
+	// their hashes as two blobs, export bundles and graph data.
+	LayoutUE4
+	// LayoutUE50 is UE 5.0–5.1: FZenPackageSummary (44 bytes, optional
+	// versioning info), one name batch, imported public export hashes and
+	// graph data with 16-byte export bundle headers.
+	LayoutUE50
+	// LayoutUE52 is UE 5.2: adds the bulk-data map.
+	LayoutUE52
+	// LayoutUE53 is UE 5.3: a 52-byte summary; dependency bundles and the
+	// imported package names replace the graph data; one export bundle.
+	LayoutUE53
+	// LayoutUE54 is UE 5.4–5.5: pads the bulk-data map to 8 bytes.
+	LayoutUE54
+	// LayoutUE56 is UE 5.6 and later: adds the cell import and export maps.
+	LayoutUE56
+	layoutLast = LayoutUE56
+)
+
+var layoutEngines = [...]string{"unknown", "4.26–4.27", "5.0–5.1", "5.2", "5.3", "5.4–5.5", "5.6+"}
+
+// String names the engine releases that write the layout, e.g. "UE 5.4–5.5".
+func (l Layout) String() string {
+	if l > layoutLast {
+		return fmt.Sprintf("Layout(%d)", uint8(l))
+	}
+	if l == LayoutUnknown {
+		return "unknown layout"
+	}
+	return "UE " + layoutEngines[l]
+}
+
+// Layout differences: one predicate each, named after what changed.
+
+func (l Layout) isUE5() bool          { return l >= LayoutUE50 }
+func (l Layout) hasGraphData() bool   { return l < LayoutUE53 }
+func (l Layout) hasBulkDataMap() bool { return l >= LayoutUE52 }
+func (l Layout) hasBulkDataPad() bool { return l >= LayoutUE54 }
+func (l Layout) hasCells() bool       { return l >= LayoutUE56 }
+
+// hasDependencies reports the 5.3+ dependency bundles and imported package
+// names (and the 52-byte summary that locates them).
+func (l Layout) hasDependencies() bool { return l >= LayoutUE53 }
+
+// summarySize returns the size of the fixed summary.
+func (l Layout) summarySize() int {
+	switch {
+	case !l.isUE5():
+		return 64
+	case l.hasDependencies():
+		return 52
+	}
+	return 44
+}
+
+// Engine is an Unreal Engine release, e.g. 4.27 or 5.4: what a user names
+// with --engine, and what selects a package layout and a container-header
+// version when the data cannot tell.
+type Engine struct{ Major, Minor int }
+
+// The engine releases unrmod knows the zen formats of.
+var (
+	Engine426 = Engine{4, 26}
+	Engine427 = Engine{4, 27}
+	Engine50  = Engine{5, 0}
+	Engine58  = Engine{5, 8}
+)
+
+// Engines lists the releases ParseEngine accepts, oldest first.
+func Engines() []Engine {
+	out := []Engine{Engine426, Engine427}
+	for m := 0; m <= Engine58.Minor; m++ {
+		out = append(out, Engine{5, m})
+	}
+	return out
+}
+
+// ParseEngine parses "4.26", "4.27", "5" (5.0) or "5.0" … "5.8".
+func ParseEngine(s string) (Engine, error) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "UE")
+	major, minor, _ := strings.Cut(strings.TrimSpace(s), ".")
+	e := Engine{Minor: 0}
+	var err1, err2 error
+	e.Major, err1 = strconv.Atoi(major)
+	if minor != "" {
+		e.Minor, err2 = strconv.Atoi(minor)
+	}
+	if err1 == nil && err2 == nil && e.Known() {
+		return e, nil
+	}
+	var names []string
+	for _, k := range Engines() {
+		names = append(names, k.String())
+	}
+	return Engine{}, fmt.Errorf("engine %q: unrmod knows %s", s, strings.Join(names, ", "))
+}
+
+// Known reports whether e is a release unrmod knows the formats of.
+func (e Engine) Known() bool {
+	return e == Engine426 || e == Engine427 || e.Major == 5 && e.Minor >= 0 && e.Minor <= Engine58.Minor
+}
+
+// String returns "4.27", "5.4".
+func (e Engine) String() string { return fmt.Sprintf("%d.%d", e.Major, e.Minor) }
+
+// Less reports whether e is an older release than o.
+func (e Engine) Less(o Engine) bool {
+	return e.Major < o.Major || e.Major == o.Major && e.Minor < o.Minor
+}
+
+// Layout returns the zen package layout the release writes.
+func (e Engine) Layout() Layout {
+	switch {
+	case e.Major < 5:
+		return LayoutUE4
+	case e.Minor <= 1:
+		return LayoutUE50
+	case e.Minor == 2:
+		return LayoutUE52
+	case e.Minor == 3:
+		return LayoutUE53
+	case e.Minor <= 5:
+		return LayoutUE54
+	}
+	return LayoutUE56
+}
+
+// HeaderVersion returns the container-header version the release writes
+// (the UE5 runtime accepts only its own).
+func (e Engine) HeaderVersion() HeaderVersion {
+	switch {
+	case e.Major < 5:
+		return HeaderUE4
+	case e.Minor == 0:
+		return HeaderLocalizedPackages
+	case e.Minor <= 2:
+		return HeaderOptionalSegmentPackages
+	case e.Minor <= 4:
+		return HeaderNoExportInfo
+	case e.Minor == 5:
+		return HeaderSoftPackageReferences
+	}
+	return HeaderSoftPackageReferencesOffset
+}
+
+// ObjectVersionUE5 returns the package file version (EUnrealEngineObjectUE5Version)
+// the release saves with: 0 for UE4, 1004 for 5.0 … 1018 for 5.7 and later.
+// It decides the layout of tagged properties.
+func (e Engine) ObjectVersionUE5() int32 {
+	if e.Major < 5 {
+		return 0
+	}
+	return [...]int32{1004, 1008, 1009, 1010, 1012, 1013, 1017, 1018, 1018}[min(e.Minor, 8)]
+}
+
+// MarshalText returns the String form.
+func (e Engine) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
