@@ -46,14 +46,14 @@ var zenCorpusContainers = []string{
 func corpusPackages(tb testing.TB) []corpusPackage {
 	tb.Helper()
 	dir := corpus.Dir(tb)
-	corpusPkgOnce.Do(func() { corpusPkgs, corpusPkgErr = loadCorpusPackages(dir) })
+	corpusPkgOnce.Do(func() { corpusPkgs, corpusPkgErr = loadCorpusPackages(dir, zenCorpusContainers) })
 	if corpusPkgErr != nil {
 		tb.Fatal(corpusPkgErr)
 	}
 	return corpusPkgs
 }
 
-func loadCorpusPackages(dir string) ([]corpusPackage, error) {
+func loadCorpusPackages(dir string, containers []string) ([]corpusPackage, error) {
 	var out []corpusPackage
 	for _, pattern := range []string{"other/grounded/zen_ue4_27/*.uasset", "other/ue5_cooked_pairs/*.uzenasset"} {
 		files, _ := filepath.Glob(filepath.Join(dir, pattern))
@@ -66,7 +66,7 @@ func loadCorpusPackages(dir string) ([]corpusPackage, error) {
 			out = append(out, corpusPackage{name: filepath.Base(f), data: data})
 		}
 	}
-	for _, rel := range zenCorpusContainers {
+	for _, rel := range containers {
 		c, err := iostore.Open(filepath.Join(dir, rel), nil)
 		if err != nil {
 			return nil, err
