@@ -1,8 +1,6 @@
 package patch
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -150,8 +148,8 @@ func Apply(f *File, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// applyTarget patches one package in memory and returns its encoded, verified
-// output and the input's bytes.
+// applyTarget patches the package one target names, in memory, and returns
+// its encoded, verified output and the input's bytes.
 func applyTarget(t *Target, dir string, opt Options, load func(string) (*reader.Package, error)) (*TargetResult, []byte, []byte, error) {
 	in := filepath.FromSlash(t.File)
 	if !filepath.IsAbs(in) {
@@ -161,81 +159,7 @@ func applyTarget(t *Target, dir string, opt Options, load func(string) (*reader.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	p, err := reader.ReadFile(in)
-	if err != nil {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
-	}
-	tr := &TargetResult{Input: in, Output: out, Layout: t.Layout.String(), GUID: GUIDChange{Old: p.GUID().String()}}
-	if opt.InPlace {
-		tr.Backup = in + ".bak"
-	}
-	tr.Counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
-	c := &context{p: p, patchDir: dir, owned: map[int]bool{}, load: load}
-	before := make([]reader.Export, len(p.Exports))
-	copy(before, p.Exports)
-	for _, op := range t.Ops {
-		changes, err := op.apply(c)
-		if err != nil {
-			var pe *Error
-			if errors.As(err, &pe) {
-				return nil, nil, nil, err
-			}
-			return nil, nil, nil, &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
-		}
-		for _, ch := range changes {
-			tr.Changes = append(tr.Changes, ch)
-			if !ch.Already {
-				tr.Changed = true
-			}
-		}
-	}
-	tr.Counts.NamesAfter, tr.Counts.ImportsAfter, tr.Counts.ExportsAfter = len(p.Names), len(p.Imports), len(p.Exports)
-	var dataChanged []int
-	for i := range before {
-		a, b := &before[i], &p.Exports[i]
-		if string(a.Data) != string(b.Data) || a.SerialOffset != b.SerialOffset {
-			dataChanged = append(dataChanged, i)
-		}
-		if a.Flags != b.Flags || a.ObjectName != b.ObjectName || a.Class != b.Class || a.Outer != b.Outer || string(a.Data) != string(b.Data) {
-			tr.Counts.ChangedExports++
-		}
-	}
-
-	tr.GUID.Policy = [...]string{"regenerate", "keep", "explicit"}[t.GUID]
-	if tr.Changed {
-		applyGUIDPolicy(p, t)
-	}
-	data, rep, err := writer.Encode(p, writer.Options{Layout: t.Layout})
-	if err == nil && tr.Changed && t.GUID == GUIDRegenerate {
-		// Derive the new GUID from the old one and the patched content, then
-		// encode again with it.
-		h := sha256.New()
-		h.Write([]byte(tr.GUID.Old))
-		h.Write(data)
-		sum := h.Sum(nil)
-		var g reader.GUID
-		for k := range g {
-			g[k] = binary.LittleEndian.Uint32(sum[4*k:])
-		}
-		setGUID(p, g)
-		data, rep, err = writer.Encode(p, writer.Options{Layout: t.Layout})
-	}
-	if err != nil {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
-	}
-	q, err := writer.Check(out, data)
-	if err != nil {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched package fails verification, nothing was written: " + err.Error(), Err: err}
-	}
-	for _, i := range dataChanged {
-		a, b := &before[i], &q.Exports[i]
-		tr.Data = append(tr.Data, DataChange{Export: q.ExportPath(i), OldOffset: int64(a.SerialOffset), OldSize: int64(len(a.Data)),
-			NewOffset: int64(b.SerialOffset), NewSize: int64(len(b.Data))})
-	}
-	tr.GUID.New = q.GUID().String()
-	tr.GUID.Generations = len(q.Header.Generations)
-	tr.Report, tr.Size = rep, int64(len(data))
-	return tr, data, p.Source(), nil
+	return applyLegacyTarget(t, dir, in, out, opt, load)
 }
 
 // outputPath decides where a target is written.
@@ -266,36 +190,6 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-// applyGUIDPolicy sets the GUID and generations of a changed package.
-func applyGUIDPolicy(p *reader.Package, t *Target) {
-	h := &p.Header
-	switch t.GUID {
-	case GUIDKeep:
-		if h.Version.File >= reader.VerGUIDGenerations {
-			cur := reader.Generation{ExportCount: int32(len(p.Exports)), NameCount: int32(len(p.Names))}
-			if n := len(h.Generations); n == 0 || h.Generations[n-1] != cur {
-				h.Generations = append(h.Generations, cur)
-			}
-		}
-	case GUIDExplicit:
-		setGUID(p, t.SetTo)
-	default:
-		setGUID(p, reader.GUID{})
-	}
-}
-
-// setGUID gives the package a GUID and a single generation (or, below
-// version 68, a single heritage entry), as a normal engine save does.
-func setGUID(p *reader.Package, g reader.GUID) {
-	h := &p.Header
-	if h.Version.File < reader.VerGUIDGenerations {
-		h.Heritage = []reader.GUID{g}
-		return
-	}
-	h.GUID = g
-	h.Generations = []reader.Generation{{ExportCount: int32(len(p.Exports)), NameCount: int32(len(p.Names))}}
 }
 
 // Summary returns one line describing a target's result.

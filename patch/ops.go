@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 type Rename struct {
 	Pos      Pos
 	From, To string
+	toPos    Pos
 }
 
 func parseRename(ps *parser, at Pos, n *yaml.Node) (Op, error) {
@@ -31,10 +31,8 @@ func parseRename(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 	if op.To, err = ps.nonEmpty(m["to"], "rename to"); err != nil {
 		return nil, err
 	}
-	if err := checkName(ps.pos(m["to"]), op.To); err != nil {
-		return nil, err
-	}
-	return op, nil
+	op.toPos = ps.pos(m["to"])
+	return op, checkName(op.toPos, op.To)
 }
 
 // Kind implements Op.
@@ -43,92 +41,13 @@ func (op *Rename) Kind() string { return "rename" }
 // Position implements Op.
 func (op *Rename) Position() Pos { return op.Pos }
 
-func (op *Rename) apply(c *context) ([]Change, error) {
-	p := c.p
-	idx := reader.NameRef(-1)
-	for i := range p.Names {
-		if p.Names[i].Name == op.From {
-			idx = reader.NameRef(i)
-			break
-		}
-	}
-	if idx < 0 {
-		idx = p.FindName(op.From)
-	}
-	if strings.EqualFold(op.From, "None") {
-		return nil, errorf(op.Pos, "renaming None would end every property list in the package")
-	}
-	if idx < 0 {
-		if to := p.FindName(op.To); to >= 0 {
-			return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", to), New: p.Names[to].Name, Already: true}}, nil
-		}
-		return nil, errorf(op.Pos, "%s has no name %q%s", p.FileName, op.From, nameHint(p, op.From))
-	}
-	if other := p.FindName(op.To); other >= 0 && other != idx {
-		return nil, errorf(op.Pos, "cannot rename %q to %q: %s already has the name %q (index %d), and the engine would merge the two",
-			op.From, op.To, p.FileName, p.Names[other].Name, other)
-	}
-	old := p.Names[idx].Name
-	if old == op.To {
-		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
-	}
-	p.Names[idx].Name = op.To
-	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: renameWarning(p, idx)}}, nil
-}
-
-func nameHint(p *reader.Package, s string) string {
-	var close []string
-	ls := strings.ToLower(s)
-	for _, n := range p.Names {
-		if len(close) < 8 && (strings.Contains(strings.ToLower(n.Name), ls) || editDistance(strings.ToLower(n.Name), ls) <= 2) {
-			close = append(close, n.Name)
-		}
-	}
-	if len(close) == 0 {
-		return ""
-	}
-	return "; close matches: " + strings.Join(close, ", ")
-}
-
-// renameWarning says what else the renamed name stands for.
-func renameWarning(p *reader.Package, idx reader.NameRef) string {
-	var uses []string
-	for i := range p.Exports {
-		e := &p.Exports[i]
-		if e.ObjectName == idx && e.Flags&reader.RFPublic != 0 {
-			uses = append(uses, fmt.Sprintf("it names the public object %s, which other packages import by name", p.ExportPath(i)))
-			break
-		}
-	}
-	for i := range p.Imports {
-		im := &p.Imports[i]
-		if im.ObjectName == idx || im.ClassName == idx || im.ClassPackage == idx {
-			uses = append(uses, fmt.Sprintf("import %s uses it, so the engine will look for the new name in the other package", p.Path(reader.ImportRef(i))))
-			break
-		}
-	}
-	for i := range p.Exports {
-		if l, err := p.Properties(i); err == nil {
-			for _, q := range l.Props {
-				if q.Name == idx {
-					uses = append(uses, fmt.Sprintf("it tags property values (in %s), which the engine will skip under the new name", p.ExportPath(i)))
-					break
-				}
-			}
-		}
-		if len(uses) > 0 && strings.Contains(uses[len(uses)-1], "tags property") {
-			break
-		}
-	}
-	return strings.Join(uses, "; ")
-}
-
 // ---- add-name ----
 
 // AddName appends a name to the name table (flags 0x00070010).
 type AddName struct {
-	Pos  Pos
-	Name string
+	Pos     Pos
+	Name    string
+	namePos Pos
 }
 
 func parseAddName(ps *parser, at Pos, n *yaml.Node) (Op, error) {
@@ -140,7 +59,8 @@ func parseAddName(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 	if op.Name, err = ps.nonEmpty(m["name"], "add-name name"); err != nil {
 		return nil, err
 	}
-	return op, checkName(ps.pos(m["name"]), op.Name)
+	op.namePos = ps.pos(m["name"])
+	return op, checkName(op.namePos, op.Name)
 }
 
 // Kind implements Op.
@@ -149,20 +69,49 @@ func (op *AddName) Kind() string { return "add-name" }
 // Position implements Op.
 func (op *AddName) Position() Pos { return op.Pos }
 
-func (op *AddName) apply(c *context) ([]Change, error) {
-	if r := c.p.FindName(op.Name); r >= 0 {
-		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", r), New: c.p.Names[r].Name, Already: true}}, nil
-	}
-	r := c.addName(op.Name)
-	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", r), New: op.Name}}, nil
-}
-
 // ---- package-flags ----
 
-// PackageFlags sets and clears package flags (PKG_*).
+// PackageFlags sets and clears package flags (PKG_*). The flags are kept
+// as written and read by the kind of package the patch applies to (legacy
+// and zen packages name their flags differently).
 type PackageFlags struct {
-	Pos        Pos
-	Set, Clear reader.PackageFlags
+	Pos   Pos
+	Flags FlagChange
+}
+
+// FlagChange is the set and clear lists of a flags operation, as written:
+// flag names (with or without prefix, any case) or numbers.
+type FlagChange struct {
+	Set, Clear []FlagName
+}
+
+// FlagName is one entry of a flag list and where it is written.
+type FlagName struct {
+	Text string
+	Pos  Pos
+}
+
+// flagParser reads one flag of one kind of package.
+type flagParser struct {
+	kind  string // "legacy", "zen"
+	parse func(string) (uint32, error)
+}
+
+// resolve reads the lists with parse; the error points at the entry.
+func (f *FlagChange) resolve(kind string, parse func(string) (uint32, error)) (set, clear uint32, err error) {
+	for _, l := range []struct {
+		names []FlagName
+		bits  *uint32
+	}{{f.Set, &set}, {f.Clear, &clear}} {
+		for _, n := range l.names {
+			v, err := parse(n.Text)
+			if err != nil {
+				return 0, 0, errorf(n.Pos, "%v (in a %s package)", err, kind)
+			}
+			*l.bits |= v
+		}
+	}
+	return set, clear, nil
 }
 
 func parsePackageFlags(ps *parser, at Pos, n *yaml.Node) (Op, error) {
@@ -171,18 +120,26 @@ func parsePackageFlags(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 		return nil, err
 	}
 	op := &PackageFlags{Pos: at}
-	set, clear, err := ps.flagLists(n, m, func(s string) (uint32, error) {
-		f, err := reader.ParsePackageFlag(s)
-		return uint32(f), err
-	})
-	op.Set, op.Clear = reader.PackageFlags(set), reader.PackageFlags(clear)
+	op.Flags, err = ps.flagLists(n, m, packageFlagParsers)
 	return op, err
 }
 
-// flagLists parses the set and clear lists of a flags operation.
-func (ps *parser) flagLists(n *yaml.Node, m map[string]*yaml.Node, parse func(string) (uint32, error)) (set, clear uint32, err error) {
+var (
+	packageFlagParsers = []flagParser{
+		{"legacy", func(s string) (uint32, error) { f, err := reader.ParsePackageFlag(s); return uint32(f), err }},
+	}
+	objectFlagParsers = []flagParser{
+		{"legacy", func(s string) (uint32, error) { f, err := reader.ParseObjectFlag(s); return uint32(f), err }},
+	}
+)
+
+// flagLists reads the set and clear lists of a flags operation. Each entry
+// must name a flag of at least one kind of package (the first parser's
+// error is reported otherwise), and no kind may both set and clear a flag.
+func (ps *parser) flagLists(n *yaml.Node, m map[string]*yaml.Node, parsers []flagParser) (FlagChange, error) {
+	var f FlagChange
 	if len(m) == 0 {
-		return 0, 0, ps.errf(n, "give set: [...] and/or clear: [...]")
+		return f, ps.errf(n, "give set: [...] and/or clear: [...]")
 	}
 	for _, key := range []string{"set", "clear"} {
 		ln, ok := m[key]
@@ -191,27 +148,39 @@ func (ps *parser) flagLists(n *yaml.Node, m map[string]*yaml.Node, parse func(st
 		}
 		list, err := ps.strList(ln, key)
 		if err != nil {
-			return 0, 0, err
+			return f, err
 		}
 		for _, en := range list {
-			f, err := parse(en.Value)
-			if err != nil {
-				return 0, 0, ps.errf(en, "%v", err)
+			var first error
+			known := false
+			for _, fp := range parsers {
+				if _, err := fp.parse(en.Value); err == nil {
+					known = true
+				} else if first == nil {
+					first = err
+				}
 			}
+			if !known {
+				return f, ps.errf(en, "%v", first)
+			}
+			name := FlagName{Text: en.Value, Pos: ps.pos(en)}
 			if key == "set" {
-				set |= f
+				f.Set = append(f.Set, name)
 			} else {
-				clear |= f
+				f.Clear = append(f.Clear, name)
 			}
 		}
 	}
-	if set&clear != 0 {
-		return 0, 0, ps.errf(n, "flag 0x%X is both set and cleared", set&clear)
+	for _, fp := range parsers {
+		set, clear, err := f.resolve(fp.kind, fp.parse)
+		if err == nil && set&clear != 0 {
+			return f, ps.errf(n, "flag 0x%X is both set and cleared", set&clear)
+		}
 	}
-	if set == 0 && clear == 0 {
-		return 0, 0, ps.errf(n, "the set and clear lists name no flag; list at least one, e.g. set: [AllowDownload]")
+	if len(f.Set) == 0 && len(f.Clear) == 0 {
+		return f, ps.errf(n, "the set and clear lists name no flag; list at least one, e.g. set: [AllowDownload]")
 	}
-	return set, clear, nil
+	return f, nil
 }
 
 // Kind implements Op.
@@ -220,24 +189,14 @@ func (op *PackageFlags) Kind() string { return "package-flags" }
 // Position implements Op.
 func (op *PackageFlags) Position() Pos { return op.Pos }
 
-func (op *PackageFlags) apply(c *context) ([]Change, error) {
-	h := &c.p.Header
-	old := h.Flags
-	h.Flags = (old | op.Set) &^ op.Clear
-	ch := Change{Op: op.Kind(), Target: "header", Field: "flags", Old: old.String(), New: h.Flags.String(), Already: old == h.Flags}
-	if h.Flags&reader.PkgAllowDownload != 0 && old&reader.PkgAllowDownload == 0 {
-		ch.Warning = "clients download this package from the server: every client that has an older copy must get the new one"
-	}
-	return []Change{ch}, nil
-}
-
 // ---- object-flags ----
 
-// ObjectFlags sets and clears an export's object flags (RF_*).
+// ObjectFlags sets and clears an export's object flags (RF_*), kept as
+// written as for PackageFlags.
 type ObjectFlags struct {
-	Pos        Pos
-	Object     string
-	Set, Clear reader.ObjectFlags
+	Pos    Pos
+	Object string
+	Flags  FlagChange
 }
 
 func parseObjectFlags(ps *parser, at Pos, n *yaml.Node) (Op, error) {
@@ -250,11 +209,7 @@ func parseObjectFlags(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 		return nil, err
 	}
 	delete(m, "object")
-	set, clear, err := ps.flagLists(n, m, func(s string) (uint32, error) {
-		f, err := reader.ParseObjectFlag(s)
-		return uint32(f), err
-	})
-	op.Set, op.Clear = reader.ObjectFlags(set), reader.ObjectFlags(clear)
+	op.Flags, err = ps.flagLists(n, m, objectFlagParsers)
 	return op, err
 }
 
@@ -264,35 +219,16 @@ func (op *ObjectFlags) Kind() string { return "object-flags" }
 // Position implements Op.
 func (op *ObjectFlags) Position() Pos { return op.Pos }
 
-func (op *ObjectFlags) apply(c *context) ([]Change, error) {
-	r, err := resolve(op.Pos, c.p, op.Object, true, false)
-	if err != nil {
-		return nil, err
-	}
-	i, _ := r.Export()
-	e := &c.p.Exports[i]
-	old := e.Flags
-	e.Flags = (old | op.Set) &^ op.Clear
-	if (old^e.Flags)&reader.RFHasStack != 0 {
-		e.Flags = old
-		return nil, errorf(op.Pos, "%s: HasStack says whether the data starts with a state frame; it follows the data and cannot be set or cleared on its own", c.p.ExportPath(i))
-	}
-	if e.Flags&reader.RFLoadContext == 0 {
-		e.Flags = old
-		return nil, errorf(op.Pos, "%s would have no LoadForClient/LoadForServer/LoadForEdit flag left, and the engine would never load it", c.p.ExportPath(i))
-	}
-	return []Change{{Op: op.Kind(), Target: "export " + c.p.ExportPath(i), Field: "flags", Old: old.String(), New: e.Flags.String(), Already: old == e.Flags}}, nil
-}
-
 // ---- retarget-import ----
 
 // RetargetImport makes an import come from another package: the import's
 // outermost package is replaced (groups under it are recreated as needed),
 // adding names and imports as required. Other imports are not touched.
 type RetargetImport struct {
-	Pos     Pos
-	Import  string
-	Package string
+	Pos        Pos
+	Import     string
+	Package    string
+	packagePos Pos
 }
 
 func parseRetargetImport(ps *parser, at Pos, n *yaml.Node) (Op, error) {
@@ -307,7 +243,8 @@ func parseRetargetImport(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 	if op.Package, err = ps.nonEmpty(m["package"], "package"); err != nil {
 		return nil, err
 	}
-	return op, checkName(ps.pos(m["package"]), op.Package)
+	op.packagePos = ps.pos(m["package"])
+	return op, checkName(op.packagePos, op.Package)
 }
 
 // Kind implements Op.
@@ -316,98 +253,24 @@ func (op *RetargetImport) Kind() string { return "retarget-import" }
 // Position implements Op.
 func (op *RetargetImport) Position() Pos { return op.Pos }
 
-func (op *RetargetImport) apply(c *context) ([]Change, error) {
-	p := c.p
-	r, err := resolve(op.Pos, p, op.Import, false, true)
-	if err != nil {
-		// A run of this patch may already have moved the import: look
-		// for it under the new package.
-		if moved := retargetedSpec(op.Import, op.Package); moved != "" {
-			if r2, err2 := resolve(op.Pos, p, moved, false, true); err2 == nil {
-				return []Change{{Op: op.Kind(), Target: "import " + p.Path(r2), Field: "package", New: op.Package, Already: true}}, nil
-			}
-		}
-		return nil, err
-	}
-	// The chain from the import up to its top-level package.
-	var chain []int
-	for q := r; q != 0; {
-		i, ok := q.Import()
-		if !ok {
-			return nil, errorf(op.Pos, "%s: import %s has an export as its outer", p.FileName, p.Path(r))
-		}
-		chain = append(chain, i)
-		q = p.Imports[i].Outer
-	}
-	if len(chain) < 2 {
-		return nil, errorf(op.Pos, "%s is itself a package; retarget an object inside it", p.Path(r))
-	}
-	oldPath := p.Path(r)
-	top := chain[len(chain)-1]
-	if strings.EqualFold(p.NameOf(p.Imports[top].ObjectName), op.Package) {
-		return []Change{{Op: op.Kind(), Target: "import " + oldPath, Field: "package", New: op.Package, Already: true}}, nil
-	}
-	// Recreate the groups between the top package and the import under
-	// the new package, reusing identical imports where they exist.
-	parent := c.findOrAddImport("Core", "Package", op.Package, 0)
-	for k := len(chain) - 2; k >= 1; k-- {
-		g := p.Imports[chain[k]]
-		parent = c.findOrAddImport(p.NameOf(g.ClassPackage), p.NameOf(g.ClassName), p.NameOf(g.ObjectName), parent)
-	}
-	p.Imports[chain[0]].Outer = parent
-	return []Change{{Op: op.Kind(), Target: "import " + oldPath, Field: "package", Old: p.NameOf(p.Imports[top].ObjectName), New: op.Package,
-		Warning: "the object must exist, public and of the same class, in " + op.Package + ", or the engine fails to load the package"}}, nil
-}
-
-// retargetedSpec returns an import path spec with its top-level package
-// replaced by pkg ("SkyCity.Deco.runeSgn2" → "MySky.Deco.runeSgn2"), or ""
-// when spec has no package part.
-func retargetedSpec(spec, pkg string) string {
-	prefix, path, suffix := "", spec, ""
-	if q := strings.IndexByte(spec, '\''); q >= 0 && strings.HasSuffix(spec, "'") && q < len(spec)-1 {
-		prefix, path, suffix = spec[:q+1], spec[q+1:len(spec)-1], "'"
-	}
-	dot := strings.IndexByte(path, '.')
-	if dot <= 0 {
-		return ""
-	}
-	return prefix + pkg + path[dot:] + suffix
-}
-
-// findOrAddImport returns the import with these names and outer, adding it
-// (and its names) when missing.
-func (c *context) findOrAddImport(classPkg, class, name string, outer reader.ObjectRef) reader.ObjectRef {
-	p := c.p
-	for i := range p.Imports {
-		im := &p.Imports[i]
-		if im.Outer == outer && strings.EqualFold(p.NameOf(im.ObjectName), name) &&
-			strings.EqualFold(p.NameOf(im.ClassName), class) && strings.EqualFold(p.NameOf(im.ClassPackage), classPkg) {
-			return reader.ImportRef(i)
-		}
-	}
-	p.Imports = append(p.Imports, reader.Import{ClassPackage: c.addName(classPkg), ClassName: c.addName(class), Outer: outer, ObjectName: c.addName(name)})
-	return reader.ImportRef(len(p.Imports) - 1)
-}
-
 // ---- set-property ----
 
-// SetProperty sets a tagged property of simple type (int, float, bool, byte,
-// name, str, object) on an export, adding the tag when the property has
-// its class default (then Type must be given).
+// SetProperty sets a tagged property on an export, adding the tag when the
+// property has its class default (then Type must be given).
 type SetProperty struct {
 	Pos      Pos
 	Object   string
 	Property string
 	Index    int
-	Type     reader.PropertyType // 0: take the type of the existing tag
+	Type     string // "" to take the type of the existing tag; else one of PropertyTypes, lower case
 	Value    string
 	valuePos Pos
+	typePos  Pos
 }
 
-var propTypes = map[string]reader.PropertyType{
-	"int": reader.PropInt, "float": reader.PropFloat, "bool": reader.PropBool, "byte": reader.PropByte,
-	"name": reader.PropName, "str": reader.PropStr, "string": reader.PropStr, "object": reader.PropObject,
-}
+// PropertyTypes are the type names set-property takes (string is another
+// name for str).
+var PropertyTypes = []string{"int", "float", "bool", "byte", "name", "str", "string", "object"}
 
 func parseSetProperty(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 	m, err := ps.fields(n, "set-property", []string{"object", "property", "index", "value", "type"}, []string{"object", "property", "value"})
@@ -429,11 +292,11 @@ func parseSetProperty(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 		op.Index = int(v)
 	}
 	if tn, ok := m["type"]; ok {
-		t, ok := propTypes[strings.ToLower(tn.Value)]
-		if !ok || tn.Kind != yaml.ScalarNode {
-			return nil, ps.errf(tn, "type must be one of int, float, bool, byte, name, str, object")
+		t := strings.ToLower(strings.TrimSpace(tn.Value))
+		if !contains(PropertyTypes, t) || tn.Kind != yaml.ScalarNode {
+			return nil, ps.errf(tn, "type must be one of %s", strings.Join(PropertyTypes, ", "))
 		}
-		op.Type = t
+		op.Type, op.typePos = t, ps.pos(tn)
 	}
 	vn := m["value"]
 	if vn.Kind == yaml.ScalarNode && vn.Tag == "!!null" {
@@ -451,70 +314,3 @@ func (op *SetProperty) Kind() string { return "set-property" }
 
 // Position implements Op.
 func (op *SetProperty) Position() Pos { return op.Pos }
-
-func (op *SetProperty) apply(c *context) ([]Change, error) {
-	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
-	if err != nil {
-		return nil, err
-	}
-	i, _ := r.Export()
-	target := "export " + p.ExportPath(i)
-	if p.Exports[i].Class == 0 {
-		return nil, errorf(op.Pos, "%s is a class: editing class default properties is not supported", p.ExportPath(i))
-	}
-	props, err := p.Properties(i)
-	if err != nil {
-		return nil, errorf(op.Pos, "%v", err)
-	}
-	field := "property " + op.Property
-	if op.Index != 0 {
-		field = fmt.Sprintf("property %s[%d]", op.Property, op.Index)
-	}
-	q := props.Find(p, op.Property, op.Index)
-	typ := op.Type
-	if q != nil {
-		if typ != 0 && typ != q.Type {
-			return nil, errorf(op.Pos, "%s %s is stored as %s, not %s", target, field, q.Type, typ)
-		}
-		typ = q.Type
-	} else if typ == 0 {
-		return nil, errorf(op.Pos, "%s has no %s (it has its class default); add `type:` (int, float, bool, byte, name, str or object) to add it",
-			p.ExportPath(i), field)
-	}
-	value, shown, err := c.encodeValue(op, typ)
-	if err != nil {
-		return nil, err
-	}
-	tag := writerTag(c, op.Property, typ, op.Index, q)
-	if typ == reader.PropBool {
-		tag.Bool = value[0] != 0
-		value = nil
-	}
-	enc, err := appendTag(tag, value)
-	if err != nil {
-		return nil, errorf(op.Pos, "%v", err)
-	}
-	data := p.Exports[i].Data
-	if q == nil {
-		at := props.Start
-		if n := len(props.Props); n > 0 {
-			last := props.Props[n-1]
-			at = last.ValueStart + last.Size
-		}
-		if err := c.splice(op.Pos, i, at, 0, enc); err != nil {
-			return nil, err
-		}
-		return []Change{{Op: op.Kind(), Target: target, Field: field, Old: "(class default)", New: shown,
-			Warning: "the property is added; unrmod cannot check that the object's class declares it with this type"}}, nil
-	}
-	oldBytes := data[q.Start : q.ValueStart+q.Size]
-	old := c.formatValue(i, q)
-	if string(oldBytes) == string(enc) {
-		return []Change{{Op: op.Kind(), Target: target, Field: field, New: shown, Already: true}}, nil
-	}
-	if err := c.splice(op.Pos, i, q.Start, len(oldBytes), enc); err != nil {
-		return nil, err
-	}
-	return []Change{{Op: op.Kind(), Target: target, Field: field, Old: old, New: shown}}, nil
-}

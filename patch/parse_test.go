@@ -87,18 +87,19 @@ func TestParse(t *testing.T) {
 		}},
 		{"package flags by name, prefix, case and number", doc("      - package-flags: {set: [pkg_allowdownload, 0x8000, '2'], clear: ServerSideOnly}\n"), func(t *testing.T, f *patch.File) {
 			o, ok := first(f).(*patch.PackageFlags)
-			if !ok || o.Set != reader.PkgAllowDownload|reader.PkgNeed|reader.PkgClientOptional || o.Clear != reader.PkgServerSideOnly {
+			if !ok || flagTexts(o.Flags.Set) != "pkg_allowdownload 0x8000 2" || flagTexts(o.Flags.Clear) != "ServerSideOnly" ||
+				o.Flags.Set[1].Pos.Col != 50 {
 				t.Errorf("%#v", first(f))
 			}
 		}},
 		{"object flags", doc("      - object-flags: {object: \"Texture'Skins.Sky'\", clear: [RF_LoadForServer, notforedit], set: [0x1, 4]}\n"), func(t *testing.T, f *patch.File) {
 			o, ok := first(f).(*patch.ObjectFlags)
-			if !ok || o.Object != "Texture'Skins.Sky'" || o.Set != 5 || o.Clear != reader.RFLoadForServer|0x00400000 {
+			if !ok || o.Object != "Texture'Skins.Sky'" || flagTexts(o.Flags.Set) != "0x1 4" || flagTexts(o.Flags.Clear) != "RF_LoadForServer notforedit" {
 				t.Errorf("%#v", first(f))
 			}
 		}},
 		{"object flags: only clear", doc("      - object-flags: {object: X, clear: Public}\n"), func(t *testing.T, f *patch.File) {
-			if o := first(f).(*patch.ObjectFlags); o.Set != 0 || o.Clear != reader.RFPublic {
+			if o := first(f).(*patch.ObjectFlags); len(o.Flags.Set) != 0 || flagTexts(o.Flags.Clear) != "Public" {
 				t.Errorf("%#v", o)
 			}
 		}},
@@ -109,10 +110,10 @@ func TestParse(t *testing.T) {
 			"      - set-property: {object: LevelInfo0, property: Title, type: string, value: \"12\"}\n"), func(t *testing.T, f *patch.File) {
 			want := []patch.SetProperty{
 				{Object: "LevelInfo0", Property: "Title", Value: "Demo Arena II"},
-				{Object: "Light0", Property: "LightHue", Type: reader.PropByte, Index: 3, Value: "170"},
+				{Object: "Light0", Property: "LightHue", Type: "byte", Index: 3, Value: "170"},
 				{Object: "LevelInfo0", Property: "bHighDetailMode", Value: "false"},
 				{Object: "LevelInfo0", Property: "Title", Value: "  spaced  "},
-				{Object: "LevelInfo0", Property: "Title", Type: reader.PropStr, Value: "12"},
+				{Object: "LevelInfo0", Property: "Title", Type: "string", Value: "12"},
 			}
 			for k, w := range want {
 				o, ok := op(k)(f).(*patch.SetProperty)
@@ -127,7 +128,7 @@ func TestParse(t *testing.T) {
 			"      - set-property: {object: a, property: b, type: name, value: x}\n" +
 			"      - set-property: {object: a, property: b, type: str, value: x}\n" +
 			"      - set-property: {object: a, property: b, type: Object, value: None}\n"), func(t *testing.T, f *patch.File) {
-			want := []reader.PropertyType{reader.PropInt, reader.PropFloat, reader.PropBool, reader.PropName, reader.PropStr, reader.PropObject}
+			want := []string{"int", "float", "bool", "name", "str", "object"}
 			for k, w := range want {
 				if o := op(k)(f).(*patch.SetProperty); o.Type != w {
 					t.Errorf("op %d: type %v, want %v", k, o.Type, w)
@@ -165,7 +166,7 @@ func TestParse(t *testing.T) {
 				}
 			}},
 		{"a single flag is a list of one", doc("      - package-flags: {clear: AllowDownload}\n"), func(t *testing.T, f *patch.File) {
-			if o := first(f).(*patch.PackageFlags); o.Clear != reader.PkgAllowDownload {
+			if o := first(f).(*patch.PackageFlags); flagTexts(o.Flags.Clear) != "AllowDownload" || len(o.Flags.Set) != 0 {
 				t.Errorf("%#v", o)
 			}
 		}},
@@ -769,4 +770,13 @@ func sameJSON(a, b any) bool {
 		return ok && x == y
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// flagTexts joins the texts of a flag list with spaces.
+func flagTexts(l []patch.FlagName) string {
+	var out []string
+	for _, n := range l {
+		out = append(out, n.Text)
+	}
+	return strings.Join(out, " ")
 }

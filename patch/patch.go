@@ -70,14 +70,21 @@ type Target struct {
 	Ops    []Op
 }
 
-// Op is one operation on a package model.
+// Op is one operation of a patch, as parsed: what to change, independent
+// of the kind of file it applies to. Each kind of file has its own
+// implementation of the operations it supports (legacy_ops.go for legacy
+// packages), each acting on that kind's model in memory.
 type Op interface {
 	// Kind returns the operation's name in the patch format, e.g. "rename".
 	Kind() string
 	// Position returns where the operation is written.
 	Position() Pos
-	// apply changes the model and describes what changed.
-	apply(c *context) ([]Change, error)
+}
+
+// legacyOp is an operation on a legacy package: it changes the model and
+// describes what changed.
+type legacyOp interface {
+	applyLegacy(c *legacyContext) ([]Change, error)
 }
 
 // Change describes one effect of an operation, for plans and summaries.

@@ -12,7 +12,7 @@ import (
 
 // writerTag returns the tag header for a property, keeping an existing
 // tag's name index, struct name and array index.
-func writerTag(c *context, name string, typ reader.PropertyType, index int, q *reader.Property) writer.PropertyTag {
+func writerTag(c *legacyContext, name string, typ reader.PropertyType, index int, q *reader.Property) writer.PropertyTag {
 	if q != nil {
 		return writer.PropertyTag{Name: q.Name, Type: q.Type, StructName: q.StructName, ArrayIndex: q.ArrayIndex}
 	}
@@ -24,7 +24,7 @@ func appendTag(t writer.PropertyTag, value []byte) ([]byte, error) {
 }
 
 // formatValue shows a stored property value.
-func (c *context) formatValue(i int, q *reader.Property) string {
+func (c *legacyContext) formatValue(i int, q *reader.Property) string {
 	v, err := c.p.PropertyValue(i, q)
 	if err != nil {
 		return "(unreadable: " + err.Error() + ")"
@@ -34,7 +34,7 @@ func (c *context) formatValue(i int, q *reader.Property) string {
 
 // encodeValue turns the patch's value text into the bytes of a property of
 // type typ, and returns how to show it.
-func (c *context) encodeValue(op *SetProperty, typ reader.PropertyType) ([]byte, string, error) {
+func (c *legacyContext) encodeValue(op *SetProperty, typ reader.PropertyType) ([]byte, string, error) {
 	s := op.Value
 	bad := func(want string) ([]byte, string, error) {
 		return nil, "", errorf(op.valuePos, "%s is a %s property: %q is not %s", op.Property, strings.ToLower(typ.String()), s, want)

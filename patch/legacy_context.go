@@ -10,8 +10,8 @@ import (
 	"github.com/unrmod/unrmod/reader"
 )
 
-// context is the state of one target while its operations are applied.
-type context struct {
+// legacyContext is the state of one legacy target while its operations are applied.
+type legacyContext struct {
 	p        *reader.Package
 	patchDir string
 	owned    map[int]bool // exports whose Data is a private copy
@@ -19,7 +19,7 @@ type context struct {
 }
 
 // path resolves a path written in the patch against the patch's directory.
-func (c *context) path(p string) string {
+func (c *legacyContext) path(p string) string {
 	p = filepath.FromSlash(p)
 	if filepath.IsAbs(p) {
 		return p
@@ -29,7 +29,7 @@ func (c *context) path(p string) string {
 
 // own makes export i's data a private copy, so that edits never touch the
 // bytes the package was read from.
-func (c *context) own(i int) []byte {
+func (c *legacyContext) own(i int) []byte {
 	e := &c.p.Exports[i]
 	if !c.owned[i] {
 		e.Data = append([]byte(nil), e.Data...)
@@ -40,7 +40,7 @@ func (c *context) own(i int) []byte {
 
 // addName returns the index of name s, appending it with the engine's flags
 // when the package has no such name (names compare case-insensitively).
-func (c *context) addName(s string) reader.NameRef {
+func (c *legacyContext) addName(s string) reader.NameRef {
 	if r := c.p.FindName(s); r >= 0 {
 		return r
 	}
@@ -169,7 +169,7 @@ func closeMatches(p *reader.Package, path string, exports, imports bool) []strin
 // keeps every lazy array after the edit consistent: its SeekPos moves with
 // the bytes. Lazy arrays before the edit are untouched; an edit inside a
 // lazy array is refused.
-func (c *context) splice(pos Pos, i, at, n int, repl []byte) error {
+func (c *legacyContext) splice(pos Pos, i, at, n int, repl []byte) error {
 	p := c.p
 	nl, err := p.Native(i)
 	if err != nil {

@@ -1,0 +1,290 @@
+package patch
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/unrmod/unrmod/reader"
+)
+
+// The operations on a legacy package (reader.Package), one apply method
+// per operation.
+
+func (op *Rename) applyLegacy(c *legacyContext) ([]Change, error) {
+	p := c.p
+	idx := reader.NameRef(-1)
+	for i := range p.Names {
+		if p.Names[i].Name == op.From {
+			idx = reader.NameRef(i)
+			break
+		}
+	}
+	if idx < 0 {
+		idx = p.FindName(op.From)
+	}
+	if strings.EqualFold(op.From, "None") {
+		return nil, errorf(op.Pos, "renaming None would end every property list in the package")
+	}
+	if idx < 0 {
+		if to := p.FindName(op.To); to >= 0 {
+			return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", to), New: p.Names[to].Name, Already: true}}, nil
+		}
+		return nil, errorf(op.Pos, "%s has no name %q%s", p.FileName, op.From, nameHint(p, op.From))
+	}
+	if other := p.FindName(op.To); other >= 0 && other != idx {
+		return nil, errorf(op.Pos, "cannot rename %q to %q: %s already has the name %q (index %d), and the engine would merge the two",
+			op.From, op.To, p.FileName, p.Names[other].Name, other)
+	}
+	old := p.Names[idx].Name
+	if old == op.To {
+		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
+	}
+	p.Names[idx].Name = op.To
+	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: renameWarning(p, idx)}}, nil
+}
+
+func (op *AddName) applyLegacy(c *legacyContext) ([]Change, error) {
+	if r := c.p.FindName(op.Name); r >= 0 {
+		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", r), New: c.p.Names[r].Name, Already: true}}, nil
+	}
+	r := c.addName(op.Name)
+	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", r), New: op.Name}}, nil
+}
+
+func (op *PackageFlags) applyLegacy(c *legacyContext) ([]Change, error) {
+	fp := packageFlagParsers[0]
+	set, clear, err := op.Flags.resolve(fp.kind, fp.parse)
+	if err != nil {
+		return nil, err
+	}
+	h := &c.p.Header
+	old := h.Flags
+	h.Flags = (old | reader.PackageFlags(set)) &^ reader.PackageFlags(clear)
+	ch := Change{Op: op.Kind(), Target: "header", Field: "flags", Old: old.String(), New: h.Flags.String(), Already: old == h.Flags}
+	if h.Flags&reader.PkgAllowDownload != 0 && old&reader.PkgAllowDownload == 0 {
+		ch.Warning = "clients download this package from the server: every client that has an older copy must get the new one"
+	}
+	return []Change{ch}, nil
+}
+
+func (op *ObjectFlags) applyLegacy(c *legacyContext) ([]Change, error) {
+	r, err := resolve(op.Pos, c.p, op.Object, true, false)
+	if err != nil {
+		return nil, err
+	}
+	fp := objectFlagParsers[0]
+	set, clear, err := op.Flags.resolve(fp.kind, fp.parse)
+	if err != nil {
+		return nil, err
+	}
+	i, _ := r.Export()
+	e := &c.p.Exports[i]
+	old := e.Flags
+	e.Flags = (old | reader.ObjectFlags(set)) &^ reader.ObjectFlags(clear)
+	if (old^e.Flags)&reader.RFHasStack != 0 {
+		e.Flags = old
+		return nil, errorf(op.Pos, "%s: HasStack says whether the data starts with a state frame; it follows the data and cannot be set or cleared on its own", c.p.ExportPath(i))
+	}
+	if e.Flags&reader.RFLoadContext == 0 {
+		e.Flags = old
+		return nil, errorf(op.Pos, "%s would have no LoadForClient/LoadForServer/LoadForEdit flag left, and the engine would never load it", c.p.ExportPath(i))
+	}
+	return []Change{{Op: op.Kind(), Target: "export " + c.p.ExportPath(i), Field: "flags", Old: old.String(), New: e.Flags.String(), Already: old == e.Flags}}, nil
+}
+
+func (op *RetargetImport) applyLegacy(c *legacyContext) ([]Change, error) {
+	p := c.p
+	r, err := resolve(op.Pos, p, op.Import, false, true)
+	if err != nil {
+		// A run of this patch may already have moved the import: look
+		// for it under the new package.
+		if moved := retargetedSpec(op.Import, op.Package); moved != "" {
+			if r2, err2 := resolve(op.Pos, p, moved, false, true); err2 == nil {
+				return []Change{{Op: op.Kind(), Target: "import " + p.Path(r2), Field: "package", New: op.Package, Already: true}}, nil
+			}
+		}
+		return nil, err
+	}
+	// The chain from the import up to its top-level package.
+	var chain []int
+	for q := r; q != 0; {
+		i, ok := q.Import()
+		if !ok {
+			return nil, errorf(op.Pos, "%s: import %s has an export as its outer", p.FileName, p.Path(r))
+		}
+		chain = append(chain, i)
+		q = p.Imports[i].Outer
+	}
+	if len(chain) < 2 {
+		return nil, errorf(op.Pos, "%s is itself a package; retarget an object inside it", p.Path(r))
+	}
+	oldPath := p.Path(r)
+	top := chain[len(chain)-1]
+	if strings.EqualFold(p.NameOf(p.Imports[top].ObjectName), op.Package) {
+		return []Change{{Op: op.Kind(), Target: "import " + oldPath, Field: "package", New: op.Package, Already: true}}, nil
+	}
+	// Recreate the groups between the top package and the import under
+	// the new package, reusing identical imports where they exist.
+	parent := c.findOrAddImport("Core", "Package", op.Package, 0)
+	for k := len(chain) - 2; k >= 1; k-- {
+		g := p.Imports[chain[k]]
+		parent = c.findOrAddImport(p.NameOf(g.ClassPackage), p.NameOf(g.ClassName), p.NameOf(g.ObjectName), parent)
+	}
+	p.Imports[chain[0]].Outer = parent
+	return []Change{{Op: op.Kind(), Target: "import " + oldPath, Field: "package", Old: p.NameOf(p.Imports[top].ObjectName), New: op.Package,
+		Warning: "the object must exist, public and of the same class, in " + op.Package + ", or the engine fails to load the package"}}, nil
+}
+
+// legacyPropTypes maps set-property's type names to legacy property types;
+// "" is the existing tag's.
+var legacyPropTypes = map[string]reader.PropertyType{"": 0,
+	"int": reader.PropInt, "float": reader.PropFloat, "bool": reader.PropBool, "byte": reader.PropByte,
+	"name": reader.PropName, "str": reader.PropStr, "string": reader.PropStr, "object": reader.PropObject,
+}
+
+func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
+	p := c.p
+	r, err := resolve(op.Pos, p, op.Object, true, false)
+	if err != nil {
+		return nil, err
+	}
+	i, _ := r.Export()
+	target := "export " + p.ExportPath(i)
+	if p.Exports[i].Class == 0 {
+		return nil, errorf(op.Pos, "%s is a class: editing class default properties is not supported", p.ExportPath(i))
+	}
+	props, err := p.Properties(i)
+	if err != nil {
+		return nil, errorf(op.Pos, "%v", err)
+	}
+	field := "property " + op.Property
+	if op.Index != 0 {
+		field = fmt.Sprintf("property %s[%d]", op.Property, op.Index)
+	}
+	q := props.Find(p, op.Property, op.Index)
+	typ, ok := legacyPropTypes[op.Type]
+	if !ok {
+		return nil, errorf(op.typePos, "type %s is not a property type of legacy packages (int, float, bool, byte, name, str, object)", op.Type)
+	}
+	if q != nil {
+		if typ != 0 && typ != q.Type {
+			return nil, errorf(op.Pos, "%s %s is stored as %s, not %s", target, field, q.Type, typ)
+		}
+		typ = q.Type
+	} else if typ == 0 {
+		return nil, errorf(op.Pos, "%s has no %s (it has its class default); add `type:` (int, float, bool, byte, name, str or object) to add it",
+			p.ExportPath(i), field)
+	}
+	value, shown, err := c.encodeValue(op, typ)
+	if err != nil {
+		return nil, err
+	}
+	tag := writerTag(c, op.Property, typ, op.Index, q)
+	if typ == reader.PropBool {
+		tag.Bool = value[0] != 0
+		value = nil
+	}
+	enc, err := appendTag(tag, value)
+	if err != nil {
+		return nil, errorf(op.Pos, "%v", err)
+	}
+	data := p.Exports[i].Data
+	if q == nil {
+		at := props.Start
+		if n := len(props.Props); n > 0 {
+			last := props.Props[n-1]
+			at = last.ValueStart + last.Size
+		}
+		if err := c.splice(op.Pos, i, at, 0, enc); err != nil {
+			return nil, err
+		}
+		return []Change{{Op: op.Kind(), Target: target, Field: field, Old: "(class default)", New: shown,
+			Warning: "the property is added; unrmod cannot check that the object's class declares it with this type"}}, nil
+	}
+	oldBytes := data[q.Start : q.ValueStart+q.Size]
+	old := c.formatValue(i, q)
+	if string(oldBytes) == string(enc) {
+		return []Change{{Op: op.Kind(), Target: target, Field: field, New: shown, Already: true}}, nil
+	}
+	if err := c.splice(op.Pos, i, q.Start, len(oldBytes), enc); err != nil {
+		return nil, err
+	}
+	return []Change{{Op: op.Kind(), Target: target, Field: field, Old: old, New: shown}}, nil
+}
+
+func nameHint(p *reader.Package, s string) string {
+	var close []string
+	ls := strings.ToLower(s)
+	for _, n := range p.Names {
+		if len(close) < 8 && (strings.Contains(strings.ToLower(n.Name), ls) || editDistance(strings.ToLower(n.Name), ls) <= 2) {
+			close = append(close, n.Name)
+		}
+	}
+	if len(close) == 0 {
+		return ""
+	}
+	return "; close matches: " + strings.Join(close, ", ")
+}
+
+// renameWarning says what else the renamed name stands for.
+func renameWarning(p *reader.Package, idx reader.NameRef) string {
+	var uses []string
+	for i := range p.Exports {
+		e := &p.Exports[i]
+		if e.ObjectName == idx && e.Flags&reader.RFPublic != 0 {
+			uses = append(uses, fmt.Sprintf("it names the public object %s, which other packages import by name", p.ExportPath(i)))
+			break
+		}
+	}
+	for i := range p.Imports {
+		im := &p.Imports[i]
+		if im.ObjectName == idx || im.ClassName == idx || im.ClassPackage == idx {
+			uses = append(uses, fmt.Sprintf("import %s uses it, so the engine will look for the new name in the other package", p.Path(reader.ImportRef(i))))
+			break
+		}
+	}
+	for i := range p.Exports {
+		if l, err := p.Properties(i); err == nil {
+			for _, q := range l.Props {
+				if q.Name == idx {
+					uses = append(uses, fmt.Sprintf("it tags property values (in %s), which the engine will skip under the new name", p.ExportPath(i)))
+					break
+				}
+			}
+		}
+		if len(uses) > 0 && strings.Contains(uses[len(uses)-1], "tags property") {
+			break
+		}
+	}
+	return strings.Join(uses, "; ")
+}
+
+// retargetedSpec returns an import path spec with its top-level package
+// replaced by pkg ("SkyCity.Deco.runeSgn2" → "MySky.Deco.runeSgn2"), or ""
+// when spec has no package part.
+func retargetedSpec(spec, pkg string) string {
+	prefix, path, suffix := "", spec, ""
+	if q := strings.IndexByte(spec, '\''); q >= 0 && strings.HasSuffix(spec, "'") && q < len(spec)-1 {
+		prefix, path, suffix = spec[:q+1], spec[q+1:len(spec)-1], "'"
+	}
+	dot := strings.IndexByte(path, '.')
+	if dot <= 0 {
+		return ""
+	}
+	return prefix + pkg + path[dot:] + suffix
+}
+
+// findOrAddImport returns the import with these names and outer, adding it
+// (and its names) when missing.
+func (c *legacyContext) findOrAddImport(classPkg, class, name string, outer reader.ObjectRef) reader.ObjectRef {
+	p := c.p
+	for i := range p.Imports {
+		im := &p.Imports[i]
+		if im.Outer == outer && strings.EqualFold(p.NameOf(im.ObjectName), name) &&
+			strings.EqualFold(p.NameOf(im.ClassName), class) && strings.EqualFold(p.NameOf(im.ClassPackage), classPkg) {
+			return reader.ImportRef(i)
+		}
+	}
+	p.Imports = append(p.Imports, reader.Import{ClassPackage: c.addName(classPkg), ClassName: c.addName(class), Outer: outer, ObjectName: c.addName(name)})
+	return reader.ImportRef(len(p.Imports) - 1)
+}
