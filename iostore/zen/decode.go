@@ -224,7 +224,7 @@ func (d *decoder) decodeUE4() error {
 	}
 	p.Name = mappedName(c, "package name")
 	p.SourceName = mappedName(c, "source package name")
-	p.PackageFlags = c.U32("package flags")
+	p.PackageFlags = PackageFlags(c.U32("package flags"))
 	p.CookedHeaderSize = c.U32("cooked header size")
 	namesOff, namesSize := int(c.I32("name map offset")), int(c.I32("name map size"))
 	hashesOff, hashesSize := int(c.I32("name hashes offset")), int(c.I32("name hashes size"))
@@ -314,7 +314,7 @@ func (d *decoder) exports(n int) []Export {
 		e.Super = ObjectIndex(c.U64("export super"))
 		e.Template = ObjectIndex(c.U64("export template"))
 		e.PublicExportHash = c.U64("export public hash")
-		e.ObjectFlags = c.U32("export object flags")
+		e.ObjectFlags = ObjectFlags(c.U32("export object flags"))
 		e.FilterFlags = c.U8("export filter flags")
 		copy(e.Pad[:], c.Bytes(3, "export pad"))
 		if size > uint64(len(d.data)) {
@@ -375,7 +375,7 @@ func (d *decoder) decodeUE5() error {
 	versioned := c.U32("versioning flag")
 	headerSize := int(c.U32("header size"))
 	p.Name = mappedName(c, "package name")
-	p.PackageFlags = c.U32("package flags")
+	p.PackageFlags = PackageFlags(c.U32("package flags"))
 	p.CookedHeaderSize = c.U32("cooked header size")
 	hashesOff, importsOff := int(c.I32("imported public export hashes offset")), int(c.I32("import map offset"))
 	exportsOff, entriesOff := int(c.I32("export map offset")), int(c.I32("export bundle entries offset"))

@@ -264,7 +264,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 				dst = appendMappedName(dst, e.ObjectName)
 				dst = appendObjectIndices(dst, []ObjectIndex{e.Outer, e.Class, e.Super, e.Template})
 				dst = le.AppendUint64(dst, e.PublicExportHash)
-				dst = le.AppendUint32(dst, e.ObjectFlags)
+				dst = le.AppendUint32(dst, uint32(e.ObjectFlags))
 				dst = append(dst, e.FilterFlags)
 				dst = append(dst, e.Pad[:]...)
 			}
@@ -342,7 +342,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 		put(4, headerEnd)
 		le.PutUint32(out[8:], p.Name.IndexAndType)
 		le.PutUint32(out[12:], p.Name.Number)
-		le.PutUint32(out[16:], p.PackageFlags)
+		le.PutUint32(out[16:], uint32(p.PackageFlags))
 		le.PutUint32(out[20:], p.CookedHeaderSize)
 		put(24, pos[secPublicHashes])
 		put(28, pos[secImports])
@@ -362,7 +362,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 	} else {
 		appendMappedName(out[:0], p.Name)
 		appendMappedName(out[8:8], p.SourceName)
-		le.PutUint32(out[16:], p.PackageFlags)
+		le.PutUint32(out[16:], uint32(p.PackageFlags))
 		le.PutUint32(out[20:], p.CookedHeaderSize)
 		put(24, pos[secNames])
 		put(28, sizes[secNames])

@@ -174,7 +174,7 @@ func TestLayoutUE52ByHand(t *testing.T) {
 	b = append(b, dataA...)
 	le.PutUint32(b[4:], uint32(headerSize))
 	le.PutUint32(b[8:], 0)
-	le.PutUint32(b[16:], zen.FlagFilterEditorOnly)
+	le.PutUint32(b[16:], uint32(zen.FlagFilterEditorOnly))
 	le.PutUint32(b[20:], cooked)
 	for k, v := range []int{hashesAt, importsAt, exportsAt, entriesAt, graphAt} {
 		le.PutUint32(b[24+4*k:], uint32(v))

@@ -28,7 +28,7 @@ type Package struct {
 	Name       MappedName `json:"name"`
 	SourceName MappedName `json:"source_name"`
 	// PackageFlags are EPackageFlags, e.g. 0x80000000 FilterEditorOnly.
-	PackageFlags uint32 `json:"package_flags"`
+	PackageFlags PackageFlags `json:"package_flags"`
 	// CookedHeaderSize is the size of the legacy .uasset header the package
 	// was made from; the loader uses it only to compute positions.
 	CookedHeaderSize uint32 `json:"cooked_header_size"`
@@ -149,7 +149,7 @@ type Export struct {
 	// full path (NullObject when not public).
 	PublicExportHash uint64 `json:"public_export_hash"`
 	// ObjectFlags are EObjectFlags.
-	ObjectFlags uint32 `json:"object_flags"`
+	ObjectFlags ObjectFlags `json:"object_flags"`
 	// FilterFlags is 0, 1 (not for client) or 2 (not for server).
 	FilterFlags uint8 `json:"filter_flags"`
 	// Pad holds the entry's 3 padding bytes, 0 in engine files.
@@ -342,13 +342,3 @@ func (p *Package) FileVersionUE5() int32 {
 // packageFileTag is PACKAGE_FILE_TAG, which UE5 cooks leave after the last
 // export's data (the end of the legacy .uexp), little-endian.
 var packageFileTag = [4]byte{0xC1, 0x83, 0x2A, 0x9E}
-
-// Package flags the codec and its users look at.
-const (
-	// FlagUnversionedProperties (PKG_UnversionedProperties) marks export
-	// data cooked without property tags: reading it needs the game's
-	// property schema.
-	FlagUnversionedProperties uint32 = 0x00002000
-	// FlagFilterEditorOnly (PKG_FilterEditorOnly) is set on cooked packages.
-	FlagFilterEditorOnly uint32 = 0x80000000
-)

@@ -16,10 +16,6 @@ type VerifyOptions struct {
 	Entry *StoreEntry
 }
 
-// ObjectFlagPublic is RF_Public: the export can be imported by other
-// packages, so it has a public export hash.
-const ObjectFlagPublic uint32 = 0x1
-
 // Problems checks everything the engine relies on that decoding does not
 // already guarantee, and returns one Problem per inconsistency (none for an
 // engine-written package): every name hash and the hash algorithm id;
