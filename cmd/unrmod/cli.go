@@ -44,6 +44,7 @@ func commands() []*command {
 		exportDataCommand(),
 		applyCommand(),
 		diffCommand(),
+		hashCommand(),
 		helpCommand(),
 		versionCommand(),
 	}
@@ -256,6 +257,7 @@ Examples:
   unrmod apply examples/patches/set-property.yaml --dry-run
   unrmod ls Content/Paks/pakchunk0-Windows.utoc
   unrmod extract Content/Paks/pakchunk0-Windows.utoc -o out/ --filter '*.uasset'
+  unrmod hash --export /Game/Props/BP_Crate.BP_Crate_C
 `)
 }
 

@@ -272,9 +272,10 @@ func (p *Package) ExportName(i int) string {
 	return s
 }
 
-// ExportPath returns the full path of export i as the engine names it:
-// the package name, then the outer chain from the outermost, the first
-// joined with '.', deeper ones with ':' (/Game/Maps/Arena.Arena:PersistentLevel.Wall).
+// ExportPath returns the full path of export i as the engine names it
+// (UObject::GetPathName): the package name, '.', the outermost object, then
+// ':' before its subobjects and '.' before theirs
+// (/Game/Maps/Arena.Arena:PersistentLevel.Wall).
 func (p *Package) ExportPath(i int) string {
 	rel := p.RelativePath(i, ".")
 	top, rest, deeper := strings.Cut(rel, ".")
