@@ -327,15 +327,6 @@ func (h *ContainerHeader) shaderHashSize() int {
 
 // Decoding.
 
-// chCursorError turns a cursor's error into the *FormatError of a
-// container-header problem.
-func chCursorError(file string, err error) error {
-	if what, off, msg, ok := binio.Describe(err); ok {
-		return &FormatError{File: file, Struct: "container header " + what, Offset: off, Msg: msg, Err: err}
-	}
-	return err
-}
-
 // chFail records a container-header problem at position at of the chunk.
 func chFail(c *binio.Cursor, at int, structure, format string, args ...any) {
 	c.FailAt(at, structure, fmt.Errorf(format, args...))
@@ -373,7 +364,7 @@ func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
 		c.Seek(4, "signature")
 		h.Version = HeaderVersion(c.I32("version"))
 		if c.Err() != nil {
-			return nil, chCursorError(name, c.Err())
+			return nil, cursorError(name, "container header ", c.Err())
 		}
 		if !h.Version.Known() || !h.Version.hasSignature() {
 			return nil, chError(name, "version", 4, ErrUnsupportedVersion,
@@ -388,7 +379,7 @@ func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
 		start := c.Pos()
 		h.decodeSection(c, data, s)
 		if c.Err() != nil {
-			return nil, chCursorError(name, c.Err())
+			return nil, cursorError(name, "container header ", c.Err())
 		}
 		spans[s] = [2]int{start, c.Pos()}
 	}

@@ -116,14 +116,6 @@ func packageError(file, structure string, off int64, format string, args ...any)
 	return errorf(file, structure, off, ErrCorrupt, format, args...)
 }
 
-// pkgCursorError turns a cursor's error into a *FormatError.
-func pkgCursorError(file string, err error) error {
-	if what, off, msg, ok := binio.Describe(err); ok {
-		return &FormatError{File: file, Struct: what, Offset: off, Msg: msg, Err: err}
-	}
-	return err
-}
-
 // DecodePackage decodes a zen package chunk (the uncompressed bytes of an
 // ExportBundleData chunk, or a file extract wrote). name identifies it in
 // errors. The layout is detected from the data unless opts gives one.
@@ -156,7 +148,7 @@ func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, err
 		err = d.c.Err()
 	}
 	if err != nil {
-		return nil, pkgCursorError(name, err)
+		return nil, cursorError(name, "", err)
 	}
 	if err := d.mapData(); err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/unrmod/unrmod/internal/binio"
 )
 
 // Sentinel errors, wrapped by the errors this package returns, for callers
@@ -58,6 +60,15 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // build one only when there is an error to report.
 func errorf(file, structure string, off int64, cause error, format string, args ...any) error {
 	return &FormatError{File: file, Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// cursorError turns a cursor's error into a *FormatError whose structure
+// is prefix and the field the cursor was reading; other errors pass.
+func cursorError(file, prefix string, err error) error {
+	if what, off, msg, ok := binio.Describe(err); ok {
+		return &FormatError{File: file, Struct: prefix + what, Offset: off, Msg: msg, Err: err}
+	}
+	return err
 }
 
 // Problem is one inconsistency found by a verifier: the structure, where it

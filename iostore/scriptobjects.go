@@ -1,0 +1,75 @@
+package iostore
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// ErrNotGlobalContainer means a container holds no global script objects:
+// neither a UE5 ScriptObjects chunk nor the UE 4.26/4.27 LoaderGlobalNames,
+// LoaderGlobalNameHashes and LoaderInitialLoadMeta chunks. Only the game's
+// global container (global.utoc) has them.
+var ErrNotGlobalContainer = errors.New("not a global container")
+
+// LoadScriptObjects opens the global container utocPath and decodes the
+// script objects it holds: the UE5 ScriptObjects chunk
+// (zen.DecodeScriptObjects) or the three UE 4.26/4.27 chunks
+// (zen.DecodeScriptObjectsUE4). A container with neither fails with a
+// *FormatError naming the file and wrapping ErrNotGlobalContainer; one with
+// only some of the 4.2x chunks fails with ErrCorrupt. Errors in the chunks'
+// contents are the zen decoders', with the file name and offsets within
+// the chunk.
+func LoadScriptObjects(utocPath string, opts *Options) (*zen.ScriptObjects, error) {
+	c, err := Open(utocPath, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+
+	first := map[ChunkType]int{}
+	for i, ch := range c.Chunks() {
+		switch ch.Type {
+		case ChunkScriptObjects, ChunkLoaderGlobalNames, ChunkLoaderGlobalNameHashes, ChunkLoaderInitialLoadMeta:
+			if _, seen := first[ch.Type]; !seen {
+				first[ch.Type] = i
+			}
+		}
+	}
+	read := func(t ChunkType) ([]byte, error) {
+		return c.ReadChunk(first[t])
+	}
+	if _, ok := first[ChunkScriptObjects]; ok {
+		data, err := read(ChunkScriptObjects)
+		if err != nil {
+			return nil, err
+		}
+		return zen.DecodeScriptObjects(c.File(), data)
+	}
+	ue4 := []ChunkType{ChunkLoaderGlobalNames, ChunkLoaderGlobalNameHashes, ChunkLoaderInitialLoadMeta}
+	var missing []string
+	for _, t := range ue4 {
+		if _, ok := first[t]; !ok {
+			missing = append(missing, t.String())
+		}
+	}
+	switch len(missing) {
+	case len(ue4):
+		return nil, errorf(c.File(), "global container", -1, ErrNotGlobalContainer,
+			"not a global container: no ScriptObjects chunk (UE5) and no LoaderInitialLoadMeta, LoaderGlobalNames and LoaderGlobalNameHashes chunks (UE 4.26/4.27) among its %d chunks; script objects are in the game's global.utoc",
+			len(c.Chunks()))
+	case 0:
+	default:
+		return nil, errorf(c.File(), "global container", -1, ErrCorrupt,
+			"the UE 4.26/4.27 script objects need the LoaderGlobalNames, LoaderGlobalNameHashes and LoaderInitialLoadMeta chunks; missing: %s",
+			strings.Join(missing, ", "))
+	}
+	var parts [3][]byte
+	for k, t := range ue4 {
+		if parts[k], err = read(t); err != nil {
+			return nil, err
+		}
+	}
+	return zen.DecodeScriptObjectsUE4(c.File(), parts[0], parts[1], parts[2])
+}
