@@ -199,27 +199,45 @@ func diffFlagText(names []string) string {
 // ---- names ----
 
 func diffNames(a, b *reader.Package) []NameDiff {
+	text := func(p *reader.Package) []string {
+		out := make([]string, len(p.Names))
+		for i, n := range p.Names {
+			out[i] = n.Name
+		}
+		return out
+	}
+	flags := func(p *reader.Package) func(int) string {
+		return func(i int) string { return diffFlagText(p.Names[i].Flags.Names()) }
+	}
+	return diffNameLists(text(a), text(b), flags(a), flags(b))
+}
+
+// diffNameLists compares two name tables; flagsA and flagsB give a name's
+// flags as text, or are nil for tables without flags.
+func diffNameLists(a, b []string, flagsA, flagsB func(int) string) []NameDiff {
 	out := []NameDiff{}
 	inA := map[string][]int{}
 	inB := map[string][]int{}
-	for i, n := range a.Names {
-		inA[n.Name] = append(inA[n.Name], i)
+	for i, n := range a {
+		inA[n] = append(inA[n], i)
 	}
-	for i, n := range b.Names {
-		inB[n.Name] = append(inB[n.Name], i)
+	for i, n := range b {
+		inB[n] = append(inB[n], i)
 	}
-	doneA := make([]bool, len(a.Names))
-	doneB := make([]bool, len(b.Names))
+	doneA := make([]bool, len(a))
+	doneB := make([]bool, len(b))
 	flags := func(i, j int) {
-		if fa, fb := a.Names[i].Flags, b.Names[j].Flags; fa != fb {
-			out = append(out, NameDiff{Change: DiffFlags, OldIndex: i, NewIndex: j, Old: a.Names[i].Name, New: b.Names[j].Name,
-				OldFlags: diffFlagText(fa.Names()), NewFlags: diffFlagText(fb.Names())})
+		if flagsA == nil {
+			return
+		}
+		if fa, fb := flagsA(i), flagsB(j); fa != fb {
+			out = append(out, NameDiff{Change: DiffFlags, OldIndex: i, NewIndex: j, Old: a[i], New: b[j], OldFlags: fa, NewFlags: fb})
 		}
 	}
 	// A name whose text changed in place, to a text the old table lacks, is
 	// a rename.
-	for i := 0; i < min(len(a.Names), len(b.Names)); i++ {
-		na, nb := a.Names[i].Name, b.Names[i].Name
+	for i := 0; i < min(len(a), len(b)); i++ {
+		na, nb := a[i], b[i]
 		if na != nb && len(inB[na]) == 0 && len(inA[nb]) == 0 {
 			out = append(out, NameDiff{Change: DiffRenamed, OldIndex: i, NewIndex: i, Old: na, New: nb})
 			flags(i, i)
@@ -228,27 +246,27 @@ func diffNames(a, b *reader.Package) []NameDiff {
 	}
 	// Other names pair by text, occurrence by occurrence.
 	next := map[string]int{}
-	for i, n := range a.Names {
+	for i, n := range a {
 		if doneA[i] {
 			continue
 		}
-		js := inB[n.Name]
-		k := next[n.Name]
+		js := inB[n]
+		k := next[n]
 		for k < len(js) && doneB[js[k]] {
 			k++
 		}
 		if k < len(js) {
 			doneB[js[k]] = true
-			next[n.Name] = k + 1
+			next[n] = k + 1
 			flags(i, js[k])
 			continue
 		}
-		next[n.Name] = k
-		out = append(out, NameDiff{Change: DiffRemoved, OldIndex: i, NewIndex: -1, Old: n.Name})
+		next[n] = k
+		out = append(out, NameDiff{Change: DiffRemoved, OldIndex: i, NewIndex: -1, Old: n})
 	}
-	for j, n := range b.Names {
+	for j, n := range b {
 		if !doneB[j] {
-			out = append(out, NameDiff{Change: DiffAdded, OldIndex: -1, NewIndex: j, New: n.Name})
+			out = append(out, NameDiff{Change: DiffAdded, OldIndex: -1, NewIndex: j, New: n})
 		}
 	}
 	sort.SliceStable(out, func(x, y int) bool { return nameOrder(out[x]) < nameOrder(out[y]) })
