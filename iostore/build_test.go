@@ -19,6 +19,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
+	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
@@ -79,10 +80,11 @@ func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *iostore
 		return c
 	}
 	const cid = 0x1122334455667788
-	pkg := tcData(1, 3000)
+	pkg := tcPackage(t, v, "/Game/Blueprints/Items/BP_Thing", tcData(1, 3000))
 	bulk := tcData(2, 5*4096+123)
-	level := tcData(3, 4096)
-	header := tcHeaderFor(t, v, cid, map[uint64][]byte{0x100: pkg, 0x200: nil, 0x300: level})
+	level := tcPackage(t, v, "/Game/Maps/Sub/Level", tcData(3, 4096))
+	thing, sub := uint64(zen.PackageIDFromName("/Game/Blueprints/Items/BP_Thing")), uint64(zen.PackageIDFromName("/Game/Maps/Sub/Level"))
+	header := tcHeaderFor(t, v, cid, map[uint64][]byte{thing: pkg, sub: level})
 	return &iostorebuild.Container{
 		Version:     v,
 		ContainerID: cid,
@@ -91,15 +93,40 @@ func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *iostore
 		Method:      method,
 		Key:         key,
 		Chunks: []iostorebuild.Chunk{
-			{ID: id(0x100, iostore.ChunkExportBundleData), Path: "Blueprints/Items/BP_Thing.uasset", Data: pkg},
-			{ID: id(0x100, iostore.ChunkBulkData), Path: "Blueprints/Items/BP_Thing.ubulk", Data: bulk},
-			{ID: id(0x200, iostore.ChunkExportBundleData), Path: "Maps/Empty.umap", Data: nil},
-			{ID: id(0x300, iostore.ChunkExportBundleData), Path: "Maps/Sub/Level.umap", Data: level},
-			{ID: id(0x300, iostore.ChunkMemoryMappedBulkData), Path: "Maps/Sub/Level.m.ubulk", Data: tcData(4, 100), Raw: true, MemoryMapped: true},
+			{ID: id(thing, iostore.ChunkExportBundleData), Path: "Blueprints/Items/BP_Thing.uasset", Data: pkg},
+			{ID: id(thing, iostore.ChunkBulkData), Path: "Blueprints/Items/BP_Thing.ubulk", Data: bulk},
+			{ID: id(0x200, iostore.ChunkOptionalBulkData), Path: "Maps/Empty.uptnl", Data: nil},
+			{ID: id(sub, iostore.ChunkExportBundleData), Path: "Maps/Sub/Level.umap", Data: level},
+			{ID: id(sub, iostore.ChunkMemoryMappedBulkData), Path: "Maps/Sub/Level.m.ubulk", Data: tcData(4, 100), Raw: true, MemoryMapped: true},
 			{ID: id(cid, iostore.ChunkContainerHeader), Data: header, Raw: true},
 			{ID: id(0x400, iostore.ChunkShaderCodeLibrary), Data: tcData(5, 777)},
 		},
 	}
+}
+
+// tcLayout returns the zen package layout of the engine release that writes
+// TOC version v.
+func tcLayout(v iostore.TocVersion) zen.Layout {
+	switch {
+	case !v.UsesUE5ChunkTypes():
+		return zen.LayoutUE4
+	case v >= iostore.VersionReplaceIoChunkHashWithIoHash:
+		return zen.LayoutUE56
+	case v >= iostore.VersionOnDemandMetaData:
+		return zen.LayoutUE54
+	}
+	return zen.LayoutUE50
+}
+
+// tcPackage returns a zen package named name, laid out for the engine
+// that writes TOC version v, whose one export holds data.
+func tcPackage(t testing.TB, v iostore.TocVersion, name string, data []byte) []byte {
+	t.Helper()
+	b, err := zenbuild.Blob(name, tcLayout(v), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // tcHeaderFor encodes a container header listing the given packages (id →
@@ -113,9 +140,9 @@ func tcHeaderFor(t testing.TB, v iostore.TocVersion, cid uint64, pkgs map[uint64
 	}
 	slices.Sort(ids)
 	if !v.UsesUE5ChunkTypes() {
-		var entries []iostorebuild.StoreEntry427
+		var entries []zen.StoreEntry
 		for _, id := range ids {
-			entries = append(entries, iostorebuild.StoreEntry427{PackageID: id, ExportBundlesSize: uint64(len(pkgs[id])), ExportCount: 1, ExportBundleCount: 1})
+			entries = append(entries, zen.StoreEntry{PackageID: zen.PackageID(id), ExportBundlesSize: uint64(len(pkgs[id])), ExportCount: 1, ExportBundleCount: 1})
 		}
 		return iostorebuild.ContainerHeader427(cid, entries)
 	}
@@ -252,7 +279,8 @@ func TestBuiltUE427Layout(t *testing.T) {
 	for _, ch := range c.Chunks() {
 		types[ch.Type]++
 	}
-	if types[iostore.ChunkExportBundleData] != 3 || types[iostore.ChunkBulkData] != 1 || types[iostore.ChunkContainerHeader] != 1 || types[iostore.ChunkShaderCodeLibrary] != 1 {
+	if types[iostore.ChunkExportBundleData] != 2 || types[iostore.ChunkBulkData] != 1 || types[iostore.ChunkOptionalBulkData] != 1 ||
+		types[iostore.ChunkContainerHeader] != 1 || types[iostore.ChunkShaderCodeLibrary] != 1 {
 		t.Errorf("types %v", types)
 	}
 	if c.Chunks()[1].ID.Index(iostore.VersionPartitionSize) != 0x0102 {
@@ -301,16 +329,26 @@ func TestBuiltGrounded(t *testing.T) {
 	}
 	const cid = 0x0123456789abcdef
 	b := &iostorebuild.Container{Version: iostore.VersionPartitionSize, ContainerID: cid, MountPoint: "../../../Maine/Content/", Method: "Zlib"}
-	var entries []iostorebuild.StoreEntry427
+	var entries []zen.StoreEntry
 	for n, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pid := uint64(n + 1) // any distinct package ids do for the reader
+		p, err := zen.DecodePackage(f, data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := uint64(p.ID())
 		id, _ := iostore.NewChunkID(pid, 0, iostore.ChunkExportBundleData, b.Version)
 		b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: id, Path: "Mods/" + filepath.Base(f), Data: data})
-		entries = append(entries, iostorebuild.StoreEntry427{PackageID: pid, ExportBundlesSize: uint64(len(data)), ExportCount: 1, ExportBundleCount: 1})
+		e := zen.StoreEntry{PackageID: zen.PackageID(pid), ExportBundlesSize: uint64(len(data)), ExportCount: int32(len(p.Exports)),
+			ExportBundleCount: int32(len(p.Bundles)), LoadOrder: uint32(n)}
+		for _, g := range p.Graph {
+			e.ImportedPackages = append(e.ImportedPackages, g.Package)
+		}
+		entries = append(entries, e)
+		_ = n
 	}
 	hid, _ := iostore.NewChunkID(cid, 0, iostore.ChunkContainerHeader, b.Version)
 	b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: hid, Data: iostorebuild.ContainerHeader427(cid, entries), Raw: true})
@@ -372,14 +410,17 @@ func TestBuiltFilter(t *testing.T) {
 	c := tcBuildOpen(t, tcSynthetic(t, iostore.VersionReplaceIoChunkHashWithIoHash, "LZ4", nil), "Filter", nil)
 	dir := t.TempDir()
 	res, err := c.Extract(dir, &iostore.ExtractOptions{Filter: func(ch *iostore.Chunk, p string) bool { return strings.HasSuffix(p, ".umap") }, Workers: 3})
-	if err != nil || res.Files != 2 {
+	if err != nil || res.Files != 1 {
 		t.Fatalf("%v, %+v", err, res)
 	}
-	want := []string{"Maine/Content/Maps/Empty.umap", "Maine/Content/Maps/Sub/Level.umap"}
+	want := []string{"Maine/Content/Maps/Sub/Level.umap"}
 	if strings.Join(res.Paths, " ") != strings.Join(want, " ") {
 		t.Errorf("paths %q", res.Paths)
 	}
-	if st, err := os.Stat(filepath.Join(dir, "Maine/Content/Maps/Empty.umap")); err != nil || st.Size() != 0 {
+	if res, err := c.Extract(dir, &iostore.ExtractOptions{Filter: func(ch *iostore.Chunk, p string) bool { return strings.HasSuffix(p, ".uptnl") }}); err != nil || res.Files != 1 {
+		t.Fatalf("%v, %+v", err, res)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "Maine/Content/Maps/Empty.uptnl")); err != nil || st.Size() != 0 {
 		t.Errorf("empty chunk: %v", err)
 	}
 

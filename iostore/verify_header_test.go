@@ -1,6 +1,7 @@
 package iostore_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // TestVerifyContainerHeaderAgainstChunks builds 4.27 containers whose
@@ -17,15 +19,18 @@ import (
 func TestVerifyContainerHeaderAgainstChunks(t *testing.T) {
 	const cid = 0x0123456789abcdef
 	v := iostore.VersionPartitionSize
-	pkgA, pkgB := tcData(1, 3000), tcData(2, 70000)
-	entry := func(pid uint64, data []byte) iostorebuild.StoreEntry427 {
-		return iostorebuild.StoreEntry427{PackageID: pid, ExportBundlesSize: uint64(len(data)), ExportCount: 1, ExportBundleCount: 1}
+	// Packages B and C (ids 1 and 2 below), and D, which has no chunk.
+	names := []string{"", "/Game/Maps/B", "/Game/Maps/C", "/Game/Maps/D"}
+	pid := func(n uint64) uint64 { return uint64(zen.PackageIDFromName(names[n])) }
+	pkgA, pkgB := tcPackage(t, v, names[1], tcData(1, 3000)), tcPackage(t, v, names[2], tcData(2, 70000))
+	entry := func(n uint64, data []byte) zen.StoreEntry {
+		return zen.StoreEntry{PackageID: zen.PackageID(pid(n)), ExportBundlesSize: uint64(len(data)), ExportCount: 1, ExportBundleCount: 1}
 	}
-	pkgChunk := func(pid uint64, data []byte) iostorebuild.Chunk {
-		id, _ := iostore.NewChunkID(pid, 0, iostore.ChunkExportBundleData, v)
-		return iostorebuild.Chunk{ID: id, Path: "Maps/" + string(rune('A'+pid)) + ".uasset", Data: data}
+	pkgChunk := func(n uint64, data []byte) iostorebuild.Chunk {
+		id, _ := iostore.NewChunkID(pid(n), 0, iostore.ChunkExportBundleData, v)
+		return iostorebuild.Chunk{ID: id, Path: "Maps/" + string(rune('A'+n)) + ".uasset", Data: data}
 	}
-	build := func(headerID uint64, entries []iostorebuild.StoreEntry427, chunks ...iostorebuild.Chunk) *iostorebuild.Container {
+	build := func(headerID uint64, entries []zen.StoreEntry, chunks ...iostorebuild.Chunk) *iostorebuild.Container {
 		hid, _ := iostore.NewChunkID(cid, 0, iostore.ChunkContainerHeader, v)
 		chunks = append(chunks, iostorebuild.Chunk{ID: hid, Data: iostorebuild.ContainerHeader427(headerID, entries), Raw: true})
 		return &iostorebuild.Container{Version: v, ContainerID: cid, MountPoint: "../../../Maine/Content/", Method: "Zlib", Chunks: chunks}
@@ -37,16 +42,16 @@ func TestVerifyContainerHeaderAgainstChunks(t *testing.T) {
 		b     *iostorebuild.Container
 		words []string // every word must appear in one problem; none for a sound container
 	}{
-		{"sound", build(cid, []iostorebuild.StoreEntry427{entry(1, pkgA), entry(2, pkgB)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)), nil},
-		{"entry without chunk", build(cid, []iostorebuild.StoreEntry427{entry(1, pkgA), entry(2, pkgB), entry(3, pkgA)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
-			[]string{"store entry 2", "0x0000000000000003", "no package chunk"}},
-		{"chunk without entry", build(cid, []iostorebuild.StoreEntry427{entry(1, pkgA)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
+		{"sound", build(cid, []zen.StoreEntry{entry(1, pkgA), entry(2, pkgB)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)), nil},
+		{"entry without chunk", build(cid, []zen.StoreEntry{entry(1, pkgA), entry(2, pkgB), entry(3, pkgA)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
+			[]string{"store entry 2", zen.PackageIDFromName(names[3]).String(), "no package chunk"}},
+		{"chunk without entry", build(cid, []zen.StoreEntry{entry(1, pkgA)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
 			[]string{"chunk 1", "Maps/C.uasset", "no store entry", "cannot load"}},
-		{"bundle size", build(cid, []iostorebuild.StoreEntry427{entry(1, pkgA), bigB}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
-			[]string{"store entry 1", "ExportBundlesSize 70001", "70000 bytes"}},
-		{"container id", build(cid+1, []iostorebuild.StoreEntry427{entry(1, pkgA), entry(2, pkgB)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
+		{"bundle size", build(cid, []zen.StoreEntry{entry(1, pkgA), bigB}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
+			[]string{"store entry 1", fmt.Sprintf("ExportBundlesSize %d", len(pkgB)+1), fmt.Sprintf("%d bytes", len(pkgB))}},
+		{"container id", build(cid+1, []zen.StoreEntry{entry(1, pkgA), entry(2, pkgB)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
 			[]string{"container id 0x0123456789abcdf0", "the TOC 0x0123456789abcdef"}},
-		{"duplicate entry", build(cid, []iostorebuild.StoreEntry427{entry(1, pkgA), entry(2, pkgB), entry(1, pkgA)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
+		{"duplicate entry", build(cid, []zen.StoreEntry{entry(1, pkgA), entry(2, pkgB), entry(1, pkgA)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
 			[]string{"store entry 2", "also store entry 0"}},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // Corpus containers (relative to UNRMOD_CORPUS).
@@ -60,7 +61,7 @@ func ctBuilt(t *testing.T, dir, name string, v iostore.TocVersion, method string
 			{ID: id(0x14f2082da820101a, iostore.ChunkBulkData), Path: "Blueprints/Items/Props/BP_Aphid_Meat_Prop.ubulk", Data: text("bulk", 9000)},
 			{ID: id(0x0102030405060708, iostore.ChunkExportBundleData), Path: "Maps/Empty.umap", Data: nil},
 			{ID: id(cid, iostore.ChunkContainerHeader), Raw: true, Data: iostorebuild.ContainerHeader427(cid,
-				[]iostorebuild.StoreEntry427{
+				[]zen.StoreEntry{
 					{PackageID: 0x0102030405060708, ExportCount: 1, ExportBundleCount: 1, LoadOrder: 1},
 					{PackageID: 0x14f2082da820101a, ExportBundlesSize: uint64(len(pkg)), ExportCount: 7, ExportBundleCount: 1, LoadOrder: 28391},
 				})},
@@ -234,7 +235,7 @@ func TestVerifyContainers(t *testing.T) {
 			t.Errorf("line %q", line)
 		}
 	}
-	for _, want := range []string{"(112 chunks, 135 blocks, 112 chunk hashes checked)", "111 not checked: Oodle decompression is not available"} {
+	for _, want := range []string{"(112 chunks, 135 blocks, 112 chunk hashes checked, 97 zen packages checked)", "111 not checked: Oodle decompression is not available"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("verify lacks %q:\n%s", want, stdout)
 		}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // Chunk is one chunk to store.
@@ -396,38 +397,14 @@ func (b *Container) directoryIndex() ([]byte, error) {
 	return out, nil
 }
 
-// StoreEntry427 is one package of a 4.27 container header.
-type StoreEntry427 struct {
-	PackageID         uint64
-	ExportBundlesSize uint64
-	ExportCount       int32
-	ExportBundleCount int32
-	LoadOrder         uint32
-}
-
 // ContainerHeader427 encodes a UE 4.26/4.27 container header (no magic, no
-// version) with 32-byte store entries, no imported packages, an empty name
-// batch and no cultures or redirects.
-func ContainerHeader427(containerID uint64, entries []StoreEntry427) []byte {
-	le := binary.LittleEndian
-	b := le.AppendUint64(nil, containerID)
-	b = le.AppendUint32(b, uint32(len(entries)))
-	b = le.AppendUint32(b, 0)          // Names: empty
-	b = le.AppendUint32(b, 8)          // NameHashes: the algorithm id only
-	b = le.AppendUint64(b, 0xC1640000) //
-	b = le.AppendUint32(b, uint32(len(entries)))
-	for _, e := range entries {
-		b = le.AppendUint64(b, e.PackageID)
+// version) with 32-byte store entries, an empty name batch and no cultures
+// or redirects.
+func ContainerHeader427(containerID uint64, entries []zen.StoreEntry) []byte {
+	h := &zen.ContainerHeader{Version: zen.HeaderUE4, ContainerID: zen.ContainerID(containerID), Packages: entries}
+	b, err := h.Encode()
+	if err != nil {
+		panic(err) // a 4.27 header of plain entries always encodes
 	}
-	b = le.AppendUint32(b, uint32(32*len(entries)))
-	for _, e := range entries {
-		b = le.AppendUint64(b, e.ExportBundlesSize)
-		b = le.AppendUint32(b, uint32(e.ExportCount))
-		b = le.AppendUint32(b, uint32(e.ExportBundleCount))
-		b = le.AppendUint32(b, e.LoadOrder)
-		b = le.AppendUint32(b, 0)
-		b = le.AppendUint64(b, 0) // ImportedPackages: none
-	}
-	b = le.AppendUint32(b, 0) // CulturePackageMap
-	return le.AppendUint32(b, 0)
+	return b
 }

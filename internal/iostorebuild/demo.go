@@ -2,10 +2,14 @@ package iostorebuild
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
+	"strings"
 
 	"github.com/unrmod/unrmod/cityhash"
+	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
@@ -28,20 +32,10 @@ type DemoContainer struct {
 //     BLAKE3 chunk metas, a version 5 container header, encrypted with
 //     DemoKey.
 //
-// Their package chunks hold generated placeholder bytes, not zen packages:
-// they show how containers are listed, extracted and verified. Ids and
-// hashes are computed as the engine computes them.
+// Both hold the same three zen packages (DemoPackages), cooked for their
+// engine, and the map's bulk data. Ids and hashes are computed as the engine
+// computes them.
 func DemoContainers() ([]DemoContainer, error) {
-	type pkg struct {
-		name string // long package name
-		size int
-		bulk int // bytes of bulk data; 0 for none
-	}
-	pkgs := []pkg{
-		{"/Game/UnrmodDemo/Maps/DemoArena", 9000, 150000},
-		{"/Game/UnrmodDemo/Items/BP_DemoPickup", 4000, 0},
-		{"/Game/UnrmodDemo/Data/DT_DemoItems", 2500, 0},
-	}
 	key, err := iostore.ParseKey(DemoKey)
 	if err != nil {
 		return nil, err
@@ -50,34 +44,55 @@ func DemoContainers() ([]DemoContainer, error) {
 	for _, d := range []struct {
 		name    string
 		version iostore.TocVersion
+		layout  zen.Layout
 		method  string
 		key     *iostore.Key
 	}{
-		{"UnrmodDemo427_P", iostore.VersionPartitionSize, "Zlib", nil},
-		{"UnrmodDemo58_P", iostore.VersionReplaceIoChunkHashWithIoHash, "LZ4", &key},
+		{"UnrmodDemo427_P", iostore.VersionPartitionSize, zen.LayoutUE4, "Zlib", nil},
+		{"UnrmodDemo58_P", iostore.VersionReplaceIoChunkHashWithIoHash, zen.LayoutUE56, "LZ4", &key},
 	} {
 		cid := cityhash.ContainerID(d.name)
 		b := &Container{Version: d.version, ContainerID: cid, MountPoint: "../../../UnrmodDemo/Content/", Method: d.method, Key: d.key}
-		sizes := map[uint64]int{}
-		for n, p := range pkgs {
-			pid := cityhash.PackageID(p.name)
-			path := p.name[len("/Game/UnrmodDemo/"):]
+		var entries []zen.StoreEntry
+		for n, spec := range DemoPackages(d.layout) {
+			p, err := zenbuild.Build(spec)
+			if err != nil {
+				return nil, err
+			}
+			data, err := p.Encode()
+			if err != nil {
+				return nil, err
+			}
+			pid := uint64(p.ID())
+			path := strings.TrimPrefix(spec.Name, "/Game/")
 			id, err := iostore.NewChunkID(pid, 0, iostore.ChunkExportBundleData, d.version)
 			if err != nil {
 				return nil, err
 			}
-			data := demoBytes(p.name, p.size)
-			b.Chunks = append(b.Chunks, Chunk{ID: id, Path: path + ".uasset", Data: data})
-			sizes[pid] = len(data)
-			if p.bulk > 0 {
+			ext := ".uasset"
+			if strings.HasPrefix(path, "Maps/") {
+				ext = ".umap"
+			}
+			b.Chunks = append(b.Chunks, Chunk{ID: id, Path: path + ext, Data: data})
+			e := zen.StoreEntry{PackageID: p.ID()}
+			if !d.layout.IsUE5() {
+				e.ExportBundlesSize, e.ExportCount, e.ExportBundleCount, e.LoadOrder = uint64(len(data)), int32(len(p.Exports)), int32(len(p.Bundles)), uint32(n)
+			}
+			entries = append(entries, e)
+			if bulk := demoBulk[spec.Name]; bulk > 0 {
 				id, err := iostore.NewChunkID(pid, 0, iostore.ChunkBulkData, d.version)
 				if err != nil {
 					return nil, err
 				}
-				b.Chunks = append(b.Chunks, Chunk{ID: id, Path: path + ".ubulk", Data: demoBytes(fmt.Sprintf("%s bulk %d", p.name, n), p.bulk)})
+				b.Chunks = append(b.Chunks, Chunk{ID: id, Path: path + ".ubulk", Data: demoBytes(spec.Name+" bulk", bulk)})
 			}
 		}
-		header, err := demoHeader(d.version, cid, sizes)
+		sort.Slice(entries, func(x, y int) bool { return entries[x].PackageID < entries[y].PackageID })
+		h := &zen.ContainerHeader{Version: zen.HeaderUE4, ContainerID: zen.ContainerID(cid), Packages: entries}
+		if d.layout.IsUE5() {
+			h.Version = zen.HeaderSoftPackageReferencesOffset
+		}
+		header, err := h.Encode()
 		if err != nil {
 			return nil, err
 		}
@@ -91,26 +106,88 @@ func DemoContainers() ([]DemoContainer, error) {
 	return out, nil
 }
 
-// demoHeader encodes the container header of the engine that writes TOC
-// version v, listing the packages (id → package chunk size).
-func demoHeader(v iostore.TocVersion, cid uint64, sizes map[uint64]int) ([]byte, error) {
-	ids := make([]uint64, 0, len(sizes))
-	for id := range sizes {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-	if !v.UsesUE5ChunkTypes() {
-		entries := make([]StoreEntry427, len(ids))
-		for n, id := range ids {
-			entries[n] = StoreEntry427{PackageID: id, ExportBundlesSize: uint64(sizes[id]), ExportCount: 1, ExportBundleCount: 1, LoadOrder: uint32(n)}
+// demoBulk is the bulk data size of the demo packages that have bulk data.
+var demoBulk = map[string]int{"/Game/Maps/DemoArena": 150000}
+
+// DemoPackages returns the demo game's three packages, cooked for layout l:
+//
+//   - /Game/Maps/DemoArena: a map (a World, its PersistentLevel and a
+//     PointLight with tagged properties);
+//   - /Game/Items/BP_DemoPickup: a Blueprint class and its default object,
+//     whose defaults are tagged properties (PickupAmount, RespawnTime,
+//     bGlowing, PickupName, Tint);
+//   - /Game/Data/DT_DemoItems: a DataTable of DemoItemRow rows (Stick,
+//     Pebble, Acorn: DisplayName, MaxStackSize, Weight, bStackable, Rarity).
+//
+// Class data and the level's native data are placeholder bytes; everything
+// the zen format and the tagged properties define is laid out as the engine
+// lays it out.
+func DemoPackages(l zen.Layout) []zenbuild.Spec {
+	public := zen.FlagPublic
+	const standalone, transactional, archetype = zen.ObjectFlags(0x2), zen.ObjectFlags(0x8), zen.ObjectFlags(0x20)
+	cdo := public | transactional | zen.FlagClassDefaultObject | archetype
+	linear := func(r, g, b, a float32) []byte {
+		var out []byte
+		for _, f := range []float32{r, g, b, a} {
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(f))
 		}
-		return ContainerHeader427(cid, entries), nil
+		return out
 	}
-	h := &zen.ContainerHeader{Version: zen.HeaderSoftPackageReferencesOffset, ContainerID: zen.ContainerID(cid)}
-	for _, id := range ids {
-		h.Packages = append(h.Packages, zen.StoreEntry{PackageID: zen.PackageID(id)})
+	item := func(name string, stack int32, weight float32, stackable bool, rarity string) zenbuild.Row {
+		return zenbuild.Row{Name: name, Props: []zenbuild.Prop{
+			{Name: "DisplayName", Type: "StrProperty", Value: name},
+			{Name: "MaxStackSize", Type: "IntProperty", Value: stack},
+			{Name: "Weight", Type: "FloatProperty", Value: weight},
+			{Name: "bStackable", Type: "BoolProperty", Value: stackable},
+			{Name: "Rarity", Type: "EnumProperty", Param: "EDemoRarity", Module: "/Script/UnrmodDemo", Value: "EDemoRarity::" + rarity},
+		}}
 	}
-	return h.Encode()
+	versioned := l.IsUE5()
+	return []zenbuild.Spec{
+		{
+			Name: "/Game/Maps/DemoArena", Layout: l, Versioned: versioned, Flags: 0x00020000, // ContainsMap
+			Imports: []string{"/Script/Engine.World", "/Script/Engine.Level", "/Script/Engine.PointLight", "/Script/Engine.Default__World",
+				"/Script/Engine.Default__PointLight", "/Script/Engine"},
+			Exports: []zenbuild.Export{
+				{Name: "DemoArena", Class: "/Script/Engine.World", Template: "/Script/Engine.Default__World", Outer: -1, Flags: public | standalone | transactional,
+					Props: []zenbuild.Prop{{Name: "PersistentLevel", Type: "ObjectProperty", Value: int32(2)}}, Native: demoBytes("World", 96)},
+				{Name: "PersistentLevel", Class: "/Script/Engine.Level", Outer: 0, Flags: transactional, Data: demoBytes("Level", 6000)},
+				{Name: "PointLight_0", Class: "/Script/Engine.PointLight", Template: "/Script/Engine.Default__PointLight", Outer: 1, Flags: transactional,
+					Props: []zenbuild.Prop{
+						{Name: "Intensity", Type: "FloatProperty", Value: float32(5000)},
+						{Name: "LightColor", Type: "StructProperty", Param: "Color", Module: "/Script/CoreUObject", Value: []byte{255, 200, 120, 255}},
+					}},
+			},
+		},
+		{
+			Name: "/Game/Items/BP_DemoPickup", Layout: l, Versioned: versioned,
+			Imports: []string{"/Script/Engine.BlueprintGeneratedClass", "/Script/Engine.Actor", "/Script/Engine.Default__Actor",
+				"/Script/Engine.Default__BlueprintGeneratedClass", "/Script/Engine", "/Script/CoreUObject"},
+			Exports: []zenbuild.Export{
+				{Name: "BP_DemoPickup_C", Class: "/Script/Engine.BlueprintGeneratedClass", Super: "/Script/Engine.Actor",
+					Template: "/Script/Engine.Default__BlueprintGeneratedClass", Outer: -1, Flags: public | transactional, Data: demoBytes("BP_DemoPickup_C class", 640)},
+				{Name: "Default__BP_DemoPickup_C", Class: "#0", Template: "/Script/Engine.Default__Actor", Outer: -1, Flags: cdo,
+					Props: []zenbuild.Prop{
+						{Name: "PickupAmount", Type: "IntProperty", Value: int32(5)},
+						{Name: "RespawnTime", Type: "FloatProperty", Value: float32(30)},
+						{Name: "bGlowing", Type: "BoolProperty", Value: false},
+						{Name: "PickupName", Type: "NameProperty", Value: "Acorn"},
+						{Name: "Tint", Type: "StructProperty", Param: "LinearColor", Module: "/Script/CoreUObject", Value: linear(1, 0.8, 0.2, 1)},
+					}},
+			},
+		},
+		{
+			Name: "/Game/Data/DT_DemoItems", Layout: l, Versioned: versioned,
+			Imports: []string{"/Script/UnrmodDemo.DemoItemRow", "/Script/Engine.DataTable", "/Script/Engine.Default__DataTable",
+				"/Script/Engine", "/Script/UnrmodDemo"},
+			Exports: []zenbuild.Export{
+				{Name: "DT_DemoItems", Class: "/Script/Engine.DataTable", Template: "/Script/Engine.Default__DataTable", Outer: -1,
+					Flags: public | standalone | transactional, Table: true,
+					Props: []zenbuild.Prop{{Name: "RowStruct", Type: "ObjectProperty", Value: int32(-1)}},
+					Rows:  []zenbuild.Row{item("Stick", 10, 0.5, true, "Common"), item("Pebble", 20, 1.25, true, "Common"), item("Acorn", 5, 0.75, false, "Rare")}},
+			},
+		},
+	}
 }
 
 // demoBytes returns n bytes of compressible placeholder text seeded by s.

@@ -57,7 +57,7 @@ var sectionNames = [secCount]string{
 
 // sections returns the parts a layout has, in file order.
 func (l Layout) sections() []section {
-	if !l.isUE5() {
+	if !l.IsUE5() {
 		return []section{secSummary, secNames, secNameHashes, secImports, secExports, secBundles, secGraph, secData}
 	}
 	s := []section{secSummary, secVersioning}
@@ -103,6 +103,18 @@ func (p *Package) KeptRaw() []string {
 	return out
 }
 
+// ForgetRaw drops the original bytes of the parts KeptRaw names, so that
+// Encode lays every part out as the engine does (what `unrmod rewrite
+// --layout compact` writes). Encode then refuses a package whose export
+// data has bytes that belong to no export, since they would be lost.
+func (p *Package) ForgetRaw() {
+	for s := range p.kept {
+		if s != int(secData) || p.loose == 0 {
+			p.kept[s] = nil
+		}
+	}
+}
+
 // DecodeOptions control DecodePackage.
 type DecodeOptions struct {
 	// Layout, when not LayoutUnknown, is the layout to decode with instead
@@ -139,7 +151,7 @@ func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, err
 	d := &decoder{file: name, data: data, c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: len(data)}}
 	d.c.SetKind(ErrCorrupt)
 	var err error
-	if l.isUE5() {
+	if l.IsUE5() {
 		err = d.decodeUE5()
 	} else {
 		err = d.decodeUE4()
@@ -623,7 +635,7 @@ func (d *decoder) mapData() error {
 	}
 	var err error
 	switch {
-	case !p.Layout.isUE5():
+	case !p.Layout.IsUE5():
 		at := start
 		for _, b := range p.Bundles {
 			if at, err = serialized(b, at); err != nil {

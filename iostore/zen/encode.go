@@ -123,11 +123,11 @@ func (p *Package) checkModel() error {
 	}
 	l := p.Layout
 	switch {
-	case !l.isUE5() && p.Versioning != nil:
+	case !l.IsUE5() && p.Versioning != nil:
 		return pkgEncodeError("versioning info", "the %v layout has no versioning info", l)
-	case l.isUE5() && (p.SourceName != MappedName{} || p.Pad != 0 || len(p.Graph) > 0):
+	case l.IsUE5() && (p.SourceName != MappedName{} || p.Pad != 0 || len(p.Graph) > 0):
 		return pkgEncodeError("package summary", "the %v layout has no source name, summary pad or 4.26/4.27 graph data", l)
-	case !l.isUE5() && (len(p.ImportedPublicExportHashes) > 0 || len(p.InternalArcs) > 0 || len(p.ExternalArcs) > 0):
+	case !l.IsUE5() && (len(p.ImportedPublicExportHashes) > 0 || len(p.InternalArcs) > 0 || len(p.ExternalArcs) > 0):
 		return pkgEncodeError("package", "the %v layout has no imported public export hashes or UE5 graph data", l)
 	case !l.hasBulkDataMap() && len(p.BulkData) > 0:
 		return pkgEncodeError("bulk-data map", "the %v layout has no bulk-data map", l)
@@ -222,7 +222,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 		case secCellOffsets:
 			dst = append(dst, make([]byte, 8)...) // filled below
 		case secNames:
-			if l.isUE5() {
+			if l.IsUE5() {
 				if dst, err = appendNameBatch(dst, p.Names, "", "name map"); err != nil {
 					return nil, err
 				}
@@ -279,7 +279,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 				dst = le.AppendUint64(dst, e.PublicExportHash)
 			}
 		case secBundles:
-			if !l.isUE5() {
+			if !l.IsUE5() {
 				for _, b := range p.Bundles {
 					dst = le.AppendUint32(dst, b.FirstEntry)
 					dst = le.AppendUint32(dst, b.EntryCount)
@@ -335,7 +335,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 	headerEnd := pos[secData]
 	out := dst[base:]
 	put := func(off int, v int) { le.PutUint32(out[off:], uint32(v)) }
-	if l.isUE5() {
+	if l.IsUE5() {
 		if p.Versioning != nil {
 			put(0, 1)
 		}
@@ -387,7 +387,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 // appendGraph appends the 4.26/4.27 or 5.0–5.2 graph data.
 func (p *Package) appendGraph(dst []byte, pl *dataPlan) []byte {
 	le := binary.LittleEndian
-	if !p.Layout.isUE5() {
+	if !p.Layout.IsUE5() {
 		dst = le.AppendUint32(dst, uint32(len(p.Graph)))
 		for _, g := range p.Graph {
 			dst = le.AppendUint64(dst, uint64(g.Package))

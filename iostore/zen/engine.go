@@ -50,7 +50,9 @@ func (l Layout) String() string {
 
 // Layout differences: one predicate each, named after what changed.
 
-func (l Layout) isUE5() bool          { return l >= LayoutUE50 }
+// IsUE5 reports a UE5 layout (FZenPackageSummary) rather than the 4.26/4.27 one.
+func (l Layout) IsUE5() bool { return l >= LayoutUE50 }
+
 func (l Layout) hasGraphData() bool   { return l < LayoutUE53 }
 func (l Layout) hasBulkDataMap() bool { return l >= LayoutUE52 }
 func (l Layout) hasBulkDataPad() bool { return l >= LayoutUE54 }
@@ -63,7 +65,7 @@ func (l Layout) hasDependencies() bool { return l >= LayoutUE53 }
 // summarySize returns the size of the fixed summary.
 func (l Layout) summarySize() int {
 	switch {
-	case !l.isUE5():
+	case !l.IsUE5():
 		return 64
 	case l.hasDependencies():
 		return 52

@@ -306,6 +306,16 @@ func (p *Package) RelativePath(i int, sep string) string {
 	return strings.Join(parts, sep)
 }
 
+// StoredNameHash returns the hash stored for name i (what Problems checks
+// against the name), and the hash algorithm id stored before the hashes.
+// A package built in memory has none: ok is false.
+func (p *Package) StoredNameHash(i int) (hash, algorithm uint64, ok bool) {
+	if i < 0 || i >= len(p.hashes) {
+		return 0, 0, false
+	}
+	return p.hashes[i], p.hashAlgorithm, true
+}
+
 // Size returns the size of the chunk the package was decoded from.
 func (p *Package) Size() int { return p.size }
 

@@ -75,7 +75,7 @@ func (v *verifier) data() {
 	if p.loose > 0 {
 		v.add("export data", "%d bytes between the exports' data belong to no export", p.loose)
 	}
-	if len(p.Trailing) > 0 && !(p.Layout.isUE5() && bytes.Equal(p.Trailing, packageFileTag[:])) {
+	if len(p.Trailing) > 0 && !(p.Layout.IsUE5() && bytes.Equal(p.Trailing, packageFileTag[:])) {
 		v.add("export data", "%d bytes after the last export's data belong to no export", len(p.Trailing))
 	}
 	if p.kept[secData] != nil {
@@ -191,7 +191,7 @@ func (v *verifier) ref(where, field string, x ObjectIndex, allowExport bool) {
 			v.add(where, "%s %v: export %d is not one of the %d exports", field, x, x.Value(), len(p.Exports))
 		}
 	case KindPackageImport:
-		if !p.Layout.isUE5() {
+		if !p.Layout.IsUE5() {
 			return
 		}
 		pkg, hash, _ := x.PackageImport()
@@ -237,7 +237,7 @@ func (v *verifier) publicHashes() {
 	p := v.p
 	for i, e := range p.Exports {
 		var want uint64
-		if p.Layout.isUE5() {
+		if p.Layout.IsUE5() {
 			if e.PublicExportHash == 0 {
 				continue
 			}
@@ -266,7 +266,7 @@ func (v *verifier) container(o *VerifyOptions) {
 		return
 	}
 	where := fmt.Sprintf("store entry (package %v)", e.PackageID)
-	if !p.Layout.isUE5() && e.ExportBundlesSize != 0 && e.ExportBundlesSize != uint64(p.size) {
+	if !p.Layout.IsUE5() && e.ExportBundlesSize != 0 && e.ExportBundlesSize != uint64(p.size) {
 		v.add(where, "ExportBundlesSize %d, the package is %d bytes", e.ExportBundlesSize, p.size)
 	}
 	if p.Layout.hasGraphData() && (e.ExportCount != 0 || e.ExportBundleCount != 0) {
@@ -288,7 +288,7 @@ func (v *verifier) container(o *VerifyOptions) {
 				v.add(where, "imported package %d is %v, the package's imported package name %q hashes to %v", k, e.ImportedPackages[k], ip.String(), got)
 			}
 		}
-	case p.Layout.isUE5():
+	case p.Layout.IsUE5():
 		if len(p.ExternalArcs) != len(e.ImportedPackages) {
 			v.add(where, "%d imported packages, the graph data has arcs for %d", len(e.ImportedPackages), len(p.ExternalArcs))
 		}
