@@ -2,6 +2,8 @@ package iostore
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -12,6 +14,58 @@ import (
 // LoaderGlobalNameHashes and LoaderInitialLoadMeta chunks. Only the game's
 // global container (global.utoc) has them.
 var ErrNotGlobalContainer = errors.New("not a global container")
+
+// LoadScriptObjectsFrom decodes the global script objects at path: a global
+// container (.utoc, see LoadScriptObjects), a UE5 ScriptObjects chunk
+// saved as a file, or a folder of chunks saved as files, as 'unrmod extract'
+// writes them (chunks/ScriptObjects/*.bin, or the three 4.26/4.27 chunks
+// under chunks/LoaderGlobalNames/ and so on) or as files whose names start
+// with the chunk types' names (LoaderGlobalNames_1.bin ...).
+func LoadScriptObjectsFrom(path string, opts *Options) (*zen.ScriptObjects, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		if strings.EqualFold(filepath.Ext(path), ".utoc") {
+			return LoadScriptObjects(path, opts)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return zen.DecodeScriptObjects(path, data)
+	}
+	find := func(t ChunkType) (string, []byte, error) {
+		for _, pattern := range []string{filepath.Join(path, "chunks", t.String(), "*.bin"), filepath.Join(path, t.String()+"*.bin")} {
+			files, _ := filepath.Glob(pattern)
+			if len(files) == 1 {
+				data, err := os.ReadFile(files[0])
+				return files[0], data, err
+			}
+		}
+		return "", nil, nil
+	}
+	if f, data, err := find(ChunkScriptObjects); err != nil || f != "" {
+		if err != nil {
+			return nil, err
+		}
+		return zen.DecodeScriptObjects(f, data)
+	}
+	var parts [3][]byte
+	for k, t := range []ChunkType{ChunkLoaderGlobalNames, ChunkLoaderGlobalNameHashes, ChunkLoaderInitialLoadMeta} {
+		f, data, err := find(t)
+		if err != nil {
+			return nil, err
+		}
+		if f == "" {
+			return nil, errorf(path, "global chunks", -1, ErrNotGlobalContainer,
+				"no ScriptObjects chunk, nor LoaderGlobalNames, LoaderGlobalNameHashes and LoaderInitialLoadMeta chunks (missing %s), saved as files in this folder or its chunks/ folder", t)
+		}
+		parts[k] = data
+	}
+	return zen.DecodeScriptObjectsUE4(path, parts[0], parts[1], parts[2])
+}
 
 // LoadScriptObjects opens the global container utocPath and decodes the
 // script objects it holds: the UE5 ScriptObjects chunk

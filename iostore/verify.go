@@ -29,6 +29,9 @@ type Report struct {
 	// says why.
 	NotChecked    int
 	NotCheckedWhy string
+	// PackagesChecked counts package chunks decoded as zen packages and
+	// checked against their store entries.
+	PackagesChecked int
 }
 
 // OK reports whether no problem was found.
@@ -65,8 +68,9 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 		add("container data", -1, "%v (key GUID %s%s); blocks and chunk hashes not checked", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
 		return r
 	}
-	c.verifyData(r, opts.Workers)
-	c.verifyContainerHeader(add)
+	header, headerErr := c.verifyHeaderChunk()
+	c.verifyData(r, opts.Workers, header)
+	c.verifyContainerHeader(add, header, headerErr)
 	return r
 }
 
@@ -226,13 +230,22 @@ func formatMsg(err error) string {
 	return err.Error()
 }
 
-// verifyData decodes every chunk and compares its hash, in parallel.
-func (c *Container) verifyData(r *Report, workers int) {
+// maxVerifyPackage bounds the package chunks verify decodes as zen
+// packages (the others are hash-checked only): a package chunk is header and
+// export data, megabytes at most in shipped games.
+const maxVerifyPackage = 256 << 20
+
+// verifyData decodes every chunk and compares its hash, in parallel. Package
+// chunks (ExportBundleData, index 0) are also decoded as zen packages and
+// checked, with their store entry in header when there is one.
+func (c *Container) verifyData(r *Report, workers int, header *zen.ContainerHeader) {
 	t := c.toc
 	type result struct {
 		checked, skipped bool
 		why              string
 		problem          *Problem
+		pkgChecked       bool
+		pkgProblems      []Problem
 	}
 	results := make([]result, len(c.chunks))
 	metaAt := int64(-1)
@@ -256,8 +269,16 @@ func (c *Container) verifyData(r *Report, workers int) {
 			return
 		}
 		h := c.newChunkHasher()
+		var pkg []byte
+		isPkg := ch.Type == ChunkExportBundleData && ch.ID.Index(t.Header.Version) == 0 && ch.Size <= maxVerifyPackage
+		if isPkg {
+			pkg = make([]byte, 0, ch.Size)
+		}
 		err := c.eachPart(i, s, func(p []byte) error {
 			h.Write(p)
+			if isPkg {
+				pkg = append(pkg, p...)
+			}
 			return nil
 		})
 		if err != nil {
@@ -271,6 +292,8 @@ func (c *Container) verifyData(r *Report, workers int) {
 			m := ch.Meta.Hash20()
 			msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", h.algs[0], got[:20], m[:]) + c.wrongKeyHint()
 			res.problem = &Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
+		} else if isPkg {
+			res.pkgChecked, res.pkgProblems = true, c.verifyPackage(i, pkg, header)
 		}
 		results[i] = res
 	})
@@ -286,6 +309,10 @@ func (c *Container) verifyData(r *Report, workers int) {
 		if res.problem != nil {
 			r.Problems = append(r.Problems, *res.problem)
 		}
+		if res.pkgChecked {
+			r.PackagesChecked++
+		}
+		r.Problems = append(r.Problems, res.pkgProblems...)
 	}
 	var why []string
 	for w := range whys {
@@ -293,6 +320,29 @@ func (c *Container) verifyData(r *Report, workers int) {
 	}
 	sort.Strings(why)
 	r.NotCheckedWhy = strings.Join(why, "; ")
+}
+
+// verifyPackage decodes chunk i's data as a zen package and checks it, with
+// its store entry when header lists it. The container-header check reports
+// package chunks without a store entry.
+func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeader) []Problem {
+	where := c.chunkStruct(i)
+	p, err := zen.DecodePackage(c.file, data, nil)
+	if err != nil {
+		return []Problem{{Struct: where, Offset: -1, Msg: "does not decode as a zen package: " + withoutFile(err)}}
+	}
+	id := c.chunks[i].ID.PackageID()
+	opts := &zen.VerifyOptions{ChunkPackageID: id}
+	if header != nil {
+		if n := header.PackageIndex(id); n >= 0 {
+			opts.Entry = &header.Packages[n]
+		}
+	}
+	var out []Problem
+	for _, q := range p.Problems(opts) {
+		out = append(out, Problem{Struct: where + " " + q.Struct, Offset: q.Offset, Msg: q.Msg})
+	}
+	return out
 }
 
 // blocksPlaced reports whether chunk i's block range and every block entry

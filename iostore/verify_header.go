@@ -6,6 +6,21 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
+// verifyHeaderChunk reads and decodes the container-header chunk for
+// Verify: nil and no error when there is none or it cannot be read (the
+// data checks report why), an error when it does not decode.
+func (c *Container) verifyHeaderChunk() (*zen.ContainerHeader, error) {
+	k, ok := c.ContainerHeaderChunk()
+	if !ok || c.undecodable(k) != "" || !c.blocksPlaced(k) || c.shareProblem(k) != "" {
+		return nil, nil
+	}
+	data, err := c.ReadChunk(k)
+	if err != nil {
+		return nil, nil
+	}
+	return zen.DecodeContainerHeader(c.file, data)
+}
+
 // verifyContainerHeader decodes the container-header chunk and checks it
 // against the TOC: its container id is the TOC's, every package in the
 // store has its package chunk in this container and every package chunk has
@@ -14,19 +29,17 @@ import (
 // package chunk's size. It does nothing when the container has no header
 // chunk (global containers) or the chunk cannot be read; reading problems
 // are reported by the data checks.
-func (c *Container) verifyContainerHeader(add func(string, int64, string, ...any)) {
+func (c *Container) verifyContainerHeader(add func(string, int64, string, ...any), h *zen.ContainerHeader, err error) {
 	k, ok := c.ContainerHeaderChunk()
-	if !ok || c.undecodable(k) != "" || !c.blocksPlaced(k) {
-		return
-	}
-	data, err := c.ReadChunk(k)
-	if err != nil {
+	if !ok {
 		return
 	}
 	structure := c.chunkStruct(k)
-	h, err := zen.DecodeContainerHeader(c.file, data)
 	if err != nil {
 		add(structure, -1, "container header does not decode: %s", formatMsg(err))
+		return
+	}
+	if h == nil {
 		return
 	}
 	for _, q := range h.Problems() {

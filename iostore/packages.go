@@ -1,0 +1,132 @@
+package iostore
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// This file reads the zen packages a container holds: finding a package's
+// chunk by name, id or path, decoding it, and the container's store
+// entries for naming what packages import.
+
+// PackageChunk returns the index of the package chunk (ExportBundleData,
+// chunk index 0) of the package with id.
+func (c *Container) PackageChunk(id zen.PackageID) (int, bool) {
+	cid, err := NewChunkID(uint64(id), 0, ChunkExportBundleData, c.toc.Header.Version)
+	if err != nil {
+		return 0, false
+	}
+	return c.Find(cid)
+}
+
+// FindPackage returns the package chunk a user names: a long package name
+// (/Game/Data/Table_Items), the chunk's path as ls shows it and extract
+// writes it (UnrmodDemo/Content/Data/Table_Items.uasset, '\' accepted), or
+// that path without the extension. Paths compare case-insensitively.
+func (c *Container) FindPackage(name string) (int, error) {
+	name = strings.ReplaceAll(strings.TrimSpace(name), `\`, "/")
+	if strings.HasPrefix(name, "/") && zen.CheckPackageName(name) == nil {
+		if i, ok := c.PackageChunk(zen.PackageIDFromName(name)); ok {
+			return i, nil
+		}
+	}
+	want := strings.ToLower(strings.TrimPrefix(name, "/"))
+	var close []string
+	for i := range c.chunks {
+		ch := &c.chunks[i]
+		if ch.Type != ChunkExportBundleData || ch.Path == "" {
+			continue
+		}
+		shown, err := c.OutputPath(i)
+		if err != nil {
+			continue
+		}
+		for _, p := range []string{strings.ToLower(shown), strings.ToLower(ch.Path)} {
+			if p == want || strings.TrimSuffix(p, path.Ext(p)) == want {
+				return i, nil
+			}
+		}
+		if len(close) < 8 && strings.Contains(strings.ToLower(shown), strings.ToLower(path.Base(want))) {
+			close = append(close, shown)
+		}
+	}
+	msg := fmt.Sprintf("%s: no package %q (give a package name such as /Game/Data/Table_Items, or a path 'unrmod ls' shows)", c.file, name)
+	if len(close) > 0 {
+		msg += "; close matches: " + strings.Join(close, ", ")
+	}
+	return 0, fmt.Errorf("%s", msg)
+}
+
+// ReadPackage reads and decodes the package in chunk i.
+func (c *Container) ReadPackage(i int, opts *zen.DecodeOptions) (*zen.Package, error) {
+	data, err := c.ReadChunk(i)
+	if err != nil {
+		return nil, err
+	}
+	return zen.DecodePackage(c.PackageName(i), data, opts)
+}
+
+// PackageName returns how errors and reports name the package in chunk i:
+// the container's file, ':' and the chunk's path as ls shows it (or its id
+// when it has no path).
+func (c *Container) PackageName(i int) string {
+	if p, err := c.OutputPath(i); err == nil && c.chunks[i].Path != "" {
+		return c.file + ":" + p
+	}
+	return c.file + ":" + c.chunks[i].ID.String()
+}
+
+// ContainerHeader reads and decodes the container's header chunk; it
+// returns nil and no error when the container has none (global containers).
+func (c *Container) ContainerHeader() (*zen.ContainerHeader, error) {
+	k, ok := c.ContainerHeaderChunk()
+	if !ok {
+		return nil, nil
+	}
+	data, err := c.ReadChunk(k)
+	if err != nil {
+		return nil, err
+	}
+	return zen.DecodeContainerHeader(c.file, data)
+}
+
+// Resolver returns a zen.Resolver for the packages of c: store entries from
+// its container header, imported packages read (once each) from c when it
+// holds them, script imports named by script (nil: left as hashes).
+// Packages that cannot be read are left unresolved.
+func (c *Container) Resolver(script *zen.ScriptObjects) *zen.Resolver {
+	var once sync.Once
+	var header *zen.ContainerHeader
+	var mu sync.Mutex
+	cache := map[zen.PackageID]*zen.Package{}
+	return &zen.Resolver{
+		Script: script,
+		Entry: func(id zen.PackageID) *zen.StoreEntry {
+			once.Do(func() { header, _ = c.ContainerHeader() })
+			if header == nil {
+				return nil
+			}
+			if n := header.PackageIndex(id); n >= 0 {
+				return &header.Packages[n]
+			}
+			return nil
+		},
+		Package: func(id zen.PackageID) *zen.Package {
+			mu.Lock()
+			defer mu.Unlock()
+			if p, ok := cache[id]; ok {
+				return p
+			}
+			var p *zen.Package
+			if i, ok := c.PackageChunk(id); ok {
+				p, _ = c.ReadPackage(i, nil)
+			}
+			cache[id] = p
+			return p
+		},
+	}
+}
