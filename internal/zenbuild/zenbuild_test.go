@@ -6,6 +6,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/iostore/zen/props"
 )
 
 // TestBuildEveryLayout builds a package with a class, its default object
@@ -50,5 +51,65 @@ func TestBuildEveryLayout(t *testing.T) {
 	}
 	if p, err := zen.DecodePackage("blob", blob, nil); err != nil || p.ExportPath(0) != "/Game/Maps/Empty.Empty" || string(p.Exports[0].Data) != "payload" {
 		t.Errorf("Blob: %v", err)
+	}
+}
+
+// TestPropsReadBack writes tagged properties in the UE 4.26/4.27 and the
+// UE 5.4+ tag layouts and reads them back with iostore/zen/props, which was
+// written separately from the same format notes: each side checks the
+// other.
+func TestPropsReadBack(t *testing.T) {
+	for _, l := range []zen.Layout{zen.LayoutUE4, zen.LayoutUE53, zen.LayoutUE56} {
+		p, err := zenbuild.Build(zenbuild.Spec{Name: "/Game/Data/DT_Test", Layout: l, Versioned: l.IsUE5(),
+			Imports: []string{"/Script/Game.Row", "/Script/Engine.DataTable"},
+			Exports: []zenbuild.Export{
+				{Name: "DT_Test", Class: "/Script/Engine.DataTable", Outer: -1, Flags: zen.FlagPublic, Table: true,
+					Props: []zenbuild.Prop{{Name: "RowStruct", Type: "ObjectProperty", Value: int32(-1)}},
+					Rows: []zenbuild.Row{{Name: "First", Props: []zenbuild.Prop{
+						{Name: "Count", Type: "IntProperty", Value: int32(-7)},
+						{Name: "Big", Type: "Int64Property", Value: int64(1) << 40},
+						{Name: "Weight", Type: "FloatProperty", Value: float32(2.5)},
+						{Name: "Ratio", Type: "DoubleProperty", Value: 0.125},
+						{Name: "On", Type: "BoolProperty", Value: true},
+						{Name: "Off", Type: "BoolProperty", Value: false},
+						{Name: "Label", Type: "StrProperty", Value: "héllo"},
+						{Name: "Tag", Type: "NameProperty", Value: "SomeName"},
+						{Name: "Kind", Type: "EnumProperty", Param: "EKind", Module: "/Script/Game", Value: "EKind::Second"},
+						{Name: "Level", Type: "ByteProperty", Value: uint8(3)},
+						{Name: "Color", Type: "StructProperty", Param: "Color", Module: "/Script/CoreUObject", Value: []byte{1, 2, 3, 4}},
+						{Name: "Inner", Type: "StructProperty", Param: "InnerRow", Module: "/Script/Game", Value: []zenbuild.Prop{{Name: "X", Type: "IntProperty", Value: int32(9)}}},
+						{Name: "Values", Type: "ArrayProperty", Param: "IntProperty", Value: []int32{4, 5, 6}},
+						{Name: "Slots", Type: "IntProperty", ArrayIndex: 2, Value: int32(11)},
+					}}}},
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, err := props.ContextFor(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := props.DecodeDataTable(p.Exports[0].Data, ctx)
+		if err != nil {
+			t.Fatalf("%v: %v", l, err)
+		}
+		row := tab.Row("First")
+		if row == nil {
+			t.Fatalf("%v: no row First", l)
+		}
+		want := map[string]string{"Count": "-7", "Big": "1099511627776", "Weight": "2.5", "Ratio": "0.125", "On": "true", "Off": "false",
+			"Label": `"héllo"`, "Tag": "SomeName", "Kind": "EKind::Second", "Level": "3", "Inner.X": "9", "Values[1]": "5"}
+		for path, w := range want {
+			v, _, _, err := row.Properties.Lookup(path)
+			if err != nil || v.String() != w {
+				t.Errorf("%v: %s = %v, %v; want %s", l, path, v, err, w)
+			}
+		}
+		if q := row.Properties.Find("Slots", 2); q == nil || q.Value.String() != "11" {
+			t.Errorf("%v: Slots[2] = %+v", l, q)
+		}
+		if out, err := props.EncodeTable(tab, ctx); err != nil || !bytes.Equal(out, p.Exports[0].Data) {
+			t.Errorf("%v: the table does not encode back: %v", l, err)
+		}
 	}
 }
