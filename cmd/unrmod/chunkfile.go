@@ -46,20 +46,13 @@ func readChunkFile(file string) *chunkFile {
 	return nil
 }
 
-// zenNotYet is the error for a zen package given as a file: unrmod reads
-// them inside containers as chunks but does not decode them yet.
-func (c *chunkFile) zenNotYet() error {
-	return fmt.Errorf("%s: a %s (%d bytes); unrmod does not decode zen packages yet: 'unrmod ls' and 'unrmod extract' handle them as chunks of their container, and info, dump and verify read legacy packages, IoStore containers (.utoc) and container-header chunks",
-		c.file, c.content, len(c.data))
-}
-
 // header decodes the file as a container header.
 func (c *chunkFile) header() (*zen.ContainerHeader, error) {
-	if c.content != iostore.ContentContainerHeader {
-		return nil, c.zenNotYet()
-	}
 	return zen.DecodeContainerHeader(c.file, c.data)
 }
+
+// isZen reports whether the file holds a zen package.
+func (c *chunkFile) isZen() bool { return c.content != iostore.ContentContainerHeader }
 
 // headerInfoDoc is the output of "unrmod info" for a container-header chunk.
 type headerInfoDoc struct {
@@ -352,18 +345,18 @@ func (d *headerDumpDoc) writeEntries(b *strings.Builder, title string, es []stor
 	t.write(b)
 }
 
-// verifyChunkFile checks a container-header chunk given as a file: it must
-// decode, and its entries must be consistent (no package listed twice, none
-// importing itself). A zen package cannot be checked yet.
-func verifyChunkFile(c *chunkFile) verifyFileDoc {
-	r := verifyFileDoc{File: c.file, Kind: "container-header", Problems: []problemDoc{}}
-	if c.content != iostore.ContentContainerHeader {
-		r.Kind = "zen-package"
-		msg := errorMsg(c.zenNotYet())
-		msg = strings.TrimPrefix(msg, c.file+": ")
-		r.Problems = append(r.Problems, problemDoc{Message: "not checked: " + msg, Text: "not checked: " + msg})
-		return r
+// verifyChunkFile checks a chunk given as a file: a container header must
+// decode and its entries must be consistent (no package listed twice, none
+// importing itself); a zen package must decode and pass every check.
+func verifyChunkFile(c *chunkFile, zf *zenFlags) verifyFileDoc {
+	if c.isZen() {
+		z, err := openZenFile("verify", c.file, c.data, zf)
+		if err != nil {
+			return verifyFileDoc{File: c.file, Kind: "zen-package", Problems: []problemDoc{containerReadProblem(err)}}
+		}
+		return verifyZen(z)
 	}
+	r := verifyFileDoc{File: c.file, Kind: "container-header", Problems: []problemDoc{}}
 	h, err := c.header()
 	if err != nil {
 		r.Problems = append(r.Problems, containerReadProblem(err))

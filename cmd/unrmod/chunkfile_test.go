@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -92,22 +93,100 @@ func TestContainerHeaderExtracted(t *testing.T) {
 	}
 }
 
-// TestZenPackageFiles checks that zen packages given as files are named
-// as such, with what unrmod can do with them instead.
+// TestZenPackageFiles runs info, dump, verify and rewrite on the zen
+// packages of the corpus given as files: Grounded 4.27 and UE 5.4/5.6.
 func TestZenPackageFiles(t *testing.T) {
-	for _, rel := range []string{"other/grounded/zen_ue4_27/T_Emissive.uasset", "other/ue5_cooked_pairs/UE5.6_SM_Cube.uzenasset"} {
-		file := corpus.Path(t, rel)
-		kind := "UE 4.26/4.27 zen package"
-		if strings.HasSuffix(rel, ".uzenasset") {
-			kind = "UE 5 zen package"
+	for _, tc := range []struct {
+		rel, pkg, layout string
+		exports          int
+	}{
+		{"other/grounded/zen_ue4_27/T_Emissive.uasset", "/Engine/Engine_MI_Shaders/T_Emissive", "UE 4.26–4.27", 1},
+		{"other/grounded/zen_ue4_27/BP_SpicyChoppingDamage.uasset", "/Game/Blueprints/Attacks/DamageTypes/BP_SpicyChoppingDamage", "UE 4.26–4.27", 2},
+		{"other/ue5_cooked_pairs/UE5.4_BP_Table_Lamp.uzenasset", "/Game/Billiards/Blueprints/BP_Table_Lamp", "UE 5.4–5.5", 9},
+		{"other/ue5_cooked_pairs/UE5.6_SM_Cube.uzenasset", "/Game/LevelPrototyping/Meshes/SM_Cube", "UE 5.6+", 3},
+	} {
+		file := corpus.Path(t, tc.rel)
+		stdout, stderr, code := runCLI(t, "info", file)
+		if code != 0 || !strings.Contains(stdout, "Package:           "+tc.pkg+"\n") || !strings.Contains(stdout, "zen package ("+tc.layout+")") ||
+			!strings.Contains(stdout, "canonical") {
+			t.Errorf("info %s: exit %d\n%s%s", tc.rel, code, stdout, stderr)
 		}
-		for _, cmd := range []string{"info", "dump", "verify"} {
-			stdout, stderr, code := runCLI(t, cmd, file)
-			if code != 1 || !strings.Contains(stdout+stderr, kind) || !strings.Contains(stdout+stderr, "does not decode zen packages yet") {
-				t.Errorf("%s %s: exit %d\n%s%s", cmd, rel, code, stdout, stderr)
+		var info zenInfoDoc
+		stdout, _, code = runCLI(t, "info", "--json", file)
+		if err := json.Unmarshal([]byte(stdout), &info); err != nil || code != 0 || info.Exports != tc.exports || info.PackageID != zen.PackageIDFromName(tc.pkg).String() {
+			t.Errorf("info --json %s: %v %+v", tc.rel, err, info)
+		}
+		var dump zenDumpDoc
+		stdout, _, code = runCLI(t, "dump", "--json", file)
+		if err := json.Unmarshal([]byte(stdout), &dump); err != nil || code != 0 || dump.Exports == nil || len(*dump.Exports) != tc.exports ||
+			!strings.HasPrefix((*dump.Exports)[0].Path, tc.pkg+".") {
+			t.Errorf("dump --json %s: %v", tc.rel, err)
+		}
+		stdout, _, code = runCLI(t, "dump", "--names", file)
+		if code != 0 || !strings.Contains(stdout, tc.pkg) || strings.Contains(stdout, "Exports:") {
+			t.Errorf("dump --names %s: exit %d\n%s", tc.rel, code, stdout)
+		}
+		stdout, _, code = runCLI(t, "verify", file)
+		if code != 0 || !strings.HasPrefix(stdout, "ok  "+file+" (zen package "+tc.pkg) {
+			t.Errorf("verify %s: exit %d\n%s", tc.rel, code, stdout)
+		}
+		out := filepath.Join(t.TempDir(), filepath.Base(file))
+		stdout, _, code = runCLI(t, "rewrite", file, "-o", out)
+		if got, err := os.ReadFile(out); err != nil || code != 0 || !strings.HasSuffix(stdout, "byte-identical to the input\n") ||
+			!bytes.Equal(got, mustRead(t, file)) {
+			t.Errorf("rewrite %s: exit %d, %v\n%s", tc.rel, code, err, stdout)
+		}
+	}
+}
+
+// TestZenPackageInContainer reads packages inside a corpus container with
+// --package, by package name and by path, with script imports named from
+// the global container one folder up.
+func TestZenPackageInContainer(t *testing.T) {
+	c := corpus.Path(t, "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc")
+	for _, name := range []string{"/Game/Fixtures/Blueprints/BP_ComponentsChild", "CUE4ParseFixtures/Content/Fixtures/Blueprints/BP_ComponentsChild.uasset",
+		`cue4parsefixtures\content\fixtures\blueprints\bp_componentschild`} {
+		stdout, stderr, code := runCLI(t, "dump", c, "--package", name)
+		for _, want := range []string{
+			"/Script/Engine.BlueprintGeneratedClass",                           // a script import, named from global.utoc
+			"/Game/Fixtures/Blueprints/BP_Components.Default__BP_Components_C", // a package import, from the other package
+			"BlueprintGeneratedClass      /Game/Fixtures/Blueprints/BP_ComponentsChild.BP_ComponentsChild_C",
+		} {
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Errorf("dump --package %s: exit %d, lacks %q\n%s%s", name, code, want, stdout, stderr)
 			}
 		}
 	}
+	stdout, _, code := runCLI(t, "verify", c, "--package", "/Game/Fixtures/DataTables/DT_AllProperties")
+	if code != 0 || !strings.Contains(stdout, "ok  "+c+":CUE4ParseFixtures/Content/Fixtures/DataTables/DT_AllProperties.uasset (zen package") {
+		t.Errorf("verify --package: exit %d\n%s", code, stdout)
+	}
+	stdout, _, code = runCLI(t, "info", c, "--package", "/Game/Fixtures/DataTables/DT_AllProperties")
+	if code != 0 || !strings.Contains(stdout, "Versioning:        zen 3, UE4 522, UE5 1018") {
+		t.Errorf("info --package: exit %d\n%s", code, stdout)
+	}
+	_, stderr, code := runCLI(t, "dump", c, "--package", "/Game/Fixtures/DataTables/DT_AllPropertie")
+	if code != 1 || !strings.Contains(stderr, "no package") || !strings.Contains(stderr, "close matches: CUE4ParseFixtures/Content/Fixtures/DataTables/DT_AllProperties.uasset") {
+		t.Errorf("unknown package: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "dump", corpus.Path(t, "other/grounded/zen_ue4_27/T_Emissive.uasset"), "--package", "/Game/X")
+	if code != 2 || !strings.Contains(stderr, "--package names a package inside an IoStore container") {
+		t.Errorf("--package on a file: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "info", corpus.Path(t, "other/grounded/zen_ue4_27/T_Emissive.uasset"), "--engine", "6.1")
+	if code != 2 || !strings.Contains(stderr, "--engine") {
+		t.Errorf("--engine 6.1: exit %d\n%s", code, stderr)
+	}
+}
+
+// mustRead returns the contents of file.
+func mustRead(t *testing.T, file string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestContainerHeaderFileProblems writes container headers made by the

@@ -18,6 +18,9 @@ type containerVerifyDoc struct {
 	// structure is checked, their hash is not. NotCheckedWhy says why.
 	NotChecked    int    `json:"not_checked"`
 	NotCheckedWhy string `json:"not_checked_why,omitempty"`
+	// PackagesChecked counts package chunks decoded as zen packages and
+	// checked.
+	PackagesChecked int `json:"packages_checked"`
 }
 
 // verifyContainerFile opens and verifies one IoStore container.
@@ -33,6 +36,7 @@ func verifyContainerFile(file string, key *keyFlag) verifyFileDoc {
 	r.Container = &containerVerifyDoc{
 		Chunks: len(c.Chunks()), Blocks: len(c.TOC().Blocks),
 		HashesChecked: rep.HashesChecked, NotChecked: rep.NotChecked, NotCheckedWhy: rep.NotCheckedWhy,
+		PackagesChecked: rep.PackagesChecked,
 	}
 	for _, q := range rep.Problems {
 		d := problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()}
@@ -69,6 +73,9 @@ func containerReadProblem(err error) problemDoc {
 // containerSummary is the text after "ok  FILE" for a container.
 func (d *containerVerifyDoc) summary() string {
 	s := fmt.Sprintf("%s, %s, %s checked", plural(d.Chunks, "chunk"), plural(d.Blocks, "block"), plural(d.HashesChecked, "chunk hash"))
+	if d.PackagesChecked > 0 {
+		s += fmt.Sprintf(", %s checked", plural(d.PackagesChecked, "zen package"))
+	}
 	if d.NotChecked > 0 {
 		s += fmt.Sprintf("; %d not checked: %s", d.NotChecked, d.NotCheckedWhy)
 	}

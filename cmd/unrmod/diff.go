@@ -13,7 +13,7 @@ import (
 func diffCommand() *command {
 	return &command{
 		name:     "diff",
-		synopsis: "OLD NEW [--json]",
+		synopsis: "OLD NEW [--json] [--package PACKAGE] [--engine VERSION]",
 		summary:  "show the semantic differences between two packages",
 		description: `Compare two packages by what they mean rather than byte by byte, and print
 one line per difference:
@@ -35,6 +35,13 @@ their own package, so renumbered tables are not differences, and export
 paths are compared without the package name, so a copy saved under another
 file name compares equal.
 
+Zen packages (files as 'unrmod extract' writes them, or with --package the
+package of that name in each of two containers) compare the same way:
+header fields (layout, package name, flags, versioning), names, imports
+by the object they name (script imports by path when the global container
+is at hand), exports by path with their class, super, template, flags,
+public export hash and data.
+
 With --json, print one JSON document: the header, names, imports and
 exports lists, with sizes and xxh3-64 hashes of changed export data.
 
@@ -44,22 +51,32 @@ read; 2 on a usage error.`,
 		examples: []string{
 			"unrmod diff Maps/CTF-Face.unr /tmp/CTF-Face.unr",
 			"unrmod diff --json Textures/BluffFX.utx BluffFX-patched.utx",
+			"unrmod diff out/Maine/Content/Data/Table_Items.uasset patched/Table_Items.uasset",
+			"unrmod diff Paks/pakchunk0-Windows.utoc mods/MyMod_P.utoc --package /Game/Data/Table_Items",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			asJSON := fs.Bool("json", false, "print one JSON document instead of text")
+			key := addKeyFlag(fs)
+			zf := addZenFlags(fs, key)
 			return func(s streams, args []string) error {
 				if len(args) != 2 {
 					return usagef("diff", "want OLD and NEW, got %d argument(s)%s", len(args), diffArgList(args))
 				}
-				a, err := reader.ReadFile(args[0])
+				d, err := diffZenArgs(args[0], args[1], zf)
 				if err != nil {
 					return err
 				}
-				b, err := reader.ReadFile(args[1])
-				if err != nil {
-					return err
+				if d == nil {
+					a, err := reader.ReadFile(args[0])
+					if err != nil {
+						return err
+					}
+					b, err := reader.ReadFile(args[1])
+					if err != nil {
+						return err
+					}
+					d = patch.Diff(a, b)
 				}
-				d := patch.Diff(a, b)
 				if *asJSON {
 					return writeJSON(s.out, d)
 				}
@@ -79,4 +96,23 @@ func diffArgList(args []string) string {
 		return ""
 	}
 	return " (" + strings.Join(args, " ") + ")"
+}
+
+// diffZenArgs compares two zen packages, or returns nil when the arguments
+// are not zen packages (legacy packages are compared by the caller).
+func diffZenArgs(a, b string, zf *zenFlags) (*patch.PackageDiff, error) {
+	za, err := openZenArg("diff", a, zf)
+	if err != nil || za == nil {
+		return nil, err
+	}
+	defer za.Close()
+	zb, err := openZenArg("diff", b, zf)
+	if err != nil {
+		return nil, err
+	}
+	if zb == nil {
+		return nil, fmt.Errorf("%s is a zen package, %s is not: diff compares two packages of the same kind", za.name, b)
+	}
+	defer zb.Close()
+	return patch.DiffZen(za.name, za.pkg, za.resolver, zb.name, zb.pkg, zb.resolver), nil
 }

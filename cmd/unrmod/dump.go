@@ -50,6 +50,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 			imports := fs.Bool("imports", false, "print the import table")
 			exports := fs.Bool("exports", false, "print the export table")
 			key := addKeyFlag(fs)
+			zf := addZenFlags(fs, key)
 			return func(s streams, args []string) error {
 				file, err := oneArg("dump", args, "FILE")
 				if err != nil {
@@ -57,6 +58,18 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				}
 				if *asJSON && *asYAML {
 					return usagef("dump", "--json and --yaml exclude each other")
+				}
+				z, err := openZenArg("dump", file, zf)
+				if err != nil {
+					return err
+				}
+				if z != nil {
+					defer z.Close()
+					if !*names && !*imports && !*exports {
+						*names, *imports, *exports = true, true, true
+					}
+					doc := newZenDumpDoc(z, *names, *imports, *exports)
+					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 				}
 				if isContainerFile(file) {
 					if *names || *imports || *exports {

@@ -13,7 +13,7 @@ import (
 func infoCommand() *command {
 	return &command{
 		name:     "info",
-		synopsis: "FILE [--json] [--aes-key KEY]",
+		synopsis: "FILE [--json] [--aes-key KEY] [--package PACKAGE] [--engine VERSION]",
 		summary:  "show a package's or an IoStore container's header",
 		description: `Show the summary of a package: file name, package name, size, file and
 licensee version with the engine generation, package flags by name and in
@@ -34,22 +34,43 @@ A container-header chunk saved as a file (by 'unrmod extract', under
 chunks/ContainerHeader/) shows its version and the engines that write it,
 the container id, the package count and store-entry size, and the counts of
 imported packages, shader map hashes, localized packages, redirects and
-soft references. Zen packages (.uasset chunks of a container) are
-recognised but not decoded yet.`,
+soft references.
+
+A zen package (a package chunk saved as a file by 'unrmod extract', or a
+package inside a container named with --package) shows its package name
+and id, its layout (which engine releases write it), package flags, the
+versioning info of UE5 packages, the header and export-data sizes and the
+counts of names, imports, exports, export bundles, imported packages and,
+where the layout has them, dependencies, bulk data and cells.`,
 		examples: []string{
 			"unrmod info Maps/CTF-Face.unr",
 			"unrmod info --json System/Engine.u",
 			"unrmod info Content/Paks/pakchunk0-Windows.utoc",
 			"unrmod info out/chunks/ContainerHeader/8f1c35e1a2b3c4d500000006.bin",
 			"unrmod info Paks/Game.utoc --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
+			"unrmod info out/Maine/Content/Data/Table_Items.uasset",
+			"unrmod info Paks/Game.utoc --package /Game/Data/Table_Items",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			asJSON := fs.Bool("json", false, "print one JSON document instead of text")
 			key := addKeyFlag(fs)
+			zf := addZenFlags(fs, key)
 			return func(s streams, args []string) error {
 				file, err := oneArg("info", args, "FILE")
 				if err != nil {
 					return err
+				}
+				z, err := openZenArg("info", file, zf)
+				if err != nil {
+					return err
+				}
+				if z != nil {
+					defer z.Close()
+					doc := newZenInfoDoc(z)
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					return doc.writeText(s.out)
 				}
 				if isContainerFile(file) {
 					c, err := openContainer(file, key)

@@ -14,7 +14,7 @@ import (
 func verifyCommand() *command {
 	return &command{
 		name:     "verify",
-		synopsis: "FILE... [--json] [--aes-key KEY]",
+		synopsis: "FILE... [--json] [--aes-key KEY] [--package PACKAGE] [--engine VERSION]",
 		summary:  "check packages and IoStore containers for problems",
 		description: `Read each package and check every structural rule the engine relies on:
 regions inside the file and not overlapping, references in range, names well
@@ -38,30 +38,53 @@ container header is decoded and checked against the chunks: its container
 id is the TOC's, every package in it has its package chunk, every package
 chunk has a store entry, no package is listed twice.
 
+Every package chunk of a container that unrmod can decompress is also
+decoded as a zen package and checked as below, with its store entry.
+
 A container-header chunk saved as a file is decoded and checked on its own.
-Zen packages saved as files cannot be checked yet (exit status 1).`,
+A zen package saved as a file (as 'unrmod extract' writes it), or one inside
+a container named with --package, is decoded and checked: every name hash;
+every export's serial offset and size, and the exports' data tiling the
+export data; every export created and serialized once by the export
+bundles; every object reference, dependency and arc in range; the public
+export hashes against the exports' paths; and, inside a container, that
+the package id is the hash of the package name and that the store entry
+(export and bundle counts, chunk size, imported packages) matches.`,
 		examples: []string{
 			"unrmod verify Maps/CTF-Face.unr",
 			"unrmod verify System/*.u Textures/*.utx",
 			"unrmod verify --json Maps/*.unr",
 			"unrmod verify Content/Paks/*.utoc",
 			"unrmod verify Paks/Game.utoc --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
+			"unrmod verify out/Maine/Content/Data/Table_Items.uasset",
+			"unrmod verify Paks/Game.utoc --package /Game/Data/Table_Items",
 		},
 		setup: func(fset *flag.FlagSet) runner {
 			asJSON := fset.Bool("json", false, "print one JSON document instead of text")
 			key := addKeyFlag(fset)
+			zf := addZenFlags(fset, key)
 			return func(s streams, args []string) error {
 				if len(args) == 0 {
 					return usagef("verify", "missing FILE")
+				}
+				if *zf.pkg != "" && (len(args) != 1 || !isContainerFile(args[0])) {
+					return usagef("verify", "%v: give one container with --package", errNotZen)
 				}
 				doc := verifyDoc{OK: true, Files: []verifyFileDoc{}}
 				bad := 0
 				for _, file := range args {
 					var r verifyFileDoc
-					if isContainerFile(file) {
+					if isContainerFile(file) && *zf.pkg != "" {
+						z, err := openZenInContainer("verify", file, zf)
+						if err != nil {
+							return err
+						}
+						r = verifyZen(z)
+						z.Close()
+					} else if isContainerFile(file) {
 						r = verifyContainerFile(file, key)
 					} else if cf := readChunkFile(file); cf != nil {
-						r = verifyChunkFile(cf)
+						r = verifyChunkFile(cf, zf)
 					} else {
 						r = verifyFile(file)
 					}
@@ -112,7 +135,9 @@ type verifyFileDoc struct {
 	Container *containerVerifyDoc `json:"container,omitempty"`
 	// ContainerHeader summarizes a container-header chunk given as a file.
 	ContainerHeader *zen.HeaderSummary `json:"container_header,omitempty"`
-	Problems        []problemDoc       `json:"problems"`
+	// Package is a zen package's name.
+	Package  string       `json:"package,omitempty"`
+	Problems []problemDoc `json:"problems"`
 }
 
 // problemDoc is one problem: the structure, the absolute file offset (null
@@ -178,6 +203,10 @@ func (r *verifyFileDoc) writeText(s streams) {
 		}
 		if h := r.ContainerHeader; h != nil {
 			fmt.Fprintf(s.out, "ok  %s (%s)\n", r.File, h)
+			return
+		}
+		if r.Kind == "zen-package" {
+			fmt.Fprintf(s.out, "ok  %s (zen package %s: %d names, %d imports, %d exports)\n", r.File, r.Package, r.Names, r.Imports, r.Exports)
 			return
 		}
 		fmt.Fprintf(s.out, "ok  %s (%d names, %d imports, %d exports)\n", r.File, r.Names, r.Imports, r.Exports)

@@ -1,0 +1,484 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/unrmod/unrmod/cityhash"
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// zenFlags are the flags of the commands that read zen packages: which
+// package of a container, the engine release when the bytes cannot tell,
+// and the global container that names script imports.
+type zenFlags struct {
+	pkg    *string
+	engine *string
+	global *string
+	key    *keyFlag
+}
+
+// addZenFlags registers --package, --engine and --global on fs (key is the
+// command's --aes-key).
+func addZenFlags(fs *flag.FlagSet, key *keyFlag) *zenFlags {
+	return &zenFlags{
+		pkg:    fs.String("package", "", "with a container (.utoc): the zen package `PACKAGE` to read, by package name (/Game/Data/Table_Items) or by the path 'unrmod ls' shows"),
+		engine: fs.String("engine", "", "read zen packages as engine `VERSION` writes them (4.26, 4.27, 5.0 … 5.8) when the bytes do not tell"),
+		global: fs.String("global", "", "name script imports from the global container `PATH` (global.utoc, or a folder of its chunks extracted); default: a global.utoc beside the container or one folder up"),
+		key:    key,
+	}
+}
+
+// zenSource is a zen package named on the command line: a file (as
+// extract writes it) or a package inside a container.
+type zenSource struct {
+	name     string // the file, or CONTAINER:PATH
+	data     []byte
+	pkg      *zen.Package
+	resolver *zen.Resolver
+	opts     zen.VerifyOptions
+	close    func()
+}
+
+// Close releases the container, if any.
+func (z *zenSource) Close() {
+	if z.close != nil {
+		z.close()
+	}
+}
+
+// decodeOptions returns the layout --engine asks for.
+func (f *zenFlags) decodeOptions(cmd string) (*zen.DecodeOptions, error) {
+	if f == nil || *f.engine == "" {
+		return nil, nil
+	}
+	e, err := zen.ParseEngine(*f.engine)
+	if err != nil {
+		return nil, usagef(cmd, "--engine: %v", err)
+	}
+	return &zen.DecodeOptions{Layout: e.Layout()}, nil
+}
+
+// scriptObjects loads the global script objects: from --global, else from
+// global.utoc beside container (when there is one). It returns nil when
+// there is none to load.
+func (f *zenFlags) scriptObjects(container string) (*zen.ScriptObjects, error) {
+	path := *f.global
+	if path == "" {
+		if container == "" {
+			return nil, nil
+		}
+		// The game keeps global.utoc beside its containers (Paks/); look
+		// one folder up too, for containers kept in folders of their own.
+		dir := filepath.Dir(container)
+		for _, p := range []string{filepath.Join(dir, "global.utoc"), filepath.Join(filepath.Dir(dir), "global.utoc")} {
+			if _, err := os.Stat(p); err == nil && !sameFile(p, container) {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			return nil, nil
+		}
+	}
+	var opts iostore.Options
+	if f.key != nil {
+		opts.Key = f.key.key
+	}
+	so, err := iostore.LoadScriptObjectsFrom(path, &opts)
+	if err != nil {
+		return nil, fmt.Errorf("--global: %w", err)
+	}
+	return so, nil
+}
+
+// openZenFile reads a zen package saved as a file.
+func openZenFile(cmd, file string, data []byte, f *zenFlags) (*zenSource, error) {
+	dopts, err := f.decodeOptions(cmd)
+	if err != nil {
+		return nil, err
+	}
+	p, err := zen.DecodePackage(file, data, dopts)
+	if err != nil {
+		return nil, err
+	}
+	z := &zenSource{name: file, data: data, pkg: p}
+	if f != nil && *f.global != "" {
+		so, err := f.scriptObjects("")
+		if err != nil {
+			return nil, err
+		}
+		z.resolver = &zen.Resolver{Script: so}
+	}
+	return z, nil
+}
+
+// openZenInContainer reads the package --package names from a container.
+func openZenInContainer(cmd, file string, f *zenFlags) (*zenSource, error) {
+	dopts, err := f.decodeOptions(cmd)
+	if err != nil {
+		return nil, err
+	}
+	c, err := openIndexedContainer(file, f.key)
+	if err != nil {
+		return nil, err
+	}
+	z := &zenSource{close: func() { c.Close() }}
+	fail := func(err error) (*zenSource, error) {
+		z.Close()
+		return nil, err
+	}
+	i, err := c.FindPackage(*f.pkg)
+	if err != nil {
+		return fail(err)
+	}
+	ch := c.Chunks()[i]
+	if z.data, err = c.ReadChunk(i); err != nil {
+		return fail(err)
+	}
+	z.name = c.PackageName(i)
+	if z.pkg, err = zen.DecodePackage(z.name, z.data, dopts); err != nil {
+		return fail(err)
+	}
+	so, err := f.scriptObjects(file)
+	if err != nil {
+		return fail(err)
+	}
+	z.resolver = c.Resolver(so)
+	z.opts = zen.VerifyOptions{ChunkPackageID: ch.ID.PackageID(), Entry: z.resolver.Entry(ch.ID.PackageID())}
+	return z, nil
+}
+
+// openZenArg opens the zen package a command's FILE argument names: a
+// package inside the container FILE when --package is given, or FILE itself
+// when it holds a zen package. It returns nil, nil for anything else (a
+// legacy package, a container, a container-header chunk), which the command
+// handles as before.
+func openZenArg(cmd, file string, f *zenFlags) (*zenSource, error) {
+	if *f.pkg != "" {
+		if !isContainerFile(file) {
+			return nil, usagef(cmd, "%v; %s is not one", errNotZen, file)
+		}
+		return openZenInContainer(cmd, file, f)
+	}
+	if isContainerFile(file) {
+		return nil, nil
+	}
+	if cf := readChunkFile(file); cf != nil && cf.isZen() {
+		return openZenFile(cmd, file, cf.data, f)
+	}
+	return nil, nil
+}
+
+// zenInfoDoc is the output of "unrmod info" for a zen package.
+type zenInfoDoc struct {
+	File              string       `json:"file"`
+	Kind              string       `json:"kind"` // always "zen-package"
+	Package           string       `json:"package"`
+	PackageID         string       `json:"package_id"`
+	Layout            string       `json:"layout"`
+	Size              int          `json:"size"`
+	HeaderSize        int          `json:"header_size"`
+	Flags             flagsDoc     `json:"flags"`
+	CookedHeaderSize  uint32       `json:"cooked_header_size"`
+	Versioning        *versionsDoc `json:"versioning,omitempty"`
+	Names             int          `json:"names"`
+	Imports           int          `json:"imports"`
+	Exports           int          `json:"exports"`
+	ExportData        int          `json:"export_data"`
+	Bundles           int          `json:"export_bundles"`
+	BundleEntries     int          `json:"export_bundle_entries"`
+	PublicHashes      int          `json:"imported_public_export_hashes,omitempty"`
+	ImportedPackages  int          `json:"imported_packages"`
+	DependencyEntries int          `json:"dependency_entries,omitempty"`
+	BulkData          int          `json:"bulk_data_entries,omitempty"`
+	CellExports       int          `json:"cell_exports,omitempty"`
+	Trailing          int          `json:"trailing_bytes"`
+	KeptRaw           []string     `json:"kept_raw"`
+}
+
+// versionsDoc is a UE5 package's versioning info.
+type versionsDoc struct {
+	ZenVersion     uint32 `json:"zen_version"`
+	FileVersionUE4 int32  `json:"file_version_ue4"`
+	FileVersionUE5 int32  `json:"file_version_ue5"`
+	Licensee       int32  `json:"licensee"`
+	CustomVersions int    `json:"custom_versions"`
+}
+
+func newZenInfoDoc(z *zenSource) *zenInfoDoc {
+	p := z.pkg
+	d := &zenInfoDoc{
+		File: z.name, Kind: "zen-package", Package: p.PackageName(), PackageID: p.ID().String(),
+		Layout: p.Layout.String(), Size: len(z.data), HeaderSize: p.HeaderSize(),
+		Flags:            newFlagsDoc(uint32(p.PackageFlags), p.PackageFlags.Names()),
+		CookedHeaderSize: p.CookedHeaderSize,
+		Names:            len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports),
+		Bundles: len(p.Bundles), BundleEntries: len(p.BundleEntries), PublicHashes: len(p.ImportedPublicExportHashes),
+		DependencyEntries: len(p.DependencyEntries), BulkData: len(p.BulkData), CellExports: len(p.CellExports),
+		Trailing: len(p.Trailing), KeptRaw: p.KeptRaw(),
+	}
+	if d.KeptRaw == nil {
+		d.KeptRaw = []string{}
+	}
+	for _, e := range p.Exports {
+		d.ExportData += len(e.Data)
+	}
+	switch {
+	case p.Layout == zen.LayoutUE4:
+		d.ImportedPackages = len(p.Graph)
+	case p.Layout < zen.LayoutUE53:
+		d.ImportedPackages = len(p.ExternalArcs)
+	default:
+		d.ImportedPackages = len(p.ImportedPackages)
+	}
+	if v := p.Versioning; v != nil {
+		d.Versioning = &versionsDoc{v.ZenVersion, v.FileVersionUE4, v.FileVersionUE5, v.Licensee, len(v.CustomVersions)}
+	}
+	return d
+}
+
+func (d *zenInfoDoc) writeText(w io.Writer) error {
+	var b strings.Builder
+	line := func(k, format string, args ...any) {
+		fmt.Fprintf(&b, "%-19s%s\n", k+":", fmt.Sprintf(format, args...))
+	}
+	line("File", "%s", d.File)
+	line("Kind", "zen package (%s), %d bytes", d.Layout, d.Size)
+	line("Package", "%s", d.Package)
+	line("Package id", "%s", d.PackageID)
+	line("Flags", "%s (%s)", joinNames(d.Flags), d.Flags.Value)
+	if v := d.Versioning; v != nil {
+		line("Versioning", "zen %d, UE4 %d, UE5 %d, licensee %d, %d custom versions", v.ZenVersion, v.FileVersionUE4, v.FileVersionUE5, v.Licensee, v.CustomVersions)
+	} else if d.Layout != zen.LayoutUE4.String() {
+		line("Versioning", "none (cooked unversioned)")
+	}
+	line("Header size", "%d bytes (cooked header %d)", d.HeaderSize, d.CookedHeaderSize)
+	line("Names", "%d", d.Names)
+	line("Imports", "%d", d.Imports)
+	line("Exports", "%d (%d bytes of export data)", d.Exports, d.ExportData)
+	if d.Bundles > 0 {
+		line("Export bundles", "%d (%d entries)", d.Bundles, d.BundleEntries)
+	} else {
+		line("Export bundle", "1 (%d entries)", d.BundleEntries)
+	}
+	line("Imported packages", "%d", d.ImportedPackages)
+	if d.PublicHashes > 0 {
+		line("Public hashes", "%d imported public export hashes", d.PublicHashes)
+	}
+	if d.DependencyEntries > 0 {
+		line("Dependencies", "%d entries", d.DependencyEntries)
+	}
+	if d.BulkData > 0 {
+		line("Bulk data", "%d entries", d.BulkData)
+	}
+	if d.CellExports > 0 {
+		line("Cell exports", "%d", d.CellExports)
+	}
+	layout := "canonical: unrmod re-encodes it byte for byte from the model"
+	if len(d.KeptRaw) > 0 {
+		layout = "not canonical in " + strings.Join(d.KeptRaw, ", ") + " (kept as read while unchanged)"
+	}
+	if d.Trailing > 0 {
+		layout += fmt.Sprintf("; %d bytes after the last export", d.Trailing)
+	}
+	line("Layout", "%s", layout)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// zenDumpDoc is the output of "unrmod dump" for a zen package: the tables a
+// legacy dump shows, then the zen-only parts.
+type zenDumpDoc struct {
+	File             string          `json:"file" yaml:"file"`
+	Kind             string          `json:"kind" yaml:"kind"`
+	Package          string          `json:"package" yaml:"package"`
+	PackageID        string          `json:"package_id" yaml:"package_id"`
+	Layout           string          `json:"layout" yaml:"layout"`
+	Names            *[]zenNameRow   `json:"names,omitempty" yaml:"names,omitempty"`
+	Imports          *[]zenImportRow `json:"imports,omitempty" yaml:"imports,omitempty"`
+	Exports          *[]zenExportRow `json:"exports,omitempty" yaml:"exports,omitempty"`
+	Bundles          []zenBundleRow  `json:"export_bundles,omitempty" yaml:"export_bundles,omitempty"`
+	ImportedPackages []string        `json:"imported_packages,omitempty" yaml:"imported_packages,omitempty"`
+	PublicHashes     []string        `json:"imported_public_export_hashes,omitempty" yaml:"imported_public_export_hashes,omitempty"`
+}
+
+type zenNameRow struct {
+	Index int    `json:"index" yaml:"index"`
+	Name  string `json:"name" yaml:"name"`
+	Hash  string `json:"hash" yaml:"hash"`
+}
+
+type zenImportRow struct {
+	Index  int    `json:"index" yaml:"index"`
+	Kind   string `json:"kind" yaml:"kind"`
+	Value  string `json:"value" yaml:"value"`
+	Object string `json:"object" yaml:"object"`
+}
+
+type zenExportRow struct {
+	Index      int      `json:"index" yaml:"index"`
+	Class      string   `json:"class" yaml:"class"`
+	Path       string   `json:"path" yaml:"path"`
+	Size       int      `json:"size" yaml:"size"`
+	Offset     string   `json:"offset" yaml:"offset"`                     // where the data is in the chunk
+	Serial     uint64   `json:"serial_offset" yaml:"serial_offset"`       // CookedSerialOffset
+	XXH3       string   `json:"xxh3" yaml:"xxh3"`                         //
+	Flags      flagsDoc `json:"flags" yaml:"flags"`                       //
+	PublicHash string   `json:"public_hash,omitempty" yaml:"public_hash"` // PublicExportHash or GlobalImportIndex
+	Super      string   `json:"super,omitempty" yaml:"super,omitempty"`   //
+	Template   string   `json:"template,omitempty" yaml:"template,omitempty"`
+	Filter     uint8    `json:"filter_flags,omitempty" yaml:"filter_flags,omitempty"`
+}
+
+type zenBundleRow struct {
+	Bundle  int    `json:"bundle" yaml:"bundle"`
+	Entry   int    `json:"entry" yaml:"entry"`
+	Export  uint32 `json:"export" yaml:"export"`
+	Command string `json:"command" yaml:"command"`
+}
+
+func newZenDumpDoc(z *zenSource, names, imports, exports bool) *zenDumpDoc {
+	p, r := z.pkg, z.resolver
+	d := &zenDumpDoc{File: z.name, Kind: "zen-package", Package: p.PackageName(), PackageID: p.ID().String(), Layout: p.Layout.String()}
+	if names {
+		rows := make([]zenNameRow, len(p.Names))
+		for i, n := range p.Names {
+			h, _, ok := p.StoredNameHash(i)
+			if !ok {
+				h = cityhash.NameHash(n)
+			}
+			rows[i] = zenNameRow{Index: i, Name: n, Hash: hex64(h)}
+		}
+		d.Names = &rows
+	}
+	if imports {
+		rows := make([]zenImportRow, len(p.Imports))
+		for i, x := range p.Imports {
+			rows[i] = zenImportRow{Index: i, Kind: x.Kind().String(), Value: x.String(), Object: r.Object(p, x)}
+		}
+		d.Imports = &rows
+	}
+	if exports {
+		rows := make([]zenExportRow, len(p.Exports))
+		for i, e := range p.Exports {
+			row := zenExportRow{Index: i, Class: r.ClassName(p, i), Path: p.ExportPath(i), Size: len(e.Data),
+				Offset: hex32(uint32(e.DataOffset)), Serial: e.SerialOffset, XXH3: hex64(xxh3.Hash(e.Data)),
+				Flags: newFlagsDoc(uint32(e.ObjectFlags), e.ObjectFlags.Names()), Filter: e.FilterFlags}
+			if public := zen.ObjectIndex(e.PublicExportHash); e.PublicExportHash != 0 && public != zen.NullObject {
+				row.PublicHash = hex64(e.PublicExportHash)
+			}
+			if !e.Super.IsNull() {
+				row.Super = r.Object(p, e.Super)
+			}
+			if !e.Template.IsNull() {
+				row.Template = r.Object(p, e.Template)
+			}
+			rows[i] = row
+		}
+		d.Exports = &rows
+	}
+	if names && imports && exports {
+		bundles := p.Bundles
+		if len(bundles) == 0 {
+			bundles = []zen.ExportBundle{{EntryCount: uint32(len(p.BundleEntries))}}
+		}
+		for b, bd := range bundles {
+			for k := bd.FirstEntry; k < bd.FirstEntry+bd.EntryCount && int(k) < len(p.BundleEntries); k++ {
+				e := p.BundleEntries[k]
+				cmd := "Create"
+				if e.Command == zen.CommandSerialize {
+					cmd = "Serialize"
+				} else if e.Command != zen.CommandCreate {
+					cmd = strconv.Itoa(int(e.Command))
+				}
+				d.Bundles = append(d.Bundles, zenBundleRow{Bundle: b, Entry: int(k), Export: e.Export, Command: cmd})
+			}
+		}
+		for _, ip := range p.ImportedPackages {
+			d.ImportedPackages = append(d.ImportedPackages, ip.String())
+		}
+		for _, g := range p.Graph {
+			d.ImportedPackages = append(d.ImportedPackages, g.Package.String())
+		}
+		for _, h := range p.ImportedPublicExportHashes {
+			d.PublicHashes = append(d.PublicHashes, hex64(h))
+		}
+	}
+	return d
+}
+
+func (d *zenDumpDoc) writeText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Package: %s (%s), %s\n", d.Package, d.PackageID, d.Layout)
+	if d.Names != nil {
+		t := &table{header: []string{"INDEX", "NAME", "HASH"}, right: []bool{true, false, false}}
+		for _, r := range *d.Names {
+			t.add(strconv.Itoa(r.Index), r.Name, r.Hash)
+		}
+		fmt.Fprintf(&b, "\nNames: %d\n", len(*d.Names))
+		t.write(&b)
+	}
+	if d.Imports != nil {
+		t := &table{header: []string{"INDEX", "KIND", "VALUE", "OBJECT"}, right: []bool{true, false, false, false}}
+		for _, r := range *d.Imports {
+			t.add(strconv.Itoa(r.Index), r.Kind, r.Value, r.Object)
+		}
+		fmt.Fprintf(&b, "\nImports: %d\n", len(*d.Imports))
+		t.write(&b)
+	}
+	if d.Exports != nil {
+		t := &table{header: []string{"INDEX", "CLASS", "PATH", "SIZE", "OFFSET", "XXH3", "FLAGS", "PUBLIC HASH"},
+			right: []bool{true, false, false, true, false, false, false, false}}
+		for _, r := range *d.Exports {
+			public := r.PublicHash
+			if public == "" {
+				public = "-"
+			}
+			t.add(strconv.Itoa(r.Index), r.Class, r.Path, strconv.Itoa(r.Size), r.Offset, r.XXH3, joinNames(r.Flags), public)
+		}
+		fmt.Fprintf(&b, "\nExports: %d\n", len(*d.Exports))
+		t.write(&b)
+	}
+	if len(d.Bundles) > 0 {
+		t := &table{header: []string{"BUNDLE", "ENTRY", "EXPORT", "COMMAND"}, right: []bool{true, true, true, false}}
+		for _, r := range d.Bundles {
+			t.add(strconv.Itoa(r.Bundle), strconv.Itoa(r.Entry), strconv.Itoa(int(r.Export)), r.Command)
+		}
+		fmt.Fprintf(&b, "\nExport bundle entries: %d\n", len(d.Bundles))
+		t.write(&b)
+	}
+	if len(d.ImportedPackages) > 0 {
+		fmt.Fprintf(&b, "\nImported packages: %d\n", len(d.ImportedPackages))
+		for i, s := range d.ImportedPackages {
+			fmt.Fprintf(&b, "%5d  %s\n", i, s)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// verifyZen checks a zen package: the decoded package's problems, with its
+// container's store entry and chunk id when it was read from one.
+func verifyZen(z *zenSource) verifyFileDoc {
+	p := z.pkg
+	r := verifyFileDoc{File: z.name, Kind: "zen-package", Package: p.PackageName(), Problems: []problemDoc{},
+		Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports)}
+	for _, q := range z.pkg.Problems(&z.opts) {
+		r.Problems = append(r.Problems, problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()})
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// errNotZen is the error of --package on something that is not a container.
+var errNotZen = errors.New("--package names a package inside an IoStore container (.utoc)")

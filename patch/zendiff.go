@@ -1,0 +1,112 @@
+package patch
+
+import (
+	"fmt"
+
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// DiffZen compares zen package a (old) with package b (new), as Diff does
+// for legacy packages: header fields, names by text, imports by the object
+// they name, exports by their path inside the package (so a package saved
+// under another name still matches) with their table fields and data.
+// ra and rb name the objects the packages refer to; nil leaves script
+// imports as hashes. fileA and fileB name the packages in the result.
+func DiffZen(fileA string, a *zen.Package, ra *zen.Resolver, fileB string, b *zen.Package, rb *zen.Resolver) *PackageDiff {
+	d := &PackageDiff{A: fileA, B: fileB, Header: []HeaderDiff{}, Imports: []ImportDiff{}, Exports: []ExportDiff{}}
+	d.Header = diffZenHeader(a, b)
+	d.Names = diffNameLists(a.Names, b.Names, nil, nil)
+	d.Imports = diffZenImports(a, ra, b, rb)
+	d.Exports = diffZenExports(a, ra, b, rb)
+	return d
+}
+
+func diffZenHeader(a, b *zen.Package) []HeaderDiff {
+	out := []HeaderDiff{}
+	field := func(name, old, new string) {
+		if old != new {
+			out = append(out, HeaderDiff{Field: name, Old: old, New: new})
+		}
+	}
+	field("layout", a.Layout.String(), b.Layout.String())
+	field("package", a.PackageName(), b.PackageName())
+	field("flags", diffFlagText(a.PackageFlags.Names()), diffFlagText(b.PackageFlags.Names()))
+	field("cooked header size", fmt.Sprint(a.CookedHeaderSize), fmt.Sprint(b.CookedHeaderSize))
+	versions := func(p *zen.Package) string {
+		if v := p.Versioning; v != nil {
+			return fmt.Sprintf("zen %d, UE4 %d, UE5 %d, licensee %d, %d custom versions", v.ZenVersion, v.FileVersionUE4, v.FileVersionUE5, v.Licensee, len(v.CustomVersions))
+		}
+		return ""
+	}
+	field("versioning", versions(a), versions(b))
+	return out
+}
+
+func diffZenImports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Resolver) []ImportDiff {
+	out := []ImportDiff{}
+	key := func(p *zen.Package, r *zen.Resolver) func(int) string {
+		return func(i int) string { return r.Object(p, p.Imports[i]) }
+	}
+	kind := func(p *zen.Package) func(int) string {
+		return func(i int) string { return p.Imports[i].Kind().String() }
+	}
+	pairs, onlyA, onlyB := diffMatch(len(a.Imports), len(b.Imports), key(a, ra), key(b, rb), kind(a), kind(b))
+	_ = pairs // an import names its object only: a pair is the same import
+	for _, i := range onlyA {
+		out = append(out, ImportDiff{Change: DiffRemoved, Path: ra.Object(a, a.Imports[i]), OldClass: a.Imports[i].Kind().String()})
+	}
+	for _, j := range onlyB {
+		out = append(out, ImportDiff{Change: DiffAdded, Path: rb.Object(b, b.Imports[j]), NewClass: b.Imports[j].Kind().String()})
+	}
+	return out
+}
+
+func diffZenExports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Resolver) []ExportDiff {
+	out := []ExportDiff{}
+	key := func(p *zen.Package) func(int) string {
+		return func(i int) string { return p.RelativePath(i, ".") }
+	}
+	class := func(p *zen.Package, r *zen.Resolver) func(int) string {
+		return func(i int) string { return r.Object(p, p.Exports[i].Class) }
+	}
+	pairs, onlyA, onlyB := diffMatch(len(a.Exports), len(b.Exports), key(a), key(b), class(a, ra), class(b, rb))
+	for _, pr := range pairs {
+		if e, ok := diffZenExport(a, ra, pr[0], b, rb, pr[1]); ok {
+			out = append(out, e)
+		}
+	}
+	for _, i := range onlyA {
+		out = append(out, ExportDiff{Change: DiffRemoved, Path: a.ExportPath(i), Class: ra.ClassName(a, i), OldIndex: i, NewIndex: -1,
+			OldSize: len(a.Exports[i].Data), OldXXH3: diffHash(a.Exports[i].Data)})
+	}
+	for _, j := range onlyB {
+		out = append(out, ExportDiff{Change: DiffAdded, Path: b.ExportPath(j), Class: rb.ClassName(b, j), OldIndex: -1, NewIndex: j,
+			NewSize: len(b.Exports[j].Data), NewXXH3: diffHash(b.Exports[j].Data)})
+	}
+	return out
+}
+
+// diffZenExport compares export i of a with export j of b; ok is false when
+// they do not differ.
+func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int) (ExportDiff, bool) {
+	ea, eb := &a.Exports[i], &b.Exports[j]
+	d := ExportDiff{Change: DiffChanged, Path: a.ExportPath(i), Class: ra.ClassName(a, i), OldIndex: i, NewIndex: j}
+	field := func(name, old, new string) {
+		if old != new {
+			d.Fields = append(d.Fields, FieldDiff{Field: name, Old: old, New: new})
+		}
+	}
+	field("class", ra.Object(a, ea.Class), rb.Object(b, eb.Class))
+	field("super", ra.Object(a, ea.Super), rb.Object(b, eb.Super))
+	field("template", ra.Object(a, ea.Template), rb.Object(b, eb.Template))
+	field("flags", diffFlagText(ea.ObjectFlags.Names()), diffFlagText(eb.ObjectFlags.Names()))
+	field("filter flags", fmt.Sprint(ea.FilterFlags), fmt.Sprint(eb.FilterFlags))
+	field("public export hash", fmt.Sprintf("0x%016x", ea.PublicExportHash), fmt.Sprintf("0x%016x", eb.PublicExportHash))
+	if string(ea.Data) != string(eb.Data) {
+		d.OldSize, d.NewSize = len(ea.Data), len(eb.Data)
+		d.OldOffset, d.NewOffset = int32(ea.DataOffset), int32(eb.DataOffset)
+		d.OldXXH3, d.NewXXH3 = diffHash(ea.Data), diffHash(eb.Data)
+		d.Data = DataDiffers
+	}
+	return d, len(d.Fields) > 0 || d.Data != ""
+}
