@@ -33,6 +33,9 @@ type Result struct {
 
 // TargetResult describes one patched package.
 type TargetResult struct {
+	// Kind is "legacy" or "zen".
+	Kind    string         `json:"kind"`
+	Package string         `json:"package,omitempty"` // a zen package's name
 	Input   string         `json:"input"`
 	Output  string         `json:"output"`
 	Backup  string         `json:"backup,omitempty"`
@@ -46,6 +49,9 @@ type TargetResult struct {
 	// Data lists the exports whose data the operations changed, with
 	// where the data was and where it is in the output.
 	Data []DataChange `json:"data,omitempty"`
+	// Store lists the fields of a zen package's store entry the change
+	// touches (what its container's header must say of it).
+	Store []StoreChange `json:"store,omitempty"`
 }
 
 // DataChange is an export whose serialised data changed.
@@ -159,6 +165,9 @@ func applyTarget(t *Target, dir string, opt Options, load func(string) (*reader.
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if isZenFile(in) {
+		return applyZenTarget(t, dir, in, out, opt)
+	}
 	return applyLegacyTarget(t, dir, in, out, opt, load)
 }
 
@@ -197,6 +206,9 @@ func (tr *TargetResult) Summary() string {
 	if !tr.Changed {
 		return fmt.Sprintf("%s: no changes (every operation was already in effect)", tr.Input)
 	}
+	if tr.Kind == "zen" {
+		return tr.zenSummary()
+	}
 	var parts []string
 	c := tr.Counts
 	if c.NamesAfter != c.NamesBefore {
@@ -217,4 +229,26 @@ func (tr *TargetResult) Summary() string {
 		guid = fmt.Sprintf("GUID %s → %s", tr.GUID.Old, tr.GUID.New)
 	}
 	return fmt.Sprintf("%s → %s: %s; %s", tr.Input, tr.Output, strings.Join(parts, ", "), guid)
+}
+
+// zenSummary is Summary for a zen package.
+func (tr *TargetResult) zenSummary() string {
+	var parts []string
+	c := tr.Counts
+	if c.NamesAfter != c.NamesBefore {
+		parts = append(parts, fmt.Sprintf("names %d → %d", c.NamesBefore, c.NamesAfter))
+	}
+	if c.ChangedExports > 0 {
+		parts = append(parts, fmt.Sprintf("%d export(s) changed", c.ChangedExports))
+	}
+	parts = append(parts, fmt.Sprintf("%d bytes, layout %s", tr.Size, tr.Layout))
+	store := "store entry unchanged"
+	if len(tr.Store) > 0 {
+		var s []string
+		for _, sc := range tr.Store {
+			s = append(s, sc.String())
+		}
+		store = "store entry: " + strings.Join(s, ", ")
+	}
+	return fmt.Sprintf("%s → %s: zen package %s: %s; %s", tr.Input, tr.Output, tr.Package, strings.Join(parts, ", "), store)
 }

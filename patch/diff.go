@@ -129,7 +129,8 @@ type FieldDiff struct {
 // engine does, ignoring case) and array index. Values are formatted with
 // reader.Package.FormatValue in their own package.
 type PropertyDiff struct {
-	Change  string `json:"change"` // DiffAdded, DiffRemoved or DiffChanged
+	Change  string `json:"change"`        // DiffAdded, DiffRemoved or DiffChanged
+	Row     string `json:"row,omitempty"` // a DataTable row (zen packages); Name "(row)" for a row added or removed
 	Name    string `json:"name"`
 	Index   int    `json:"index"`
 	Old     string `json:"old,omitempty"`
@@ -750,6 +751,12 @@ func (d *PackageDiff) Lines() []string {
 			name := p.Name
 			if p.Index != 0 {
 				name = fmt.Sprintf("%s[%d]", p.Name, p.Index)
+			}
+			if p.Row != "" {
+				name = fmt.Sprintf("%s of row %s", name, p.Row)
+				if p.Name == "(row)" {
+					name = "row " + p.Row
+				}
 			}
 			old, new := p.Old, p.New
 			if p.OldType != p.NewType && p.Change == DiffChanged {

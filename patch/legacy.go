@@ -16,7 +16,7 @@ func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(st
 	if err != nil {
 		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
 	}
-	tr := &TargetResult{Input: in, Output: out, Layout: t.Layout.String(), GUID: GUIDChange{Old: p.GUID().String()}}
+	tr := &TargetResult{Kind: "legacy", Input: in, Output: out, Layout: t.Layout.String(), GUID: GUIDChange{Old: p.GUID().String()}}
 	if opt.InPlace {
 		tr.Backup = in + ".bak"
 	}

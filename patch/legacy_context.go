@@ -19,12 +19,16 @@ type legacyContext struct {
 }
 
 // path resolves a path written in the patch against the patch's directory.
-func (c *legacyContext) path(p string) string {
+func (c *legacyContext) path(p string) string { return localPath(c.patchDir, p) }
+
+// localPath resolves a path written in a patch (with '/' or '\') against
+// the patch's directory dir.
+func localPath(dir, p string) string {
 	p = filepath.FromSlash(p)
 	if filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(c.patchDir, p)
+	return filepath.Join(dir, p)
 }
 
 // own makes export i's data a private copy, so that edits never touch the

@@ -11,6 +11,9 @@ import (
 // per operation.
 
 func (op *Rename) applyLegacy(c *legacyContext) ([]Change, error) {
+	if err := checkName(op.toPos, op.To); err != nil {
+		return nil, err
+	}
 	p := c.p
 	idx := reader.NameRef(-1)
 	for i := range p.Names {
@@ -44,6 +47,9 @@ func (op *Rename) applyLegacy(c *legacyContext) ([]Change, error) {
 }
 
 func (op *AddName) applyLegacy(c *legacyContext) ([]Change, error) {
+	if err := checkName(op.namePos, op.Name); err != nil {
+		return nil, err
+	}
 	if r := c.p.FindName(op.Name); r >= 0 {
 		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", r), New: c.p.Names[r].Name, Already: true}}, nil
 	}
@@ -93,6 +99,9 @@ func (op *ObjectFlags) applyLegacy(c *legacyContext) ([]Change, error) {
 }
 
 func (op *RetargetImport) applyLegacy(c *legacyContext) ([]Change, error) {
+	if err := checkName(op.packagePos, op.Package); err != nil {
+		return nil, err
+	}
 	p := c.p
 	r, err := resolve(op.Pos, p, op.Import, false, true)
 	if err != nil {
@@ -143,6 +152,9 @@ var legacyPropTypes = map[string]reader.PropertyType{"": 0,
 }
 
 func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
+	if op.Row != "" {
+		return nil, errorf(op.Pos, "row: legacy packages have no DataTables; row applies to DataTable exports of zen packages")
+	}
 	p := c.p
 	r, err := resolve(op.Pos, p, op.Object, true, false)
 	if err != nil {

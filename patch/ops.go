@@ -6,8 +6,22 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 )
+
+// checkNewName applies the rules every kind of package has for a new name;
+// each kind checks its own (legacy: 63 letters, digits, _ and -; zen: 1023
+// characters) when the operation applies.
+func checkNewName(pos Pos, s string) error {
+	switch {
+	case s == "":
+		return errorf(pos, "a name cannot be empty")
+	case strings.EqualFold(s, "None"):
+		return errorf(pos, "the name None is reserved")
+	}
+	return nil
+}
 
 // ---- rename ----
 
@@ -32,7 +46,7 @@ func parseRename(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 		return nil, err
 	}
 	op.toPos = ps.pos(m["to"])
-	return op, checkName(op.toPos, op.To)
+	return op, checkNewName(op.toPos, op.To)
 }
 
 // Kind implements Op.
@@ -60,7 +74,7 @@ func parseAddName(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 		return nil, err
 	}
 	op.namePos = ps.pos(m["name"])
-	return op, checkName(op.namePos, op.Name)
+	return op, checkNewName(op.namePos, op.Name)
 }
 
 // Kind implements Op.
@@ -127,9 +141,11 @@ func parsePackageFlags(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 var (
 	packageFlagParsers = []flagParser{
 		{"legacy", func(s string) (uint32, error) { f, err := reader.ParsePackageFlag(s); return uint32(f), err }},
+		{"zen", func(s string) (uint32, error) { f, err := zen.ParsePackageFlag(s); return uint32(f), err }},
 	}
 	objectFlagParsers = []flagParser{
 		{"legacy", func(s string) (uint32, error) { f, err := reader.ParseObjectFlag(s); return uint32(f), err }},
+		{"zen", func(s string) (uint32, error) { f, err := zen.ParseObjectFlag(s); return uint32(f), err }},
 	}
 )
 
@@ -244,7 +260,7 @@ func parseRetargetImport(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 		return nil, err
 	}
 	op.packagePos = ps.pos(m["package"])
-	return op, checkName(op.packagePos, op.Package)
+	return op, checkNewName(op.packagePos, op.Package)
 }
 
 // Kind implements Op.
@@ -255,12 +271,14 @@ func (op *RetargetImport) Position() Pos { return op.Pos }
 
 // ---- set-property ----
 
-// SetProperty sets a tagged property on an export, adding the tag when the
-// property has its class default (then Type must be given).
+// SetProperty sets a tagged property on an export (or on a row of a
+// DataTable export, in a zen package), adding the tag when the property
+// has its class default (then Type must be given).
 type SetProperty struct {
 	Pos      Pos
 	Object   string
-	Property string
+	Row      string // a DataTable row name (zen packages), or ""
+	Property string // a property name; for zen packages a path into structs and arrays (Position.X, Values[2])
 	Index    int
 	Type     string // "" to take the type of the existing tag; else one of PropertyTypes, lower case
 	Value    string
@@ -268,12 +286,14 @@ type SetProperty struct {
 	typePos  Pos
 }
 
-// PropertyTypes are the type names set-property takes (string is another
-// name for str).
-var PropertyTypes = []string{"int", "float", "bool", "byte", "name", "str", "string", "object"}
+// PropertyTypes are the type names set-property takes: those of legacy
+// packages (int, float, bool, byte, name, str, object) and the ones zen
+// packages add. string is another name for str, soft for softobject.
+var PropertyTypes = []string{"int", "float", "bool", "byte", "name", "str", "string", "object",
+	"int8", "int16", "int64", "uint16", "uint32", "uint64", "double", "enum", "class", "softobject", "soft", "softclass"}
 
 func parseSetProperty(ps *parser, at Pos, n *yaml.Node) (Op, error) {
-	m, err := ps.fields(n, "set-property", []string{"object", "property", "index", "value", "type"}, []string{"object", "property", "value"})
+	m, err := ps.fields(n, "set-property", []string{"object", "row", "property", "index", "value", "type"}, []string{"object", "property", "value"})
 	if err != nil {
 		return nil, err
 	}
@@ -283,6 +303,11 @@ func parseSetProperty(ps *parser, at Pos, n *yaml.Node) (Op, error) {
 	}
 	if op.Property, err = ps.nonEmpty(m["property"], "property"); err != nil {
 		return nil, err
+	}
+	if rn, ok := m["row"]; ok {
+		if op.Row, err = ps.nonEmpty(rn, "row"); err != nil {
+			return nil, err
+		}
 	}
 	if in, ok := m["index"]; ok {
 		v, err := strconv.ParseInt(strings.TrimSpace(in.Value), 0, 32)

@@ -189,6 +189,8 @@ func (ps *parser) target(n *yaml.Node) (*Target, error) {
 		t.Output = slashes(t.Output)
 	}
 	if g, ok := m["guid"]; ok {
+		gp := ps.pos(g)
+		t.guidPos = &gp
 		s, err := ps.nonEmpty(g, "guid")
 		if err != nil {
 			return nil, err

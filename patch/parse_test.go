@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -223,8 +224,6 @@ func TestParseErrors(t *testing.T) {
 		{"unknown op key", doc("      - rename: {from: a, too: b}\n"), "5:27", []string{`unknown key "too" in rename`, `did you mean "to"?`}},
 		{"missing op key", doc("      - rename: {from: a}\n"), "5:17", []string{`rename is missing the required key "to"`}},
 		{"rename to None", doc("      - rename: {from: a, to: none}\n"), "5:31", []string{"None is reserved"}},
-		{"rename to a long name", doc("      - rename: {from: a, to: " + strings.Repeat("y", 64) + "}\n"), "5:31", []string{"64 characters", "at most 63"}},
-		{"add-name with a dot", doc("      - add-name: {name: a.b}\n"), "5:26", []string{`contains '.'`}},
 		{"add-name empty", doc("      - add-name: {name: ''}\n"), "5:26", []string{"add-name name is empty"}},
 		{"flags without set or clear", doc("      - package-flags: {}\n"), "5:24", []string{"set: [...] and/or clear: [...]"}},
 		{"object-flags without set or clear", doc("      - object-flags: {object: X}\n"), "5:23", []string{"set: [...] and/or clear: [...]"}},
@@ -252,7 +251,6 @@ func TestParseErrors(t *testing.T) {
 		{"data empty file", doc("      - replace-export: {object: X, data: {file: ' '}}\n"), "5:50", []string{"data file is empty"}},
 		{"from without object", doc("      - replace-export: {object: X, from: {file: b.u}}\n"), "5:43", []string{`from is missing the required key "object"`}},
 		{"from unknown key", doc("      - replace-export: {object: X, from: {objct: Y}}\n"), "5:44", []string{`unknown key "objct" in from`, `did you mean "object"?`}},
-		{"retarget to a bad package name", doc("      - retarget-import: {import: Engine.Light, package: My.Lights}\n"), "5:58", []string{`contains '.'`}},
 		{"bad guid", "unrmod: 1\ntargets:\n  - file: a\n    guid: 0123\n    ops: [add-name: {name: x}]\n", "4:11", []string{"keep, regenerate or 32 hex digits"}},
 		{"bad layout", "unrmod: 1\ntargets:\n  - file: a\n    layout: tight\n    ops: [add-name: {name: x}]\n", "4:13", []string{`unknown layout "tight"`}},
 		{"tab indentation", "unrmod: 1\ntargets:\n\t- file: a\n", "3", []string{"not valid YAML", "line 3"}},
@@ -442,39 +440,47 @@ func TestSchemaMatchesParser(t *testing.T) {
 			t.Errorf("layout %v: %v", l, err)
 		}
 	}
-	for def, parse := range map[string]func(string) error{
-		"packageFlag": func(s string) error { _, err := reader.ParsePackageFlag(s); return err },
-		"objectFlag":  func(s string) error { _, err := reader.ParseObjectFlag(s); return err },
+	// The flag enums hold every named flag of legacy and zen packages, each
+	// with and without its prefix, and nothing else.
+	type flagKind struct {
+		parse func(string) error
+		names func(bit uint32) []string
+	}
+	for def, kinds := range map[string][]flagKind{
+		"packageFlag": {
+			{func(s string) error { _, err := reader.ParsePackageFlag(s); return err }, func(b uint32) []string { return reader.PackageFlags(b).Names() }},
+			{func(s string) error { _, err := zen.ParsePackageFlag(s); return err }, func(b uint32) []string { return zen.PackageFlags(b).Names() }},
+		},
+		"objectFlag": {
+			{func(s string) error { _, err := reader.ParseObjectFlag(s); return err }, func(b uint32) []string { return reader.ObjectFlags(b).Names() }},
+			{func(s string) error { _, err := zen.ParseObjectFlag(s); return err }, func(b uint32) []string { return zen.ObjectFlags(b).Names() }},
+		},
 	} {
 		enum := defs[def].(map[string]any)["anyOf"].([]any)[0].(map[string]any)["enum"].([]any)
-		seen := map[uint32]bool{}
+		inEnum := map[string]bool{}
 		for _, n := range enum {
-			if err := parse(n.(string)); err != nil {
-				t.Errorf("%s %v: %v", def, n, err)
+			inEnum[n.(string)] = true
+			parsed := false
+			for _, k := range kinds {
+				parsed = parsed || k.parse(n.(string)) == nil
+			}
+			if !parsed {
+				t.Errorf("%s %v is no flag of any package kind", def, n)
 			}
 		}
-		// Every named bit is in the enum.
-		for bit := uint32(1); bit != 0; bit <<= 1 {
-			var names []string
-			if def == "packageFlag" {
-				names = reader.PackageFlags(bit).Names()
-			} else {
-				names = reader.ObjectFlags(bit).Names()
-			}
-			if strings.HasPrefix(names[0], "0x") {
-				continue
-			}
-			seen[bit] = true
-			found := false
-			for _, n := range enum {
-				found = found || n == names[0]
-			}
-			if !found {
-				t.Errorf("%s enum lacks %s", def, names[0])
+		named := map[string]bool{}
+		for _, k := range kinds {
+			for bit := uint32(1); bit != 0; bit <<= 1 {
+				if n := k.names(bit)[0]; !strings.HasPrefix(n, "0x") {
+					named[n] = true
+					if !inEnum[n] {
+						t.Errorf("%s enum lacks %s", def, n)
+					}
+				}
 			}
 		}
-		if len(enum) != 2*len(seen) {
-			t.Errorf("%s enum has %d entries for %d named flags (each with and without prefix)", def, len(enum), len(seen))
+		if len(enum) != 2*len(named) {
+			t.Errorf("%s enum has %d entries for %d named flags (each with and without prefix)", def, len(enum), len(named))
 		}
 	}
 	setProp := defs["op"].(map[string]any)["oneOf"].([]any)
@@ -518,8 +524,6 @@ func TestSchemaValidatesExamples(t *testing.T) {
 		doc("      - renam: {from: a, to: b}\n"),
 		doc("      - rename: {from: a}\n"),
 		doc("      - rename: {from: a, to: None}\n"),
-		doc("      - add-name: {name: " + strings.Repeat("x", 64) + "}\n"),
-		doc("      - add-name: {name: 'a b'}\n"),
 		doc("      - package-flags: {}\n"),
 		doc("      - package-flags: {set: [AllowDownlaod]}\n"),
 		doc("      - object-flags: {object: X}\n"),

@@ -66,8 +66,11 @@ type Target struct {
 	Output string // output path as written; empty for the default
 	GUID   GUIDMode
 	SetTo  reader.GUID // for GUIDExplicit
-	Layout writer.Layout
-	Ops    []Op
+	// guidPos is where the target gives guid: (which zen packages
+	// refuse), or nil.
+	guidPos *Pos
+	Layout  writer.Layout
+	Ops     []Op
 }
 
 // Op is one operation of a patch, as parsed: what to change, independent

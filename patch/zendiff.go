@@ -2,8 +2,10 @@ package patch
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/iostore/zen/props"
 )
 
 // DiffZen compares zen package a (old) with package b (new), as Diff does
@@ -44,14 +46,15 @@ func diffZenHeader(a, b *zen.Package) []HeaderDiff {
 
 func diffZenImports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Resolver) []ImportDiff {
 	out := []ImportDiff{}
-	key := func(p *zen.Package, r *zen.Resolver) func(int) string {
-		return func(i int) string { return r.Object(p, p.Imports[i]) }
-	}
 	kind := func(p *zen.Package) func(int) string {
 		return func(i int) string { return p.Imports[i].Kind().String() }
 	}
-	pairs, onlyA, onlyB := diffMatch(len(a.Imports), len(b.Imports), key(a, ra), key(b, rb), kind(a), kind(b))
-	_ = pairs // an import names its object only: a pair is the same import
+	// An import is its object index (a hash, or package and hash indices):
+	// pair by value, and show the object it names.
+	value := func(p *zen.Package) func(int) string {
+		return func(i int) string { return p.Imports[i].String() }
+	}
+	_, onlyA, onlyB := diffMatch(len(a.Imports), len(b.Imports), value(a), value(b), kind(a), kind(b))
 	for _, i := range onlyA {
 		out = append(out, ImportDiff{Change: DiffRemoved, Path: ra.Object(a, a.Imports[i]), OldClass: a.Imports[i].Kind().String()})
 	}
@@ -96,9 +99,16 @@ func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *
 			d.Fields = append(d.Fields, FieldDiff{Field: name, Old: old, New: new})
 		}
 	}
-	field("class", ra.Object(a, ea.Class), rb.Object(b, eb.Class))
-	field("super", ra.Object(a, ea.Super), rb.Object(b, eb.Super))
-	field("template", ra.Object(a, ea.Template), rb.Object(b, eb.Template))
+	// References compare by value (a hash or a package and export index:
+	// what the engine looks them up by) and show the objects they name.
+	ref := func(name string, x, y zen.ObjectIndex) {
+		if x != y {
+			d.Fields = append(d.Fields, FieldDiff{Field: name, Old: ra.Object(a, x), New: rb.Object(b, y)})
+		}
+	}
+	ref("class", ea.Class, eb.Class)
+	ref("super", ea.Super, eb.Super)
+	ref("template", ea.Template, eb.Template)
 	field("flags", diffFlagText(ea.ObjectFlags.Names()), diffFlagText(eb.ObjectFlags.Names()))
 	field("filter flags", fmt.Sprint(ea.FilterFlags), fmt.Sprint(eb.FilterFlags))
 	field("public export hash", fmt.Sprintf("0x%016x", ea.PublicExportHash), fmt.Sprintf("0x%016x", eb.PublicExportHash))
@@ -106,7 +116,128 @@ func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *
 		d.OldSize, d.NewSize = len(ea.Data), len(eb.Data)
 		d.OldOffset, d.NewOffset = int32(ea.DataOffset), int32(eb.DataOffset)
 		d.OldXXH3, d.NewXXH3 = diffHash(ea.Data), diffHash(eb.Data)
-		d.Data = DataDiffers
+		diffZenProperties(a, ra, i, b, rb, j, &d)
 	}
-	return d, len(d.Fields) > 0 || d.Data != ""
+	return d, len(d.Fields) > 0 || d.Data != "" || len(d.Properties) > 0
+}
+
+// zenObject is an export's data read as properties: the object's list and,
+// for a DataTable, its rows, with what follows them.
+type zenObject struct {
+	list   *props.List
+	rows   []props.Row
+	rest   []byte
+	object func(int32) string
+}
+
+// readZenObject reads export i of p as properties, or returns why it
+// cannot.
+func readZenObject(p *zen.Package, r *zen.Resolver, i int) (*zenObject, error) {
+	ctx, err := props.ContextFor(p, i)
+	if err != nil {
+		return nil, err
+	}
+	o := &zenObject{object: props.NewResolver(p, r).Name}
+	if zenIsDataTable(p, r, i) {
+		t, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
+		if err != nil {
+			return nil, err
+		}
+		o.list, o.rows, o.rest = t.Properties, t.Rows, t.Rest
+		return o, nil
+	}
+	if o.list, err = props.Decode(p.Exports[i].Data, ctx); err != nil {
+		return nil, err
+	}
+	o.rest = o.list.Rest
+	return o, nil
+}
+
+// zenIsDataTable reports whether export i is a DataTable, whose rows follow
+// its properties.
+func zenIsDataTable(p *zen.Package, r *zen.Resolver, i int) bool {
+	c := p.Exports[i].Class
+	return c == zen.ScriptObject("/Script/Engine.DataTable") || c == zen.ScriptObject("/Script/Engine.CompositeDataTable") ||
+		strings.HasSuffix(r.ClassName(p, i), "DataTable")
+}
+
+// diffZenProperties compares the properties (and DataTable rows) of two
+// exports whose data differs, and says how the rest of the data differs.
+func diffZenProperties(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int, d *ExportDiff) {
+	oa, errA := readZenObject(a, ra, i)
+	ob, errB := readZenObject(b, rb, j)
+	if errA != nil || errB != nil {
+		d.Data = DataDiffers
+		if err := errA; err != nil || errB != nil {
+			if err == nil {
+				err = errB
+			}
+			d.Detail = "the properties cannot be read: " + err.Error()
+		}
+		return
+	}
+	d.Properties = diffPropLists("", oa.list, oa.object, ob.list, ob.object)
+	rowsB := map[string]*props.Row{}
+	for k := range ob.rows {
+		rowsB[strings.ToLower(ob.rows[k].Name.Text)] = &ob.rows[k]
+	}
+	seen := map[string]bool{}
+	for k := range oa.rows {
+		ra := &oa.rows[k]
+		key := strings.ToLower(ra.Name.Text)
+		seen[key] = true
+		if rbw, ok := rowsB[key]; ok {
+			d.Properties = append(d.Properties, diffPropLists(ra.Name.Text, ra.Properties, oa.object, rbw.Properties, ob.object)...)
+		} else {
+			d.Properties = append(d.Properties, PropertyDiff{Change: DiffRemoved, Row: ra.Name.Text, Name: "(row)", Old: ra.Properties.Format(&props.FormatOptions{Object: oa.object})})
+		}
+	}
+	for k := range ob.rows {
+		rbw := &ob.rows[k]
+		if !seen[strings.ToLower(rbw.Name.Text)] {
+			d.Properties = append(d.Properties, PropertyDiff{Change: DiffAdded, Row: rbw.Name.Text, Name: "(row)", New: rbw.Properties.Format(&props.FormatOptions{Object: ob.object})})
+		}
+	}
+	switch {
+	case string(oa.rest) != string(ob.rest):
+		d.Data, d.NativeOldSize, d.NativeNewSize = DataNative, len(oa.rest), len(ob.rest)
+	case len(d.Properties) == 0:
+		d.Data = DataReencoded
+	}
+}
+
+// diffPropLists compares two property lists by name and array index (as
+// the engine matches them), values by how they display in their own
+// package.
+func diffPropLists(row string, a *props.List, objA func(int32) string, b *props.List, objB func(int32) string) []PropertyDiff {
+	var out []PropertyDiff
+	type key struct {
+		name  string
+		index int32
+	}
+	inB := map[key]*props.Property{}
+	for _, q := range b.Properties {
+		inB[key{strings.ToLower(q.Name.Text), q.ArrayIndex}] = q
+	}
+	seen := map[key]bool{}
+	for _, q := range a.Properties {
+		k := key{strings.ToLower(q.Name.Text), q.ArrayIndex}
+		seen[k] = true
+		old := props.Display(q.Value, objA)
+		w, ok := inB[k]
+		if !ok {
+			out = append(out, PropertyDiff{Change: DiffRemoved, Row: row, Name: q.Name.Text, Index: int(q.ArrayIndex), Old: old, OldType: q.TypeString()})
+			continue
+		}
+		if nw := props.Display(w.Value, objB); nw != old || w.TypeString() != q.TypeString() {
+			out = append(out, PropertyDiff{Change: DiffChanged, Row: row, Name: q.Name.Text, Index: int(q.ArrayIndex), Old: old, New: nw,
+				OldType: q.TypeString(), NewType: w.TypeString()})
+		}
+	}
+	for _, w := range b.Properties {
+		if !seen[key{strings.ToLower(w.Name.Text), w.ArrayIndex}] {
+			out = append(out, PropertyDiff{Change: DiffAdded, Row: row, Name: w.Name.Text, Index: int(w.ArrayIndex), New: props.Display(w.Value, objB), NewType: w.TypeString()})
+		}
+	}
+	return out
 }

@@ -26,9 +26,18 @@ the patch file; Windows separators and line endings are accepted.
 
 The plan lists each operation and what it changes (old → new); operations
 already in effect are reported, not errors, so applying a patch twice gives
-the same file. A changed package gets a new GUID derived from its content
-(unless the target says guid: keep or gives one): clients that cached the
-old file must get the new one.
+the same file. A changed legacy package gets a new GUID derived from its
+content (unless the target says guid: keep or gives one): clients that
+cached the old file must get the new one.
+
+A target may be a zen package saved as a file (a .uasset 'unrmod extract'
+wrote from a UE 4.26/4.27 or UE5 container): rename, add-name,
+package-flags, object-flags, replace-export (data:, or from: another
+export of the package) and set-property apply, with set-property reaching
+struct members (property: Position.X), array elements (Values[2]) and
+DataTable rows (row: Stick). Every hash, offset and size that depends on
+a change is recomputed; the plan lists the store-entry fields the
+package's container header must change with it.
 
 The patch format is described in docs/patch-format.md; a JSON Schema for
 editors is in docs/patch.schema.json.`,
@@ -78,7 +87,10 @@ func printPlan(w io.Writer, res *patch.Result) {
 		for _, d := range t.Data {
 			fmt.Fprintf(w, "  data: %s\n", d)
 		}
-		if t.Changed {
+		for _, sc := range t.Store {
+			fmt.Fprintf(w, "  store entry: %s (the container header must say so)\n", sc)
+		}
+		if t.Changed && t.Kind != "zen" {
 			switch {
 			case t.GUID.New != t.GUID.Old:
 				fmt.Fprintf(w, "  guid: %s → %s (%s; clients cache packages by GUID)\n", t.GUID.Old, t.GUID.New, t.GUID.Policy)

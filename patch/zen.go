@@ -1,0 +1,154 @@
+package patch
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/writer"
+)
+
+// legacyTag is the first word of a legacy package.
+const legacyTag = 0x9E2A83C1
+
+// isZenFile reports whether the file at path holds a zen package (and is
+// not a legacy package).
+func isZenFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if len(head) < 4 || binary.LittleEndian.Uint32(head) == legacyTag {
+		return false
+	}
+	_, err = zen.DetectLayout(head)
+	if err != nil && n == len(head) && n == 64<<10 {
+		// The name map may not fit in the first 64 KiB: read it all.
+		data, rerr := os.ReadFile(path)
+		if rerr != nil {
+			return false
+		}
+		_, err = zen.DetectLayout(data)
+	}
+	return err == nil
+}
+
+// StoreChange is a field of the package's store entry (in its container's
+// header) that the patch changes: what a container writer must write for
+// the patched package.
+type StoreChange struct {
+	Field string `json:"field"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
+}
+
+func (s StoreChange) String() string { return fmt.Sprintf("%s %s → %s", s.Field, s.Old, s.New) }
+
+// applyZenTarget patches one zen package file in memory and returns its
+// encoded, checked output and the input's bytes.
+func applyZenTarget(t *Target, dir, in, out string, opt Options) (*TargetResult, []byte, []byte, error) {
+	if t.guidPos != nil {
+		return nil, nil, nil, errorf(*t.guidPos, "guid: zen packages have no GUID; remove the key")
+	}
+	src, err := os.ReadFile(in)
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+	}
+	p, err := zen.DecodePackage(in, src, nil)
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+	}
+	before := p.Problems(nil)
+	tr := &TargetResult{Input: in, Output: out, Kind: "zen", Layout: t.Layout.String(), Package: p.PackageName()}
+	if opt.InPlace {
+		tr.Backup = in + ".bak"
+	}
+	tr.Counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
+	old, err := zen.DecodePackage(in, src, nil) // the original, to compare with
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	changes, err := ApplyZen(p, t.Ops, dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tr.Changes = changes
+	for _, ch := range changes {
+		if !ch.Already {
+			tr.Changed = true
+		}
+	}
+	if t.Layout == writer.Compact {
+		p.ForgetRaw()
+	}
+	data, err := p.Encode()
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+	}
+	q, err := zen.DecodePackage(out, data, nil)
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched package does not decode, nothing was written: " + err.Error(), Err: err}
+	}
+	if fresh := newProblems(before, q.Problems(nil)); len(fresh) > 0 {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("the patched package fails verification, nothing was written: %s", strings.Join(fresh, "; "))}
+	}
+	tr.Counts.NamesAfter, tr.Counts.ImportsAfter, tr.Counts.ExportsAfter = len(q.Names), len(q.Imports), len(q.Exports)
+	for i := range q.Exports {
+		a, b := &old.Exports[i], &q.Exports[i]
+		if string(a.Data) != string(b.Data) {
+			tr.Data = append(tr.Data, DataChange{Export: q.ExportPath(i), OldOffset: int64(a.DataOffset), OldSize: int64(len(a.Data)),
+				NewOffset: int64(b.DataOffset), NewSize: int64(len(b.Data))})
+		}
+		if a.ObjectFlags != b.ObjectFlags || string(a.Data) != string(b.Data) {
+			tr.Counts.ChangedExports++
+		}
+	}
+	tr.Store = storeChanges(old, len(src), q, len(data))
+	tr.Size = int64(len(data))
+	return tr, data, src, nil
+}
+
+// newProblems returns the problems of after that before does not have.
+func newProblems(before, after []zen.Problem) []string {
+	had := map[string]int{}
+	for _, q := range before {
+		had[q.String()]++
+	}
+	var out []string
+	for _, q := range after {
+		if had[q.String()] > 0 {
+			had[q.String()]--
+			continue
+		}
+		out = append(out, q.String())
+	}
+	return out
+}
+
+// storeChanges lists the store-entry fields that differ between package a
+// (of aSize bytes) and its patched form b: in 4.26/4.27 the package chunk's
+// size (ExportBundlesSize); the export and bundle counts; the imported
+// packages. The container writer updates them.
+func storeChanges(a *zen.Package, aSize int, b *zen.Package, bSize int) []StoreChange {
+	var out []StoreChange
+	add := func(field string, old, new int) {
+		if old != new {
+			out = append(out, StoreChange{Field: field, Old: fmt.Sprint(old), New: fmt.Sprint(new)})
+		}
+	}
+	if !a.Layout.IsUE5() {
+		add("ExportBundlesSize", aSize, bSize)
+	}
+	if a.Layout < zen.LayoutUE53 {
+		add("ExportCount", len(a.Exports), len(b.Exports))
+		add("ExportBundleCount", len(a.Bundles), len(b.Bundles))
+	}
+	return out
+}

@@ -1,0 +1,510 @@
+package patch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/iostore/zen/props"
+)
+
+// The operations on a zen package (zen.Package), one apply method per
+// operation. They change the model in memory; the zen encoder derives
+// every hash, offset, size and bundle field from it (docs/zen.md, "Patch
+// recipes").
+
+// zenContext is the state of one zen package while operations apply.
+type zenContext struct {
+	p   *zen.Package
+	dir string // resolves data files written in the patch
+}
+
+// zenOp is an operation on a zen package: it changes the model and
+// describes what changed.
+type zenOp interface {
+	applyZen(c *zenContext) ([]Change, error)
+}
+
+// ApplyZen applies ops to the zen package p in memory, in order, and
+// returns what changed. dir resolves relative data files. An operation
+// zen packages do not support, or one that cannot be done safely, fails
+// with an *Error at the operation; p is then partly changed, so callers
+// that must stay all-or-nothing apply to a copy (DecodePackage again).
+func ApplyZen(p *zen.Package, ops []Op, dir string) ([]Change, error) {
+	c := &zenContext{p: p, dir: dir}
+	var out []Change
+	for _, op := range ops {
+		zop, ok := op.(zenOp)
+		if !ok {
+			return nil, errorf(op.Position(), "%s is not supported on zen packages (%s)", op.Kind(), zenUnsupported[op.Kind()])
+		}
+		changes, err := zop.applyZen(c)
+		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			return nil, &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
+		}
+		out = append(out, changes...)
+	}
+	return out, nil
+}
+
+// zenUnsupported says why an operation does not apply to zen packages.
+var zenUnsupported = map[string]string{
+	"retarget-import": "a zen package's imports are hashes its store entry and dependency data repeat; changing them makes a new package",
+}
+
+// checkZenName applies the engine's rules for a name of a zen package: at
+// most 1023 characters (NAME_SIZE), no control characters.
+func checkZenName(pos Pos, s string) error {
+	if n := len([]rune(s)); n > 1023 {
+		return errorf(pos, "name %q has %d characters; the engine allows at most 1023", s, n)
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7F {
+			return errorf(pos, "name %q contains the control character %U", s, r)
+		}
+	}
+	return nil
+}
+
+// findZenName returns the index of name s: the exact text first, then
+// ignoring case (as FNames compare), or -1.
+func findZenName(p *zen.Package, s string) int {
+	fold := -1
+	for i, n := range p.Names {
+		if n == s {
+			return i
+		}
+		if fold < 0 && strings.EqualFold(n, s) {
+			fold = i
+		}
+	}
+	return fold
+}
+
+func (op *Rename) applyZen(c *zenContext) ([]Change, error) {
+	if err := checkZenName(op.toPos, op.To); err != nil {
+		return nil, err
+	}
+	p := c.p
+	idx := findZenName(p, op.From)
+	if idx < 0 {
+		if to := findZenName(p, op.To); to >= 0 {
+			return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", to), New: p.Names[to], Already: true}}, nil
+		}
+		return nil, errorf(op.Pos, "%s has no name %q%s", p.PackageName(), op.From, zenNameHint(p, op.From))
+	}
+	if other := findZenName(p, op.To); other >= 0 && other != idx {
+		return nil, errorf(op.Pos, "cannot rename %q to %q: the package already has the name %q (index %d), and the engine would merge the two",
+			op.From, op.To, p.Names[other], other)
+	}
+	if strings.EqualFold(p.Names[idx], "None") {
+		return nil, errorf(op.Pos, "cannot rename None: it ends every property list and stands for no name")
+	}
+	if why := zenIdentityUse(p, idx); why != "" {
+		return nil, errorf(op.Pos, "cannot rename %q: %s", p.Names[idx], why)
+	}
+	uses := zenTagUses(p, int32(idx))
+	if uses.asType != "" {
+		return nil, errorf(op.Pos, "cannot rename %q: it is a type in the property tags of %s (a property, struct or enum type); the engine would no longer match those tags to their properties and would skip their values",
+			p.Names[idx], uses.asType)
+	}
+	old := p.Names[idx]
+	if old == op.To {
+		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
+	}
+	p.Names[idx] = op.To
+	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: zenRenameWarning(p, idx, uses)}}, nil
+}
+
+// zenIdentityUse says why renaming name idx would change an identity other
+// packages or the container know the package by, or "".
+func zenIdentityUse(p *zen.Package, idx int) string {
+	if int(p.Name.Index()) == idx {
+		return "it is the package's name: a renamed package has another package id, chunk ids and store entry (it is a new package)"
+	}
+	if !p.Layout.IsUE5() && int(p.SourceName.Index()) == idx {
+		return "it is the package's source name, which localized packages are found by"
+	}
+	for i, e := range p.Exports {
+		if int(e.ObjectName.Index()) != idx {
+			continue
+		}
+		public := e.PublicExportHash != 0 && zen.ObjectIndex(e.PublicExportHash) != zen.NullObject
+		if public {
+			return fmt.Sprintf("it names the public export %s, whose identity hash (%s) other packages import it by; the renamed object would no longer be found",
+				p.ExportPath(i), zenHashName(p))
+		}
+	}
+	return ""
+}
+
+func zenHashName(p *zen.Package) string {
+	if p.Layout.IsUE5() {
+		return "PublicExportHash"
+	}
+	return "GlobalImportIndex"
+}
+
+// zenRenameWarning says what else the renamed name stands for.
+func zenRenameWarning(p *zen.Package, idx int, uses tagUses) string {
+	var out []string
+	for i, e := range p.Exports {
+		if int(e.ObjectName.Index()) == idx {
+			out = append(out, fmt.Sprintf("it names the export %s, whose path changes", p.ExportPath(i)))
+			break
+		}
+	}
+	if uses.asProperty != "" {
+		out = append(out, fmt.Sprintf("it names properties (in %s): the engine looks them up by the new name, and a class without it skips their values", uses.asProperty))
+	}
+	return strings.Join(out, "; ")
+}
+
+// tagUses says where the property tags of a package use a name: the first
+// export (or DataTable row) whose tags have it as a type (a node of a
+// tag's type tree: a property, struct or enum type) and as a property
+// name.
+type tagUses struct {
+	asType, asProperty string
+}
+
+// zenTagUses finds the uses of name idx in the property tags of every
+// export whose data reads as properties; exports that do not read are
+// skipped (their bytes are not changed by a rename).
+func zenTagUses(p *zen.Package, idx int32) tagUses {
+	var u tagUses
+	r := &zen.Resolver{}
+	for i := range p.Exports {
+		ctx, err := props.ContextFor(p, i)
+		if err != nil {
+			return u // no tags in the package
+		}
+		ctx.AddName = nil
+		where := p.ExportPath(i)
+		if zenIsDataTable(p, r, i) {
+			t, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
+			if err != nil {
+				continue
+			}
+			u.list(t.Properties, idx, where)
+			for k := range t.Rows {
+				u.list(t.Rows[k].Properties, idx, where+" row "+t.Rows[k].Name.Text)
+			}
+			continue
+		}
+		if l, err := props.Decode(p.Exports[i].Data, ctx); err == nil {
+			u.list(l, idx, where)
+		}
+	}
+	return u
+}
+
+func (u *tagUses) list(l *props.List, idx int32, where string) {
+	if l == nil {
+		return
+	}
+	for _, q := range l.Properties {
+		if u.asType == "" && typeUses(q.Type, idx) {
+			u.asType = where
+		}
+		if u.asProperty == "" && q.Name.Index == idx {
+			u.asProperty = where
+		}
+		u.value(q.Value, idx, where)
+	}
+}
+
+func (u *tagUses) value(v props.Value, idx int32, where string) {
+	switch x := v.(type) {
+	case *props.Struct:
+		u.list(x.Tagged, idx, where)
+	case *props.Array:
+		for _, e := range x.Elements {
+			u.value(e.Value, idx, where)
+		}
+	}
+}
+
+func typeUses(t props.TypeName, idx int32) bool {
+	if t.Name.Index == idx {
+		return true
+	}
+	for _, q := range t.Params {
+		if typeUses(q, idx) {
+			return true
+		}
+	}
+	return false
+}
+
+func zenNameHint(p *zen.Package, s string) string {
+	var close []string
+	ls := strings.ToLower(s)
+	for _, n := range p.Names {
+		if len(close) < 8 && (strings.Contains(strings.ToLower(n), ls) || editDistance(strings.ToLower(n), ls) <= 2) {
+			close = append(close, n)
+		}
+	}
+	if len(close) == 0 {
+		return ""
+	}
+	return "; close matches: " + strings.Join(close, ", ")
+}
+
+func (op *AddName) applyZen(c *zenContext) ([]Change, error) {
+	if err := checkZenName(op.namePos, op.Name); err != nil {
+		return nil, err
+	}
+	p := c.p
+	if i := findZenName(p, op.Name); i >= 0 {
+		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", i), New: p.Names[i], Already: true}}, nil
+	}
+	p.Names = append(p.Names, op.Name)
+	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", len(p.Names)-1), New: op.Name}}, nil
+}
+
+func (op *PackageFlags) applyZen(c *zenContext) ([]Change, error) {
+	fp := packageFlagParsers[1]
+	set, clear, err := op.Flags.resolve(fp.kind, fp.parse)
+	if err != nil {
+		return nil, err
+	}
+	p := c.p
+	old := p.PackageFlags
+	next := (old | zen.PackageFlags(set)) &^ zen.PackageFlags(clear)
+	if (old^next)&zen.FlagUnversionedProperties != 0 {
+		return nil, errorf(op.Pos, "UnversionedProperties says how every export's data is written (with or without property tags); it follows the data and cannot be changed on its own")
+	}
+	p.PackageFlags = next
+	ch := Change{Op: op.Kind(), Target: "package " + p.PackageName(), Field: "flags", Old: old.String(), New: next.String(), Already: old == next}
+	if (old^next)&(zen.FlagFilterEditorOnly|0x200) != 0 {
+		ch.Warning = "Cooked and FilterEditorOnly describe how the package was cooked; the engine may refuse or misread a package whose flags disagree with its data"
+	}
+	return []Change{ch}, nil
+}
+
+func (op *ObjectFlags) applyZen(c *zenContext) ([]Change, error) {
+	fp := objectFlagParsers[1]
+	set, clear, err := op.Flags.resolve(fp.kind, fp.parse)
+	if err != nil {
+		return nil, err
+	}
+	p := c.p
+	i, err := resolveZenExport(op.Pos, p, op.Object)
+	if err != nil {
+		return nil, err
+	}
+	e := &p.Exports[i]
+	old := e.ObjectFlags
+	next := (old | zen.ObjectFlags(set)) &^ zen.ObjectFlags(clear)
+	switch changed := old ^ next; {
+	case changed&zen.FlagPublic != 0:
+		return nil, errorf(op.Pos, "%s: Public goes with the export's %s, which other packages import it by; it cannot be set or cleared on its own", p.ExportPath(i), zenHashName(p))
+	case changed&zen.FlagClassDefaultObject != 0:
+		return nil, errorf(op.Pos, "%s: ClassDefaultObject decides how the object's data is read; it cannot be set or cleared on its own", p.ExportPath(i))
+	}
+	e.ObjectFlags = next
+	return []Change{{Op: op.Kind(), Target: "export " + p.ExportPath(i), Field: "flags", Old: old.String(), New: next.String(), Already: old == next}}, nil
+}
+
+func (op *ReplaceExport) applyZen(c *zenContext) ([]Change, error) {
+	p := c.p
+	i, err := resolveZenExport(op.Pos, p, op.Object)
+	if err != nil {
+		return nil, err
+	}
+	e := &p.Exports[i]
+	target := "export " + p.ExportPath(i)
+	var data []byte
+	var note string
+	switch {
+	case op.data != nil:
+		data = op.data.bytes
+		if op.data.file != "" {
+			path := localPath(c.dir, op.data.file)
+			if data, err = os.ReadFile(path); err != nil {
+				return nil, errorf(op.data.pos, "data file: %v", err)
+			}
+		}
+		note = "given data"
+	case op.from.file != "":
+		return nil, errorf(op.from.pos, "from: another package is not supported on zen packages: its names and object references are indices into that package's maps; copy an export of this package, or give data:")
+	default:
+		j, err := resolveZenExport(op.from.pos, p, op.from.object)
+		if err != nil {
+			return nil, err
+		}
+		if e.Class != p.Exports[j].Class {
+			r := &zen.Resolver{}
+			return nil, errorf(op.from.pos, "%s (class %s) and %s (class %s) differ in class: an export's data must be of its own class",
+				p.ExportPath(j), r.ClassName(p, j), p.ExportPath(i), r.ClassName(p, i))
+		}
+		data = bytes.Clone(p.Exports[j].Data)
+		note = "copied from " + p.ExportPath(j)
+	}
+	if bytes.Equal(data, e.Data) {
+		return []Change{{Op: op.Kind(), Target: target, Field: "data", New: fmt.Sprintf("%d bytes, %s", len(data), note), Already: true}}, nil
+	}
+	warning, err := checkZenData(p, i, data)
+	if err != nil {
+		hint := ""
+		if op.data != nil {
+			hint = " (given data must be a whole export of this object, as 'unrmod export-data' writes it)"
+		}
+		return nil, errorf(op.Pos, "%s: the new data does not fit this export: %v%s", p.ExportPath(i), err, hint)
+	}
+	oldSize := len(e.Data)
+	e.Data = data
+	return []Change{{Op: op.Kind(), Target: target, Field: "data", Old: fmt.Sprintf("%d bytes", oldSize),
+		New: fmt.Sprintf("%d bytes, %s", len(data), note), Warning: warning}}, nil
+}
+
+// checkZenData checks new data for export i: when the export's present
+// data is a property list of this package (a tagged package), the new data
+// must be one too, with every name and object reference in the package's
+// maps. Other data cannot be checked, which the warning says.
+func checkZenData(p *zen.Package, i int, data []byte) (warning string, err error) {
+	ctx, err := props.ContextFor(p, i)
+	if err != nil {
+		return "unrmod cannot check this export's data (the package has no property tags): the engine must be able to read it as the object's class serializes it", nil
+	}
+	ctx.AddName = nil
+	if _, err := props.Decode(p.Exports[i].Data, ctx); err != nil {
+		return "unrmod cannot read this export's present data as a property list, so it cannot check the new data against it", nil
+	}
+	l, err := props.Decode(data, ctx)
+	if err != nil {
+		return "", fmt.Errorf("it is not a property list of this package: %w", err)
+	}
+	if err := checkReferences(l, ctx); err != nil {
+		return "", err
+	}
+	return "", nil
+}
+
+// checkReferences refuses object references outside the package's maps.
+func checkReferences(l *props.List, ctx *props.Context) error {
+	var bad error
+	var walk func(v props.Value)
+	walk = func(v props.Value) {
+		switch x := v.(type) {
+		case props.Object:
+			if i, ok := x.Import(); ok && i >= ctx.Imports || func() bool { j, ok := x.Export(); return ok && j >= ctx.Exports }() {
+				if bad == nil {
+					bad = fmt.Errorf("object reference %d is outside the package's %d imports and %d exports", int32(x), ctx.Imports, ctx.Exports)
+				}
+			}
+		case *props.Struct:
+			for _, f := range x.Native {
+				walk(f.Value)
+			}
+			if x.Tagged != nil {
+				for _, q := range x.Tagged.Properties {
+					walk(q.Value)
+				}
+			}
+		case *props.Array:
+			for _, e := range x.Elements {
+				walk(e.Value)
+			}
+		}
+	}
+	for _, q := range l.Properties {
+		walk(q.Value)
+	}
+	return bad
+}
+
+func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
+	p := c.p
+	i, err := resolveZenExport(op.Pos, p, op.Object)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := props.ContextFor(p, i)
+	if err != nil {
+		return nil, errorf(op.Pos, "%s: %v", p.ExportPath(i), err)
+	}
+	path := op.Property
+	if op.Index != 0 {
+		path = fmt.Sprintf("%s[%d]", op.Property, op.Index)
+	}
+	names := len(p.Names)
+	data, ch, err := props.Set(p.Exports[i].Data, ctx, props.Target{Row: op.Row, Path: path}, props.Input{Text: op.Value, Type: op.Type})
+	if err != nil {
+		p.Names = p.Names[:names]
+		pos := op.Pos
+		if errors.Is(err, props.ErrType) || errors.Is(err, props.ErrRange) {
+			pos = op.valuePos
+		}
+		return nil, errorf(pos, "%s: %v", p.ExportPath(i), err)
+	}
+	field := "property " + ch.Target
+	if op.Row != "" {
+		field = "row " + ch.Target
+	}
+	out := Change{Op: op.Kind(), Target: "export " + p.ExportPath(i), Field: field, Old: ch.Old, New: ch.New, Already: ch.Already,
+		Warning: strings.Join(ch.Warnings, "; ")}
+	if ch.Added {
+		out.Old = "(class default)"
+		if out.Warning == "" {
+			out.Warning = "the property is added; unrmod cannot check that the object's class declares it with this type"
+		}
+	}
+	if !ch.Already {
+		p.Exports[i].Data = data // props.Set's warnings name the names it added
+	}
+	return []Change{out}, nil
+}
+
+// resolveZenExport finds the one export spec names: its full path, its
+// path inside the package (outers joined with '.' or ':'), or its name when
+// no other export has it; each also in the Class'Path' form. The error
+// lists close matches or the candidates.
+func resolveZenExport(pos Pos, p *zen.Package, spec string) (int, error) {
+	class, path := splitClass(strings.TrimSpace(spec))
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, ":", ".")) }
+	want := norm(path)
+	r := &zen.Resolver{}
+	var hits []int
+	for i := range p.Exports {
+		if class != "" && !strings.EqualFold(r.ClassName(p, i), class) {
+			continue
+		}
+		full, rel := norm(p.ExportPath(i)), norm(p.RelativePath(i, "."))
+		if want == full || want == rel || strings.HasSuffix(rel, "."+want) || strings.EqualFold(p.ExportName(i), path) {
+			hits = append(hits, i)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		msg := fmt.Sprintf("%s: no export %q", p.PackageName(), spec)
+		var close []string
+		last := want[strings.LastIndexByte(want, '.')+1:]
+		for i := range p.Exports {
+			if len(close) < 8 && last != "" && strings.Contains(strings.ToLower(p.ExportName(i)), strings.TrimRight(last, "0123456789")) {
+				close = append(close, r.ClassName(p, i)+"'"+p.ExportPath(i)+"'")
+			}
+		}
+		sort.Strings(close)
+		if len(close) > 0 {
+			msg += "; close matches: " + strings.Join(close, ", ")
+		}
+		return 0, errorf(pos, "%s", msg)
+	}
+	var names []string
+	for _, i := range hits {
+		names = append(names, r.ClassName(p, i)+"'"+p.ExportPath(i)+"'")
+	}
+	return 0, errorf(pos, "%s: %q is ambiguous; it matches %s. Write more of the path, or Class'Path'", p.PackageName(), spec, strings.Join(names, ", "))
+}
