@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -189,7 +188,7 @@ func zenTagUses(p *zen.Package, idx int32) tagUses {
 		}
 		ctx.AddName = nil
 		where := p.ExportPath(i)
-		if zenIsDataTable(p, r, i) {
+		if props.IsDataTable(p, r, i) {
 			t, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
 			if err != nil {
 				continue
@@ -465,46 +464,12 @@ func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
 	return []Change{out}, nil
 }
 
-// resolveZenExport finds the one export spec names: its full path, its
-// path inside the package (outers joined with '.' or ':'), or its name when
-// no other export has it; each also in the Class'Path' form. The error
-// lists close matches or the candidates.
+// resolveZenExport finds the one export spec names (zen.Package.FindExport)
+// and reports a failure at pos.
 func resolveZenExport(pos Pos, p *zen.Package, spec string) (int, error) {
-	class, path := splitClass(strings.TrimSpace(spec))
-	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, ":", ".")) }
-	want := norm(path)
-	r := &zen.Resolver{}
-	var hits []int
-	for i := range p.Exports {
-		if class != "" && !strings.EqualFold(r.ClassName(p, i), class) {
-			continue
-		}
-		full, rel := norm(p.ExportPath(i)), norm(p.RelativePath(i, "."))
-		if want == full || want == rel || strings.HasSuffix(rel, "."+want) || strings.EqualFold(p.ExportName(i), path) {
-			hits = append(hits, i)
-		}
+	i, err := p.FindExport(spec, nil)
+	if err != nil {
+		return 0, errorf(pos, "%s: %v", p.PackageName(), err)
 	}
-	switch len(hits) {
-	case 1:
-		return hits[0], nil
-	case 0:
-		msg := fmt.Sprintf("%s: no export %q", p.PackageName(), spec)
-		var close []string
-		last := want[strings.LastIndexByte(want, '.')+1:]
-		for i := range p.Exports {
-			if len(close) < 8 && last != "" && strings.Contains(strings.ToLower(p.ExportName(i)), strings.TrimRight(last, "0123456789")) {
-				close = append(close, r.ClassName(p, i)+"'"+p.ExportPath(i)+"'")
-			}
-		}
-		sort.Strings(close)
-		if len(close) > 0 {
-			msg += "; close matches: " + strings.Join(close, ", ")
-		}
-		return 0, errorf(pos, "%s", msg)
-	}
-	var names []string
-	for _, i := range hits {
-		names = append(names, r.ClassName(p, i)+"'"+p.ExportPath(i)+"'")
-	}
-	return 0, errorf(pos, "%s: %q is ambiguous; it matches %s. Write more of the path, or Class'Path'", p.PackageName(), spec, strings.Join(names, ", "))
+	return i, nil
 }

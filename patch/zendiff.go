@@ -138,7 +138,7 @@ func readZenObject(p *zen.Package, r *zen.Resolver, i int) (*zenObject, error) {
 		return nil, err
 	}
 	o := &zenObject{object: props.NewResolver(p, r).Name}
-	if zenIsDataTable(p, r, i) {
+	if props.IsDataTable(p, r, i) {
 		t, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
 		if err != nil {
 			return nil, err
@@ -151,14 +151,6 @@ func readZenObject(p *zen.Package, r *zen.Resolver, i int) (*zenObject, error) {
 	}
 	o.rest = o.list.Rest
 	return o, nil
-}
-
-// zenIsDataTable reports whether export i is a DataTable, whose rows follow
-// its properties.
-func zenIsDataTable(p *zen.Package, r *zen.Resolver, i int) bool {
-	c := p.Exports[i].Class
-	return c == zen.ScriptObject("/Script/Engine.DataTable") || c == zen.ScriptObject("/Script/Engine.CompositeDataTable") ||
-		strings.HasSuffix(r.ClassName(p, i), "DataTable")
 }
 
 // diffZenProperties compares the properties (and DataTable rows) of two

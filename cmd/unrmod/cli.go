@@ -37,6 +37,7 @@ func commands() []*command {
 	return []*command{
 		infoCommand(),
 		dumpCommand(),
+		propsCommand(),
 		verifyCommand(),
 		lsCommand(),
 		extractCommand(),
@@ -254,6 +255,7 @@ Examples:
   unrmod verify System/*.u
   unrmod rewrite Maps/CTF-Face.unr -o /tmp/CTF-Face.unr --layout compact
   unrmod diff Maps/CTF-Face.unr /tmp/CTF-Face.unr
+  unrmod props Maps/CTF-Face.unr LevelInfo0
   unrmod apply examples/patches/set-property.yaml --dry-run
   unrmod ls Content/Paks/pakchunk0-Windows.utoc
   unrmod extract Content/Paks/pakchunk0-Windows.utoc -o out/ --filter '*.uasset'

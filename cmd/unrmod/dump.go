@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/unrmod/unrmod/iostore/zen/props"
 	"github.com/unrmod/unrmod/reader"
 )
 
@@ -16,14 +18,21 @@ import (
 func dumpCommand() *command {
 	return &command{
 		name:     "dump",
-		synopsis: "FILE [--json | --yaml] [--names] [--imports] [--exports] [--aes-key KEY]",
+		synopsis: "FILE [--json | --yaml] [--names] [--imports] [--exports] [--props] [--package PACKAGE] [--aes-key KEY]",
 		summary:  "list a package's tables, or a container header's store entries",
 		description: `Print a package's tables. Names: index, name, flags. Imports: index, class
 (ClassPackage.ClassName), path. Exports: index, class, path, serial size,
 serial offset, the XXH3-64 hash of the export's data, and flags.
 
 Indices are 0-based, as in unrmod's error messages ('export 12 "Light5"').
-With none of --names, --imports and --exports, all three tables are printed.
+With none of --names, --imports and --exports, all three tables are printed;
+--props adds every export's tagged properties, as 'unrmod props' shows them.
+
+A zen package (a file 'unrmod extract' wrote, or --package in a container)
+prints its package id and layout, its names with their CityHash64 hashes,
+its imports (script objects and imported packages' public exports, by hash
+and by path where known), its exports with their public export hashes, its
+export bundles and imported packages.
 Hashes and offsets are fixed-width hex; text output is aligned tables, and
 --json or --yaml print one document with the same data (offsets and sizes as
 numbers there).
@@ -41,6 +50,8 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 			"unrmod dump Maps/CTF-Face.unr",
 			"unrmod dump --exports Textures/ArenaTex.utx",
 			"unrmod dump System/Engine.u --imports --json",
+			"unrmod dump Maps/CTF-Face.unr --exports --props",
+			"unrmod dump examples/containers/UnrmodDemo427_P.utoc --package /Game/Data/DT_DemoItems",
 			"unrmod dump --json out/chunks/ContainerHeader/8f1c35e1a2b3c4d500000006.bin",
 		},
 		setup: func(fs *flag.FlagSet) runner {
@@ -49,6 +60,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 			names := fs.Bool("names", false, "print the name table")
 			imports := fs.Bool("imports", false, "print the import table")
 			exports := fs.Bool("exports", false, "print the export table")
+			withProps := fs.Bool("props", false, "also print every export's tagged properties")
 			key := addKeyFlag(fs)
 			zf := addZenFlags(fs, key)
 			return func(s streams, args []string) error {
@@ -69,10 +81,18 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 						*names, *imports, *exports = true, true, true
 					}
 					doc := newZenDumpDoc(z, *names, *imports, *exports)
+					if *withProps {
+						if doc.Properties, err = zenProps(z, nil, ""); errors.Is(err, props.ErrUnversioned) {
+							doc.PropertiesNote, err = props.ErrUnversioned.Error(), nil
+						}
+						if err != nil {
+							return err
+						}
+					}
 					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 				}
 				if isContainerFile(file) {
-					if *names || *imports || *exports {
+					if *names || *imports || *exports || *withProps {
 						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is an IoStore container", file)
 					}
 					c, err := openIndexedContainer(file, key)
@@ -84,7 +104,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.table(true).write)
 				}
 				if cf := readChunkFile(file); cf != nil {
-					if *names || *imports || *exports {
+					if *names || *imports || *exports || *withProps {
 						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is a %s", file, cf.content)
 					}
 					h, err := cf.header()
@@ -102,6 +122,11 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					return err
 				}
 				doc := newDumpDoc(file, p, *names, *imports, *exports)
+				if *withProps {
+					if doc.Properties, err = legacyProps(file, p, nil); err != nil {
+						return err
+					}
+				}
 				return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 			}
 		},
@@ -116,6 +141,8 @@ type dumpDoc struct {
 	Names   *[]nameRow   `json:"names,omitempty" yaml:"names,omitempty"`
 	Imports *[]importRow `json:"imports,omitempty" yaml:"imports,omitempty"`
 	Exports *[]exportRow `json:"exports,omitempty" yaml:"exports,omitempty"`
+	// Properties are the exports' tagged properties (--props).
+	Properties *propsDoc `json:"properties,omitempty" yaml:"properties,omitempty"`
 }
 
 // nameRow is one name table entry.
@@ -224,6 +251,9 @@ func (d *dumpDoc) writeText(w io.Writer) error {
 			}
 			return writeSection(w, "Exports", len(*d.Exports), t)
 		})
+	}
+	if d.Properties != nil {
+		sections = append(sections, func() error { return d.Properties.writeSection(w) })
 	}
 	for i, section := range sections {
 		if i > 0 {

@@ -432,17 +432,6 @@ func TestHashHelp(t *testing.T) {
 	}
 }
 
-// indent prefixes every line of s.
-func indent(s, prefix string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(s, "\n") {
-		if l != "" {
-			b.WriteString(prefix + l)
-		}
-	}
-	return b.String()
-}
-
 // TestHashCorpusContainers checks --container against the container id
 // stored in every real .utoc of the corpus, given as a file path: equal for
 // every container but the global ones, which store all ones.

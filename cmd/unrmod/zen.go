@@ -310,6 +310,10 @@ type zenDumpDoc struct {
 	Bundles          []zenBundleRow  `json:"export_bundles,omitempty" yaml:"export_bundles,omitempty"`
 	ImportedPackages []string        `json:"imported_packages,omitempty" yaml:"imported_packages,omitempty"`
 	PublicHashes     []string        `json:"imported_public_export_hashes,omitempty" yaml:"imported_public_export_hashes,omitempty"`
+	// Properties are the exports' tagged properties (--props), or
+	// PropertiesNote says why they cannot be read.
+	Properties     *propsDoc `json:"properties,omitempty" yaml:"properties,omitempty"`
+	PropertiesNote string    `json:"properties_note,omitempty" yaml:"properties_note,omitempty"`
 }
 
 type zenNameRow struct {
@@ -463,8 +467,16 @@ func (d *zenDumpDoc) writeText(w io.Writer) error {
 			fmt.Fprintf(&b, "%5d  %s\n", i, s)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if d.PropertiesNote != "" {
+		fmt.Fprintf(&b, "\nProperties: %s\n", d.PropertiesNote)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil || d.Properties == nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return d.Properties.writeSection(w)
 }
 
 // verifyZen checks a zen package: the decoded package's problems, with its

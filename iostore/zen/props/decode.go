@@ -81,6 +81,21 @@ func Decode(data []byte, ctx *Context) (*List, error) {
 	return l, nil
 }
 
+// IsDataTable reports whether export i of p is a DataTable (or a
+// CompositeDataTable, or a class whose name ends in DataTable), whose rows
+// follow its properties: DecodeDataTable reads it. r names the export's
+// class; nil recognizes only the engine's two classes.
+func IsDataTable(p *zen.Package, r *zen.Resolver, i int) bool {
+	c := p.Exports[i].Class
+	if c == zen.ScriptObject("/Script/Engine.DataTable") || c == zen.ScriptObject("/Script/Engine.CompositeDataTable") {
+		return true
+	}
+	if r == nil {
+		r = &zen.Resolver{}
+	}
+	return strings.HasSuffix(r.ClassName(p, i), "DataTable")
+}
+
 // DecodeDataTable decodes the data of a UDataTable export: its property
 // list and object tail as Decode does, then an int32 row count and each row
 // (an FName and the row struct's tag list). The bytes after the rows are

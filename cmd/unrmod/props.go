@@ -1,0 +1,379 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/reader"
+)
+
+// propsCommand returns the "props" command.
+func propsCommand() *command {
+	return &command{
+		name:     "props",
+		synopsis: "FILE [OBJECT...] [--row ROW] [--package PACKAGE] [--json | --yaml]",
+		summary:  "show the tagged properties of a package's exports",
+		description: `Print the tagged properties of exports: each property's name, static-array
+index, type and value, one a line as "Name[index] (Type) = value". Struct
+members and array elements follow on indented lines; object references show
+the object's path. A DataTable (in a zen package) lists its own properties,
+then each row's. These are the names and paths set-property takes.
+
+FILE is a legacy package, a zen package saved as a file ('unrmod extract'
+writes them), or a container (.utoc) with --package naming one of its
+packages. OBJECT names an export as patches do: its path, a unique dotted
+suffix of it, its name, or Class'Path'. Without OBJECT every export whose
+data starts with a property list is shown, and the ones that do not (class
+exports, native data) are counted at the end.
+
+Packages cooked with unversioned properties (PKG_UnversionedProperties, as
+many UE5 games ship) store values without tags: reading them needs the
+game's property schema, so unrmod says so instead of guessing.`,
+		examples: []string{
+			"unrmod props Maps/CTF-Face.unr LevelInfo0",
+			"unrmod props out/Grounded/Content/Blueprints/BP_SpicyChoppingDamage.uasset Default__BP_SpicyChoppingDamage_C",
+			"unrmod props examples/containers/UnrmodDemo427_P.utoc --package /Game/Data/DT_DemoItems --row Stick",
+			"unrmod props examples/packages/zen/DT_DemoItems.uasset --json",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			asJSON := fs.Bool("json", false, "print one JSON document")
+			asYAML := fs.Bool("yaml", false, "print one YAML document")
+			row := fs.String("row", "", "show only the DataTable row `ROW`")
+			key := addKeyFlag(fs)
+			zf := addZenFlags(fs, key)
+			return func(s streams, args []string) error {
+				if len(args) == 0 {
+					return usagef("props", "missing FILE")
+				}
+				if *asJSON && *asYAML {
+					return usagef("props", "--json and --yaml exclude each other")
+				}
+				file, objects := args[0], args[1:]
+				for _, o := range objects {
+					if strings.TrimSpace(o) == "" {
+						return usagef("props", "an OBJECT is empty")
+					}
+				}
+				doc, err := readProps(file, objects, *row, zf)
+				if err != nil {
+					return err
+				}
+				return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
+			}
+		},
+	}
+}
+
+// readProps reads the properties of the named exports of FILE (all when
+// objects is empty).
+func readProps(file string, objects []string, row string, zf *zenFlags) (*propsDoc, error) {
+	z, err := openZenArg("props", file, zf)
+	if err != nil {
+		return nil, err
+	}
+	if z != nil {
+		defer z.Close()
+		return zenProps(z, objects, row)
+	}
+	if isContainerFile(file) {
+		return nil, usagef("props", "%s is an IoStore container: give the package with --package (the names 'unrmod ls' shows)", file)
+	}
+	if row != "" {
+		return nil, usagef("props", "--row selects a DataTable row of a zen package; %s is not one", file)
+	}
+	p, err := reader.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return legacyProps(file, p, objects)
+}
+
+// propsDoc is the output of "unrmod props".
+type propsDoc struct {
+	File    string        `json:"file"`
+	Package string        `json:"package,omitempty"` // a zen package's name
+	Exports []propsExport `json:"exports"`
+	// Skipped counts the exports (of all listed) whose data is not a
+	// property list.
+	Skipped int `json:"skipped,omitempty"`
+}
+
+// propsExport is one export's properties.
+type propsExport struct {
+	Index      int         `json:"index"`
+	Path       string      `json:"path"`
+	Class      string      `json:"class"`
+	Properties []propEntry `json:"properties"`
+	Rows       []propsRow  `json:"rows,omitempty"`
+	// NativeBytes is the size of the data after the properties (and
+	// rows): the class's own serialization.
+	NativeBytes int    `json:"native_bytes,omitempty"`
+	text        string // the text form, as props.Format gives it
+}
+
+// propsRow is a DataTable row.
+type propsRow struct {
+	Name       string      `json:"name"`
+	Properties []propEntry `json:"properties"`
+}
+
+// propEntry is one property, struct member or array element.
+type propEntry struct {
+	Name     string      `json:"name"`            // the property or member name; "[i]" for an element
+	Index    int         `json:"index,omitempty"` // static-array index
+	Type     string      `json:"type,omitempty"`
+	Value    string      `json:"value,omitempty"`    // the value, when it fits on a line
+	Fields   []propEntry `json:"fields,omitempty"`   // struct members
+	Elements []propEntry `json:"elements,omitempty"` // array elements
+	Problem  string      `json:"problem,omitempty"`  // why the value was kept raw
+}
+
+func (d *propsDoc) writeText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	for k, e := range d.Exports {
+		if k > 0 {
+			ew.printf("\n")
+		}
+		ew.printf("export %d %s (class %s)\n", e.Index, e.Path, e.Class)
+		for _, line := range strings.SplitAfter(strings.TrimSuffix(e.text, "\n"), "\n") {
+			ew.printf("  %s", line)
+		}
+		ew.printf("\n")
+	}
+	if d.Skipped > 0 {
+		if len(d.Exports) > 0 {
+			ew.printf("\n")
+		}
+		ew.printf("(%d export(s) have no property list: class exports or native data)\n", d.Skipped)
+	}
+	return ew.err
+}
+
+// writeSection writes the properties as a section of dump's output.
+func (d *propsDoc) writeSection(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "Properties: %d export(s)\n", len(d.Exports)); err != nil {
+		return err
+	}
+	return d.writeText(w)
+}
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// zenProps reads the properties of a zen package's exports.
+func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
+	p := z.pkg
+	d := &propsDoc{File: z.name, Package: p.PackageName(), Exports: []propsExport{}}
+	if p.PackageFlags&zen.FlagUnversionedProperties != 0 {
+		return nil, fmt.Errorf("%s: %w", z.name, props.ErrUnversioned)
+	}
+	r := z.resolver
+	if r == nil {
+		r = &zen.Resolver{}
+	}
+	object := props.NewResolver(p, r).Name
+	fopts := &props.FormatOptions{Object: object, MaxElements: -1}
+	var list []int
+	for _, o := range objects {
+		i, err := p.FindExport(o, r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", z.name, err)
+		}
+		list = append(list, i)
+	}
+	all := len(objects) == 0
+	if all {
+		for i := range p.Exports {
+			list = append(list, i)
+		}
+	}
+	rowFound := false
+	for _, i := range list {
+		e := propsExport{Index: i, Path: p.ExportPath(i), Class: r.ClassName(p, i)}
+		ctx, err := props.ContextFor(p, i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", z.name, err)
+		}
+		data := p.Exports[i].Data
+		if props.IsDataTable(p, r, i) {
+			t, err := props.DecodeDataTable(data, ctx)
+			if err != nil {
+				if all {
+					d.Skipped++
+					continue
+				}
+				return nil, fmt.Errorf("%s: %s: %v", z.name, e.Path, err)
+			}
+			e.Properties = zenEntries(t.Properties, object)
+			if row == "" {
+				e.text = t.Format(fopts)
+				for _, rw := range t.Rows {
+					e.Rows = append(e.Rows, propsRow{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)})
+				}
+			} else if rw := t.Row(row); rw != nil {
+				rowFound = true
+				e.text = "Row " + rw.Name.Text + "\n" + indent(rw.Properties.Format(fopts), "  ")
+				e.Properties = nil
+				e.Rows = []propsRow{{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)}}
+			} else if !all {
+				var names []string
+				for _, rw := range t.Rows {
+					names = append(names, rw.Name.Text)
+				}
+				return nil, fmt.Errorf("%s: %s has no row %q; its rows: %s", z.name, e.Path, row, strings.Join(names, ", "))
+			} else {
+				continue
+			}
+			e.NativeBytes = len(t.Rest)
+			d.Exports = append(d.Exports, e)
+			continue
+		}
+		if row != "" && all {
+			continue
+		}
+		if row != "" {
+			return nil, usagef("props", "--row: %s is not a DataTable", e.Path)
+		}
+		l, err := props.Decode(data, ctx)
+		if err != nil {
+			if all {
+				d.Skipped++
+				continue
+			}
+			return nil, fmt.Errorf("%s: %s: %v", z.name, e.Path, err)
+		}
+		e.Properties = zenEntries(l, object)
+		e.NativeBytes = len(l.Rest)
+		e.text = l.Format(fopts)
+		d.Exports = append(d.Exports, e)
+	}
+	if row != "" && all && !rowFound {
+		return nil, fmt.Errorf("%s: no DataTable of the package has a row %q", z.name, row)
+	}
+	return d, nil
+}
+
+func indent(s, pad string) string {
+	if s == "" {
+		return s
+	}
+	return pad + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+pad) + "\n"
+}
+
+// zenEntries converts a property list to entries.
+func zenEntries(l *props.List, object func(int32) string) []propEntry {
+	out := make([]propEntry, 0, len(l.Properties))
+	for _, q := range l.Properties {
+		e := zenEntry(q.Name.Text, q.Value, object)
+		e.Index, e.Type, e.Problem = int(q.ArrayIndex), q.TypeString(), q.Problem
+		out = append(out, e)
+	}
+	return out
+}
+
+func zenEntry(name string, v props.Value, object func(int32) string) propEntry {
+	e := propEntry{Name: name}
+	switch x := v.(type) {
+	case *props.Struct:
+		switch {
+		case x.Tagged != nil:
+			e.Fields = zenEntries(x.Tagged, object)
+			return e
+		case len(x.Native) > 1 || len(x.Native) == 1 && x.Native[0].Name != "":
+			for _, f := range x.Native {
+				e.Fields = append(e.Fields, zenEntry(f.Name, f.Value, object))
+			}
+			return e
+		}
+	case *props.Array:
+		e.Elements = make([]propEntry, 0, len(x.Elements))
+		for i, el := range x.Elements {
+			e.Elements = append(e.Elements, zenEntry(fmt.Sprintf("[%d]", i), el.Value, object))
+		}
+		return e
+	}
+	e.Value = props.Display(v, object)
+	return e
+}
+
+// legacyProps reads the properties of a legacy package's exports.
+func legacyProps(file string, p *reader.Package, objects []string) (*propsDoc, error) {
+	d := &propsDoc{File: file, Exports: []propsExport{}}
+	var list []int
+	for _, o := range objects {
+		class, path := "", o
+		if i := strings.IndexByte(o, '\''); i > 0 && strings.HasSuffix(o, "'") && len(o) > i+1 {
+			class, path = o[:i], o[i+1:len(o)-1]
+		}
+		i, err := findExport(file, p, path, class)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, i)
+	}
+	all := len(objects) == 0
+	if all {
+		for i := range p.Exports {
+			list = append(list, i)
+		}
+	}
+	for _, i := range list {
+		e := propsExport{Index: i, Path: p.ExportPath(i), Class: p.ClassName(i)}
+		l, err := p.Properties(i)
+		if err != nil {
+			if all {
+				d.Skipped++
+				continue
+			}
+			if errors.Is(err, reader.ErrNoPropertyList) {
+				return nil, fmt.Errorf("%s: %s is a class: %v", file, e.Path, err)
+			}
+			return nil, err
+		}
+		var b strings.Builder
+		e.Properties = make([]propEntry, 0, len(l.Props))
+		for k := range l.Props {
+			q := &l.Props[k]
+			pe := propEntry{Name: p.NameOf(q.Name), Index: q.ArrayIndex, Type: q.Type.String() + "Property"}
+			if q.Type == reader.PropStruct {
+				pe.Type = "StructProperty(" + p.NameOf(q.StructName) + ")"
+			}
+			v, err := p.PropertyValue(i, q)
+			if err != nil {
+				pe.Problem = err.Error()
+			} else {
+				pe.Value = p.FormatValue(v)
+			}
+			label := pe.Name
+			if pe.Index != 0 {
+				label = fmt.Sprintf("%s[%d]", pe.Name, pe.Index)
+			}
+			fmt.Fprintf(&b, "%s (%s) = %s\n", label, pe.Type, pe.Value)
+			if pe.Problem != "" {
+				fmt.Fprintf(&b, "  (not read: %s)\n", pe.Problem)
+			}
+			e.Properties = append(e.Properties, pe)
+		}
+		e.NativeBytes = len(p.Exports[i].Data) - l.End
+		if e.NativeBytes > 0 {
+			fmt.Fprintf(&b, "(%d bytes of native data after the properties)\n", e.NativeBytes)
+		}
+		e.text = b.String()
+		d.Exports = append(d.Exports, e)
+	}
+	return d, nil
+}
