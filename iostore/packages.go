@@ -25,8 +25,10 @@ func (c *Container) PackageChunk(id zen.PackageID) (int, bool) {
 
 // FindPackage returns the package chunk a user names: a long package name
 // (/Game/Data/Table_Items), the chunk's path as ls shows it and extract
-// writes it (UnrmodDemo/Content/Data/Table_Items.uasset, '\' accepted), or
-// that path without the extension. Paths compare case-insensitively.
+// writes it (UnrmodDemo/Content/Data/Table_Items.uasset, '\' accepted),
+// that path without the extension, or the file name alone (Table_Items, with
+// or without .uasset) when one package has it. Paths compare
+// case-insensitively.
 func (c *Container) FindPackage(name string) (int, error) {
 	name = strings.ReplaceAll(strings.TrimSpace(name), `\`, "/")
 	if strings.HasPrefix(name, "/") && zen.CheckPackageName(name) == nil {
@@ -35,7 +37,8 @@ func (c *Container) FindPackage(name string) (int, error) {
 		}
 	}
 	want := strings.ToLower(strings.TrimPrefix(name, "/"))
-	var close []string
+	var close, base []string
+	var baseIndex int
 	for i := range c.chunks {
 		ch := &c.chunks[i]
 		if ch.Type != ChunkExportBundleData || ch.Path == "" {
@@ -50,11 +53,20 @@ func (c *Container) FindPackage(name string) (int, error) {
 				return i, nil
 			}
 		}
+		if b := strings.ToLower(path.Base(shown)); !strings.Contains(want, "/") && (b == want || strings.TrimSuffix(b, path.Ext(b)) == want) {
+			base, baseIndex = append(base, shown), i
+		}
 		if len(close) < 8 && strings.Contains(strings.ToLower(shown), strings.ToLower(path.Base(want))) {
 			close = append(close, shown)
 		}
 	}
-	msg := fmt.Sprintf("%s: no package %q (give a package name such as /Game/Data/Table_Items, or a path 'unrmod ls' shows)", c.file, name)
+	switch {
+	case len(base) == 1:
+		return baseIndex, nil
+	case len(base) > 1:
+		return 0, fmt.Errorf("%s: package %q is ambiguous: %s; give its path", c.file, name, strings.Join(base, ", "))
+	}
+	msg := fmt.Sprintf("%s: no package %q (give a package name such as /Game/Data/Table_Items, a path 'unrmod ls' shows, or a file name that is unique)", c.file, name)
 	if len(close) > 0 {
 		msg += "; close matches: " + strings.Join(close, ", ")
 	}

@@ -102,6 +102,15 @@ func Build(s Spec) (*zen.Package, error) {
 			all = append(all, propNames(r.Props, complete)...)
 		}
 	}
+	// The cooker keeps the names of what the package imports: the script
+	// package and the object's name.
+	for _, imp := range s.Imports {
+		module, obj, _ := strings.Cut(imp, ".")
+		all = append(all, module)
+		if obj != "" {
+			all = append(all, obj)
+		}
+	}
 	if !s.Layout.IsUE5() {
 		all = append(all, s.Name)
 	}

@@ -43,6 +43,11 @@ func (r *Resolver) Object(p *Package, x ObjectIndex) string {
 				return s
 			}
 		}
+		// Cooked packages keep the names of the script packages and
+		// classes they import: try the /Script/ paths the names spell.
+		if s := guessScriptPath(p, x); s != "" {
+			return s
+		}
 		return "ScriptImport " + x.String()
 	}
 	return r.packageImport(p, x)
@@ -96,6 +101,31 @@ func (r *Resolver) packageImport(p *Package, x ObjectIndex) string {
 		}
 	}
 	return fmt.Sprintf("%s.<public export 0x%016x>", name, h)
+}
+
+// guessScriptPath returns the script object path /Script/Module.Object,
+// spelled by names of p, whose hash is x, or "".
+func guessScriptPath(p *Package, x ObjectIndex) string {
+	var modules []string
+	for _, n := range p.Names {
+		if strings.HasPrefix(n, "/Script/") && !strings.ContainsAny(n, ".:") {
+			modules = append(modules, n)
+		}
+	}
+	if len(modules) == 0 || len(modules)*len(p.Names) > maxGuesses {
+		return ""
+	}
+	for _, m := range modules {
+		if ScriptObject(m) == x {
+			return m
+		}
+		for _, obj := range p.Names {
+			if ScriptObject(m+"."+obj) == x {
+				return m + "." + obj
+			}
+		}
+	}
+	return ""
 }
 
 // maxGuesses bounds the package-and-object pairs guessPath hashes.
