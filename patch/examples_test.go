@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/unrmod/unrmod/iostore/zen/props"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -234,6 +236,7 @@ var exampleChecks = map[string]func(t *testing.T, f *patch.File, res *patch.Resu
 	"set-property.yaml":        checkSetPropertyExample,
 	"retarget-import.yaml":     checkRetargetExample,
 	"multi-target.yaml":        checkMultiTargetExample,
+	"zen-datatable.yaml":       checkZenDataTableExample,
 }
 
 func TestExamples(t *testing.T) {
@@ -304,9 +307,16 @@ func TestExamples(t *testing.T) {
 				if len(tr.Changes) < len(f.Targets[k].Ops) {
 					t.Errorf("target %s: %d changes for %d operations", tr.Input, len(tr.Changes), len(f.Targets[k].Ops))
 				}
-				q := readPkg(t, tr.Output)
-				if got := q.GUID().String(); got != tr.GUID.New {
-					t.Errorf("result says GUID %s, output has %s", tr.GUID.New, got)
+				if tr.Kind == "zen" {
+					q, _ := readZen(t, tr.Output)
+					for _, pr := range q.Problems(nil) {
+						t.Errorf("%s: %s", tr.Output, pr)
+					}
+				} else {
+					q := readPkg(t, tr.Output)
+					if got := q.GUID().String(); got != tr.GUID.New {
+						t.Errorf("result says GUID %s, output has %s", tr.GUID.New, got)
+					}
 				}
 				if st, err := os.Stat(tr.Output); err != nil || st.Size() != tr.Size {
 					t.Errorf("result says %d bytes; output: %v %v", tr.Size, st, err)
@@ -730,4 +740,64 @@ func checkMultiTargetExample(t *testing.T, _ *patch.File, res *patch.Result) {
 		t.Errorf("Author = %q", v.Str)
 	}
 	sameExportData(t, in, out, "UnrmodDemoMap.LevelInfo0")
+}
+
+func checkZenDataTableExample(t *testing.T, _ *patch.File, res *patch.Result) {
+	values := func(path string) map[string]string {
+		p, _ := readZen(t, path)
+		out := map[string]string{}
+		for i := range p.Exports {
+			ctx, err := props.ContextFor(p, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if props.IsDataTable(p, nil, i) {
+				tb, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range tb.Rows {
+					for _, q := range r.Properties.Properties {
+						out[r.Name.Text+": "+q.Name.Text] = props.Display(q.Value, nil)
+					}
+				}
+				continue
+			}
+			if l, err := props.Decode(p.Exports[i].Data, ctx); err == nil {
+				for _, q := range l.Properties {
+					out[p.ExportName(i)+": "+q.Name.Text] = props.Display(q.Value, nil)
+				}
+			}
+		}
+		return out
+	}
+	want := map[string]string{
+		"Stick: MaxStackSize":                    "999",
+		"Stick: Weight":                          "0.1",
+		"Stick: DisplayName":                     `"Sturdy Stick"`,
+		"Acorn: bStackable":                      "true",
+		"Acorn: Rarity":                          "EDemoRarity::Common",
+		"Default__BP_DemoPickup_C: PickupAmount": "20",
+		"Default__BP_DemoPickup_C: RespawnTime":  "5",
+		"Default__BP_DemoPickup_C: Tint":         "(R=1,G=1,B=0.2,A=1)",
+	}
+	for k, tr := range res.Targets {
+		before, after := values(tr.Input), values(tr.Output)
+		for key, old := range before {
+			w, changed := want[key]
+			switch {
+			case changed && after[key] != w:
+				t.Errorf("target %d: %s = %s, want %s", k, key, after[key], w)
+			case !changed && after[key] != old:
+				t.Errorf("target %d: %s changed from %s to %s", k, key, old, after[key])
+			}
+		}
+	}
+	// The table grew by the longer name: the store entry must follow.
+	if st := res.Targets[0].Store; len(st) != 1 || st[0].Field != "ExportBundlesSize" || st[0].New != strconv.FormatInt(res.Targets[0].Size, 10) {
+		t.Errorf("store changes %v", st)
+	}
+	if len(res.Targets[1].Store) != 0 {
+		t.Errorf("the Blueprint's size did not change, yet %v", res.Targets[1].Store)
+	}
 }

@@ -45,6 +45,7 @@ editors is in docs/patch.schema.json.`,
 			"unrmod apply examples/patches/package-flags.yaml --dry-run",
 			"unrmod apply mymod.yaml --output-dir build/",
 			"unrmod apply fix-download.yaml --in-place",
+			"unrmod apply examples/patches/zen-datatable.yaml",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			dry := fs.Bool("dry-run", false, "print the plan and verify the outputs, but write nothing")

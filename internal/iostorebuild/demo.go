@@ -106,6 +106,29 @@ func DemoContainers() ([]DemoContainer, error) {
 	return out, nil
 }
 
+// DemoPackageFiles returns the loose zen packages shipped in
+// examples/packages/zen, by file name: the demo's item table and pickup
+// Blueprint cooked for UE 4.27 (as Grounded cooks), byte for byte the
+// package chunks of UnrmodDemo427_P, as 'unrmod extract' writes them.
+func DemoPackageFiles() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, spec := range DemoPackages(zen.LayoutUE4) {
+		if strings.HasPrefix(spec.Name, "/Game/Maps/") {
+			continue // the map has bulk data; it stays in the containers
+		}
+		p, err := zenbuild.Build(spec)
+		if err != nil {
+			return nil, err
+		}
+		data, err := p.Encode()
+		if err != nil {
+			return nil, err
+		}
+		out[spec.Name[strings.LastIndexByte(spec.Name, '/')+1:]+".uasset"] = data
+	}
+	return out, nil
+}
+
 // demoBulk is the bulk data size of the demo packages that have bulk data.
 var demoBulk = map[string]int{"/Game/Maps/DemoArena": 150000}
 
