@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // This file encodes zen packages: the package's parts in file order, each
@@ -30,14 +31,29 @@ func pkgEncodeError(structure, format string, args ...any) error {
 	return encodeError(structure, format, args...)
 }
 
-// dataPlan is where the export data goes: the data part, each export's
-// offset in it and its CookedSerialOffset, and the 5.0–5.2 bundle offsets.
+// dataPlan is where the export data goes: the exports in the order their
+// data is written, each export's offset in the data part and its
+// CookedSerialOffset, and the 5.0–5.2 bundle offsets. The plan holds no
+// bytes: appendData writes them.
 type dataPlan struct {
-	data          []byte
+	order         []int    // the exports with data, in the order it is written
 	at            []uint64 // per export: offset of its data from the header end
 	serialOffsets []uint64 // per export: the CookedSerialOffset to store
 	bundleOffsets []uint64
-	raw           bool // the part is written as kept
+	size          int    // the data part's size, trailing bytes included
+	raw           []byte // the data part as kept, when isRaw
+	isRaw         bool
+}
+
+// appendData appends the data part the plan describes.
+func (pl *dataPlan) appendData(dst []byte, p *Package) []byte {
+	if pl.isRaw {
+		return append(dst, pl.raw...)
+	}
+	for _, i := range pl.order {
+		dst = append(dst, p.Exports[i].Data...)
+	}
+	return append(dst, p.Trailing...)
 }
 
 // planData lays out the export data: in 4.26–5.2 in the order the bundles
@@ -49,12 +65,12 @@ type dataPlan struct {
 // decoded.
 func (p *Package) planData() (*dataPlan, error) {
 	n := len(p.Exports)
-	pl := &dataPlan{at: make([]uint64, n), serialOffsets: make([]uint64, n)}
-	size := len(p.Trailing)
-	for i := range p.Exports {
-		size += len(p.Exports[i].Data)
+	pl := &dataPlan{at: make([]uint64, n), serialOffsets: make([]uint64, n), order: make([]int, 0, n)}
+	place := func(i int) {
+		pl.at[i] = uint64(pl.size)
+		pl.order = append(pl.order, i)
+		pl.size += len(p.Exports[i].Data)
 	}
-	pl.data = make([]byte, 0, size)
 	if p.Layout.hasGraphData() {
 		done := make([]bool, n)
 		for b, bd := range p.Bundles {
@@ -62,7 +78,7 @@ func (p *Package) planData() (*dataPlan, error) {
 				return nil, pkgEncodeError(fmt.Sprintf("export bundle %d", b), "entries %d..%d lie outside the %d bundle entries",
 					bd.FirstEntry, uint64(bd.FirstEntry)+uint64(bd.EntryCount), len(p.BundleEntries))
 			}
-			pl.bundleOffsets = append(pl.bundleOffsets, uint64(len(pl.data)))
+			pl.bundleOffsets = append(pl.bundleOffsets, uint64(pl.size))
 			for _, en := range p.BundleEntries[bd.FirstEntry : bd.FirstEntry+bd.EntryCount] {
 				if en.Command != CommandSerialize {
 					continue
@@ -72,8 +88,7 @@ func (p *Package) planData() (*dataPlan, error) {
 						"serializes export %d, which is not one of the %d exports or is serialized twice", en.Export, n)
 				}
 				done[en.Export] = true
-				pl.at[en.Export] = uint64(len(pl.data))
-				pl.data = append(pl.data, p.Exports[en.Export].Data...)
+				place(int(en.Export))
 			}
 		}
 		for i := range n {
@@ -83,11 +98,10 @@ func (p *Package) planData() (*dataPlan, error) {
 		}
 	} else {
 		for i := range p.Exports {
-			pl.at[i] = uint64(len(pl.data))
-			pl.data = append(pl.data, p.Exports[i].Data...)
+			place(i)
 		}
 	}
-	pl.data = append(pl.data, p.Trailing...)
+	pl.size += len(p.Trailing)
 	if p.Layout.hasDependencies() {
 		copy(pl.serialOffsets, pl.at)
 	} else {
@@ -98,8 +112,8 @@ func (p *Package) planData() (*dataPlan, error) {
 		}
 	}
 	if k := p.kept[secData]; k != nil {
-		if bytes.Equal(pl.data, k.canon) {
-			pl.data, pl.raw = k.raw, true
+		if bytes.Equal(pl.appendData(make([]byte, 0, pl.size), p), k.canon) {
+			pl.raw, pl.isRaw = k.raw, true
 			for i := range p.Exports {
 				pl.serialOffsets[i] = p.Exports[i].SerialOffset
 			}
@@ -191,12 +205,12 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 		return nil, err
 	}
 	if canon != nil {
-		pl.raw = false
+		pl.raw, pl.isRaw = nil, false
 	}
 	le := binary.LittleEndian
 	l := p.Layout
 	base := len(dst)
-	dst = append(dst[:base:base], make([]byte, 0, p.expectedSize())...)
+	dst = slices.Grow(dst[:base], int(min(p.expectedSize(), math.MaxInt32)))
 	var pos [secCount]int // each part's start, relative to base
 	sizes := map[section]int{}
 	for _, s := range l.sections() {
@@ -314,9 +328,9 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 				dst = le.AppendUint32(dst, uint32(ip.Number))
 			}
 		case secData:
-			dst = append(dst, pl.data...)
+			dst = pl.appendData(dst, p)
 			if canon != nil {
-				canon[s] = pl.data
+				canon[s] = dst[start:]
 			}
 			continue
 		}

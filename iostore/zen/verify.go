@@ -86,7 +86,7 @@ func (v *verifier) data() {
 		v.add("export data", "%v", err)
 		return
 	}
-	if pl.raw {
+	if pl.isRaw {
 		return // offsets as decoded; the layout problem is reported above
 	}
 	for i, e := range p.Exports {
