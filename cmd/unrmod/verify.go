@@ -206,10 +206,10 @@ func (r *verifyFileDoc) writeText(s streams) {
 			return
 		}
 		if r.Kind == "zen-package" {
-			fmt.Fprintf(s.out, "ok  %s (zen package %s: %d names, %d imports, %d exports)\n", r.File, r.Package, r.Names, r.Imports, r.Exports)
+			fmt.Fprintf(s.out, "ok  %s (zen package %s: %s, %s, %s)\n", r.File, r.Package, plural(r.Names, "name"), plural(r.Imports, "import"), plural(r.Exports, "export"))
 			return
 		}
-		fmt.Fprintf(s.out, "ok  %s (%d names, %d imports, %d exports)\n", r.File, r.Names, r.Imports, r.Exports)
+		fmt.Fprintf(s.out, "ok  %s (%s, %s, %s)\n", r.File, plural(r.Names, "name"), plural(r.Imports, "import"), plural(r.Exports, "export"))
 		return
 	}
 	for _, q := range r.Problems {
