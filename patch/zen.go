@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -85,6 +86,9 @@ func applyZenTarget(t *Target, dir, in, out string, opt Options) (*TargetResult,
 			tr.Changed = true
 		}
 	}
+	if err := checkInlineBulkData(t.Pos, old, p); err != nil {
+		return nil, nil, nil, err
+	}
 	if t.Layout == writer.Compact {
 		p.ForgetRaw()
 	}
@@ -151,4 +155,38 @@ func storeChanges(a *zen.Package, aSize int, b *zen.Package, bSize int) []StoreC
 		add("ExportBundleCount", len(a.Bundles), len(b.Bundles))
 	}
 	return out
+}
+
+// bulkSeparateFile is BULKDATA_PayloadInSeperateFile: the payload is in
+// the package's .ubulk (or .uptnl, .m.ubulk) chunk, not in its export data.
+const bulkSeparateFile = 0x100
+
+// checkInlineBulkData refuses a change that resizes an export's data when
+// the export may hold a bulk-data payload stored inline and the change
+// moves it: the bulk data map (UE 5.2+) gives each such payload's offset
+// inside its export, and the map does not say which export, so unrmod
+// cannot move the payload safely. Payloads in separate files, exports whose
+// size does not change and changes after a payload (its bytes and all
+// before them unchanged) are not affected.
+func checkInlineBulkData(pos Pos, old, p *zen.Package) error {
+	for i := range old.Exports {
+		was, now := old.Exports[i].Data, p.Exports[i].Data
+		a, b := len(was), len(now)
+		if a == b {
+			continue
+		}
+		for k, e := range old.BulkData {
+			if e.Flags&bulkSeparateFile != 0 || e.SerialSize <= 0 || e.SerialOffset < 0 || e.SerialOffset+e.SerialSize > int64(a) {
+				continue
+			}
+			if end := e.SerialOffset + e.SerialSize; end <= int64(b) && bytes.Equal(was[:end], now[:end]) {
+				continue // the payload, and everything before it, stay where they were
+			}
+			return errorf(pos, "%s: the change resizes the data of %s (%d → %d bytes), which may hold an inline bulk-data payload "+
+				"(bulk data map entry %d: %d bytes at offset %d of its export); the map would then point at the wrong bytes, "+
+				"and unrmod does not move bulk-data payloads. Changes that keep the export's size, or change only what follows the payload, are possible",
+				p.PackageName(), p.ExportPath(i), a, b, k, e.SerialSize, e.SerialOffset)
+		}
+	}
+	return nil
 }
