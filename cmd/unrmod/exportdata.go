@@ -18,7 +18,7 @@ const maxCandidates = 10
 func exportDataCommand() *command {
 	return &command{
 		name:     "export-data",
-		synopsis: "FILE OBJECT -o OUT [--class CLASS]",
+		synopsis: "FILE OBJECT -o OUT [--class CLASS] [--package PACKAGE]",
 		summary:  "write one export's serialized data to a file",
 		description: `Write the serialized data of one export (its property list and native data,
 exactly as stored in the package) to OUT, atomically; '-o -' writes the raw
@@ -29,14 +29,21 @@ of it that is unique (LevelInfo0), compared case-insensitively; 'unrmod dump
 --exports FILE' lists the paths. An unknown OBJECT lists close matches and an
 ambiguous one lists every candidate. Two objects of different classes may
 share a path (a Palette and a FireTexture both called Lball); --class picks
-one. A summary goes to standard error.`,
+one. A summary goes to standard error.
+
+FILE may also be a zen package (a file 'unrmod extract' wrote), or a
+container with --package naming one of its packages; OBJECT is then the
+export's path, its path inside the package or its name. The bytes are what
+a replace-export patch takes as data: for the same export.`,
 		examples: []string{
 			"unrmod export-data Maps/CTF-Face.unr LevelInfo0 -o LevelInfo0.bin",
 			"unrmod export-data Textures/BluffFX.utx DevGarbage.Lball --class FireTexture -o - | xxd | head",
+			"unrmod export-data examples/packages/zen/BP_DemoPickup.uasset Default__BP_DemoPickup_C -o defaults.bin",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write the data to `OUT`, or - for standard output (required)")
 			class := fs.String("class", "", "only consider exports of class `CLASS` (for objects that share a path)")
+			zf := addZenFlags(fs, addKeyFlag(fs))
 			return func(s streams, args []string) error {
 				switch {
 				case len(args) < 2:
@@ -52,15 +59,36 @@ one. A summary goes to standard error.`,
 				if *out != "-" && sameFile(file, *out) {
 					return usagef("export-data", "output %s is the input file; export-data never modifies its input", *out)
 				}
-				p, err := reader.ReadFile(file)
+				var data []byte
+				var what string
+				z, err := openZenArg("export-data", file, zf)
 				if err != nil {
 					return err
 				}
-				i, err := findExport(file, p, object, *class)
-				if err != nil {
-					return err
+				if z != nil {
+					defer z.Close()
+					spec := object
+					if *class != "" {
+						spec = *class + "'" + object + "'"
+					}
+					i, err := z.pkg.FindExport(spec, z.resolver)
+					if err != nil {
+						return fmt.Errorf("%s: %v", z.name, err)
+					}
+					data = z.pkg.Exports[i].Data
+					what = fmt.Sprintf("%s (class %s)", z.pkg.ExportPath(i), z.resolver.ClassName(z.pkg, i))
+				} else {
+					p, err := reader.ReadFile(file)
+					if err != nil {
+						return err
+					}
+					i, err := findExport(file, p, object, *class)
+					if err != nil {
+						return err
+					}
+					data = p.Exports[i].Data
+					what = fmt.Sprintf("%s (class %s)", p.ExportPath(i), p.ClassName(i))
 				}
-				data := p.Exports[i].Data
 				dest := *out
 				if dest == "-" {
 					dest = "standard output"
@@ -70,7 +98,7 @@ one. A summary goes to standard error.`,
 				} else if err := safefile.WriteFile(dest, data, 0o644); err != nil {
 					return err
 				}
-				fmt.Fprintf(s.err, "wrote %d bytes of %s (class %s) to %s\n", len(data), p.ExportPath(i), p.ClassName(i), dest)
+				fmt.Fprintf(s.err, "wrote %d bytes of %s to %s\n", len(data), what, dest)
 				return nil
 			}
 		},

@@ -176,3 +176,35 @@ func TestPropsErrors(t *testing.T) {
 		t.Errorf("dump --props (unversioned): exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestExportDataZen writes a zen export's data, which a replace-export
+// patch then takes back as already in effect.
+func TestExportDataZen(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "defaults.bin")
+	pkg := "../../examples/packages/zen/BP_DemoPickup.uasset"
+	_, stderr, code := runCLI(t, "export-data", pkg, "Default__BP_DemoPickup_C", "-o", bin)
+	if code != 0 || !strings.Contains(stderr, "wrote 190 bytes of /Game/Items/BP_DemoPickup.Default__BP_DemoPickup_C (class BP_DemoPickup_C)") {
+		t.Fatalf("export-data: exit %d\n%s", code, stderr)
+	}
+	patchFile := filepath.Join(dir, "p.yaml")
+	abs, _ := filepath.Abs(pkg)
+	text := "unrmod: 1\ntargets:\n  - file: " + strconv.Quote(abs) + "\n    output: out.uasset\n    ops:\n" +
+		"      - replace-export: {object: Default__BP_DemoPickup_C, data: {file: defaults.bin}}\n"
+	if err := os.WriteFile(patchFile, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "apply", patchFile, "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "already 190 bytes, given data (no change)") || !strings.Contains(stdout, "no changes") {
+		t.Errorf("apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// In a container, by file name; --class picks by class.
+	stdout, _, code = runCLI(t, "export-data", "../../examples/containers/UnrmodDemo427_P.utoc", "DT_DemoItems", "--package", "DT_DemoItems", "--class", "DataTable", "-o", "-")
+	if code != 0 || len(stdout) != 574 {
+		t.Errorf("export-data --package: exit %d, %d bytes", code, len(stdout))
+	}
+	_, stderr, code = runCLI(t, "export-data", pkg, "Default__BP_DemoPickup_C", "--class", "Texture2D", "-o", "-")
+	if code != 1 || !strings.Contains(stderr, "no export") {
+		t.Errorf("export-data --class Texture2D: exit %d\n%s", code, stderr)
+	}
+}
