@@ -230,9 +230,10 @@ func flagName(name string) string {
 
 // writeMainHelp prints the top-level help.
 func writeMainHelp(w io.Writer) {
-	fmt.Fprint(w, `unrmod inspects, checks and rewrites legacy Unreal Engine 1 and 2 packages
-(.u .utx .unr .uax .umx ...), and reads UE 4.25-5.x IoStore containers
-(.utoc/.ucas).
+	fmt.Fprint(w, `unrmod inspects, checks, patches and rewrites legacy Unreal Engine 1 and 2
+packages (.u .utx .unr .uax .umx ...) and the zen packages of UE 4.26-5.x
+IoStore containers (.utoc/.ucas), which it also reads, lists, extracts and
+verifies.
 
 Usage: unrmod <command> [flags] args
 
@@ -259,6 +260,7 @@ Examples:
   unrmod apply examples/patches/set-property.yaml --dry-run
   unrmod ls Content/Paks/pakchunk0-Windows.utoc
   unrmod extract Content/Paks/pakchunk0-Windows.utoc -o out/ --filter '*.uasset'
+  unrmod dump Paks/pakchunk0-Windows.utoc --package /Game/Data/Table_Items
   unrmod hash --export /Game/Props/BP_Crate.BP_Crate_C
 `)
 }

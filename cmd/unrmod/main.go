@@ -1,13 +1,16 @@
-// Command unrmod inspects, checks and rewrites legacy Unreal Engine 1 and 2
-// packages (.u .utx .unr .uax .umx ...).
+// Command unrmod inspects, checks, patches and rewrites legacy Unreal Engine
+// 1 and 2 packages (.u .utx .unr .uax .umx ...) and the zen packages of UE
+// 4.26-5.x IoStore containers, and reads, lists, extracts and verifies the
+// containers (.utoc/.ucas).
 //
 // Usage:
 //
 //	unrmod <command> [flags] args
 //
-// The commands are info, dump, verify, rewrite, export-data, help and
-// version; "unrmod help" lists them and "unrmod <command> --help" explains
-// one. Flags may appear before or after the arguments.
+// The commands are info, dump, props, verify, ls, extract, rewrite,
+// export-data, apply, diff, hash, help and version; "unrmod help" lists them
+// and "unrmod <command> --help" explains one. Flags may appear before or
+// after the arguments.
 //
 // Exit status: 0 on success, 1 when a file is bad, fails verification or
 // cannot be written, 2 on a usage error.
