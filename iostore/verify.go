@@ -333,12 +333,13 @@ func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeade
 	}
 	id := c.chunks[i].ID.PackageID()
 	opts := &zen.VerifyOptions{ChunkPackageID: id}
+	var out []Problem
 	if header != nil {
 		if n := header.PackageIndex(id); n >= 0 {
 			opts.Entry = &header.Packages[n]
 		}
+		opts.Header = header
 	}
-	var out []Problem
 	for _, q := range p.Problems(opts) {
 		out = append(out, Problem{Struct: where + " " + q.Struct, Offset: q.Offset, Msg: q.Msg})
 	}

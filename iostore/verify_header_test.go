@@ -35,6 +35,7 @@ func TestVerifyContainerHeaderAgainstChunks(t *testing.T) {
 		chunks = append(chunks, iostorebuild.Chunk{ID: hid, Data: iostorebuild.ContainerHeader427(headerID, entries), Raw: true})
 		return &iostorebuild.Container{Version: v, ContainerID: cid, MountPoint: "../../../Maine/Content/", Method: "Zlib", Chunks: chunks}
 	}
+	pkgUE5 := tcPackage(t, iostore.VersionReplaceIoChunkHashWithIoHash, names[2], tcData(2, 500))
 	bigB := entry(2, pkgB)
 	bigB.ExportBundlesSize++
 	tests := []struct {
@@ -53,6 +54,8 @@ func TestVerifyContainerHeaderAgainstChunks(t *testing.T) {
 			[]string{"container id 0x0123456789abcdf0", "the TOC 0x0123456789abcdef"}},
 		{"duplicate entry", build(cid, []zen.StoreEntry{entry(1, pkgA), entry(2, pkgB), entry(1, pkgA)}, pkgChunk(1, pkgA), pkgChunk(2, pkgB)),
 			[]string{"store entry 2", "also store entry 0"}},
+		{"package of another engine", build(cid, []zen.StoreEntry{entry(1, pkgA), entry(2, pkgUE5)}, pkgChunk(1, pkgA), pkgChunk(2, pkgUE5)),
+			[]string{"chunk 1", "laid out for UE 5.6+", "version -1 UE4", "UE 4.25–4.27", "UE 4.26–4.27"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -155,6 +155,9 @@ func openZenInContainer(cmd, file string, f *zenFlags) (*zenSource, error) {
 	}
 	z.resolver = c.Resolver(so)
 	z.opts = zen.VerifyOptions{ChunkPackageID: ch.ID.PackageID(), Entry: z.resolver.Entry(ch.ID.PackageID())}
+	if h, err := c.ContainerHeader(); err == nil {
+		z.opts.Header = h // a header that does not decode is verify C.utoc's to report
+	}
 	return z, nil
 }
 

@@ -175,3 +175,25 @@ func (e Engine) ObjectVersionUE5() int32 {
 
 // MarshalText returns the String form.
 func (e Engine) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// PackageLayouts returns the range of package layouts the engine releases
+// that write container-header version v write (lo == hi == LayoutUnknown
+// for an unknown version): the packages of a container must be cooked for
+// the container's engine.
+func (v HeaderVersion) PackageLayouts() (lo, hi Layout) {
+	switch v {
+	case HeaderUE4:
+		return LayoutUE4, LayoutUE4
+	case HeaderInitial, HeaderLocalizedPackages:
+		return LayoutUE50, LayoutUE50
+	case HeaderOptionalSegmentPackages:
+		return LayoutUE50, LayoutUE52
+	case HeaderNoExportInfo:
+		return LayoutUE53, LayoutUE54
+	case HeaderSoftPackageReferences:
+		return LayoutUE54, LayoutUE54
+	case HeaderSoftPackageReferencesOffset:
+		return LayoutUE56, LayoutUE56
+	}
+	return LayoutUnknown, LayoutUnknown
+}

@@ -14,6 +14,10 @@ type VerifyOptions struct {
 	ChunkPackageID PackageID
 	// Entry is the container's store entry for the package, or nil.
 	Entry *StoreEntry
+	// Header is the header of the container the package was read from, or
+	// nil: the engine that reads it reads packages of its own layouts
+	// only (HeaderVersion.PackageLayouts).
+	Header *ContainerHeader
 }
 
 // Problems checks everything the engine relies on that decoding does not
@@ -260,6 +264,16 @@ func (v *verifier) container(o *VerifyOptions) {
 	id := p.ID()
 	if o.ChunkPackageID != 0 && o.ChunkPackageID != id {
 		v.add("package summary", "package name %q hashes to %v, but the chunk id says %v", p.PackageName(), id, o.ChunkPackageID)
+	}
+	if h := o.Header; h != nil {
+		if lo, hi := h.Version.PackageLayouts(); lo != LayoutUnknown && (p.Layout < lo || p.Layout > hi) {
+			want := lo.String()
+			if lo != hi {
+				want += " to " + hi.String()
+			}
+			v.add("package summary", "the package is laid out for %v, but its container's header (version %d %s) is read by UE %s, which reads packages of %s",
+				p.Layout, int32(h.Version), h.Version, h.Version.Engine(), want)
+		}
 	}
 	e := o.Entry
 	if e == nil {
