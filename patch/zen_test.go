@@ -2,7 +2,6 @@ package patch_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,8 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/props"
 	"github.com/unrmod/unrmod/patch"
@@ -33,86 +31,40 @@ type zenFile struct {
 	entry *zen.StoreEntry // its container's store entry, when known
 }
 
-// zenContainers are the corpus containers whose package chunks decompress.
-var zenContainers = []string{
-	"iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc",
-	"iostore/cue4parse_ue5_8/Unversioned/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc",
-	"iostore/cue4parse_ue5_8/Patch/CUE4ParseFixtures-PatchBase.utoc",
-	"iostore/cue4parse_ue5_8/Patch/CUE4ParseFixtures-PatchBase_0_P.utoc",
-}
-
-const taggedZlib = "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"
-
 var (
 	zenFilesOnce sync.Once
 	zenFilesList []zenFile
 	zenFilesErr  error
 )
 
-// zenCorpusFiles returns every zen package of the corpus as a file. The
-// container packages are written once to a directory the test binary
-// removes when it exits (see TestMain).
+// zenCorpusFiles returns every zen package of the corpus as a file: loose
+// packages as they are, package chunks written once to a directory the
+// test binary removes when it exits (see TestMain).
 func zenCorpusFiles(t testing.TB) []zenFile {
 	t.Helper()
-	dir := corpus.Dir(t)
-	zenFilesOnce.Do(func() { zenFilesList, zenFilesErr = loadZenFiles(dir) })
+	pkgs := zencorpus.Packages(t)
+	zenFilesOnce.Do(func() { zenFilesList, zenFilesErr = writeZenFiles(pkgs) })
 	if zenFilesErr != nil {
 		t.Fatal(zenFilesErr)
 	}
 	return zenFilesList
 }
 
-func loadZenFiles(dir string) ([]zenFile, error) {
+func writeZenFiles(pkgs []zencorpus.Package) ([]zenFile, error) {
 	var out []zenFile
-	grounded, _ := filepath.Glob(filepath.Join(dir, "other/grounded/zen_ue4_27/*.uasset"))
-	loose, _ := filepath.Glob(filepath.Join(dir, "other/ue5_cooked_pairs/*.uzenasset"))
-	sort.Strings(grounded)
-	sort.Strings(loose)
-	for _, f := range grounded {
-		e, err := groundedEntry(strings.TrimSuffix(f, ".uasset") + ".metadata.json")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, zenFile{name: filepath.Base(f), path: f, entry: e})
-	}
-	for _, f := range loose {
-		out = append(out, zenFile{name: filepath.Base(f), path: f})
-	}
-	tmp, err := zenTempDir()
-	if err != nil {
-		return nil, err
-	}
-	for ci, rel := range zenContainers {
-		c, err := iostore.Open(filepath.Join(dir, rel), nil)
-		if err != nil {
-			return nil, err
-		}
-		h, err := c.ContainerHeader()
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		for i, ch := range c.Chunks() {
-			if ch.Type != iostore.ChunkExportBundleData {
-				continue
-			}
-			data, err := c.ReadChunk(i)
+	for n, zp := range pkgs {
+		f := zenFile{name: zp.Name, path: zp.Path, entry: zp.Entry}
+		if f.path == "" {
+			tmp, err := zenTempDir()
 			if err != nil {
-				c.Close()
 				return nil, err
 			}
-			path := filepath.Join(tmp, fmt.Sprintf("c%d_%03d_%s", ci, i, filepath.Base(ch.Path)))
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				c.Close()
+			f.path = filepath.Join(tmp, fmt.Sprintf("%03d_%s", n, filepath.Base(zp.Name)))
+			if err := os.WriteFile(f.path, zp.Data, 0o644); err != nil {
 				return nil, err
 			}
-			zf := zenFile{name: filepath.Base(rel) + ":" + ch.Path, path: path}
-			if n := h.PackageIndex(ch.ID.PackageID()); n >= 0 {
-				zf.entry = &h.Packages[n]
-			}
-			out = append(out, zf)
 		}
-		c.Close()
+		out = append(out, f)
 	}
 	return out, nil
 }
@@ -136,32 +88,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(zenTmp)
 	}
 	os.Exit(code)
-}
-
-// groundedEntry reads the store entry recorded beside a Grounded package.
-func groundedEntry(path string) (*zen.StoreEntry, error) {
-	js, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var meta struct {
-		StoreEntry struct {
-			ExportBundlesSize uint64   `json:"export_bundles_size"`
-			LoadOrder         uint32   `json:"load_order"`
-			ExportCount       int32    `json:"export_count"`
-			ExportBundleCount int32    `json:"export_bundle_count"`
-			ImportedPackages  []uint64 `json:"imported_packages"`
-		} `json:"store_entry"`
-	}
-	if err := json.Unmarshal(js, &meta); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	m := meta.StoreEntry
-	e := &zen.StoreEntry{ExportBundlesSize: m.ExportBundlesSize, LoadOrder: m.LoadOrder, ExportCount: m.ExportCount, ExportBundleCount: m.ExportBundleCount}
-	for _, id := range m.ImportedPackages {
-		e.ImportedPackages = append(e.ImportedPackages, zen.PackageID(id))
-	}
-	return e, nil
 }
 
 func readZen(t testing.TB, path string) (*zen.Package, []byte) {

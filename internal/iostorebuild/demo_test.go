@@ -37,22 +37,7 @@ func TestDemoContainersUpToDate(t *testing.T) {
 				want[filepath.Base(iostore.PartitionPath(d.Name+".utoc", i))] = p
 			}
 			for name, data := range want {
-				path := filepath.Join(dir, name)
-				if *update {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, data, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				got, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./internal/iostorebuild -update)", err)
-				}
-				if !bytes.Equal(got, data) {
-					t.Fatalf("%s is stale: run go test ./internal/iostorebuild -update", path)
-				}
+				checkGenerated(t, filepath.Join(dir, name), data)
 			}
 			c, err := iostore.Open(filepath.Join(dir, d.Name+".utoc"), &iostore.Options{Key: &key})
 			if err != nil {
@@ -85,22 +70,7 @@ func TestDemoPackageFilesUpToDate(t *testing.T) {
 	}
 	defer c.Close()
 	for name, data := range files {
-		path := filepath.Join(dir, name)
-		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test ./internal/iostorebuild -update)", err)
-		}
-		if !bytes.Equal(got, data) {
-			t.Fatalf("%s is stale: run go test ./internal/iostorebuild -update", path)
-		}
+		checkGenerated(t, filepath.Join(dir, name), data)
 		i, err := c.FindPackage(strings.TrimSuffix(name, ".uasset"))
 		if err != nil {
 			t.Fatal(err)
@@ -109,5 +79,26 @@ func TestDemoPackageFilesUpToDate(t *testing.T) {
 		if err != nil || !bytes.Equal(chunk, data) {
 			t.Errorf("%s differs from its chunk in UnrmodDemo427_P (%v)", name, err)
 		}
+	}
+}
+
+// checkGenerated fails when the shipped file at path is not data (with
+// -update, it writes data there first).
+func checkGenerated(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/iostorebuild -update)", err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatalf("%s is stale: run go test ./internal/iostorebuild -update", path)
 	}
 }

@@ -2,16 +2,14 @@ package zen_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
@@ -23,6 +21,8 @@ type corpusPackage struct {
 	container string // "" for loose files
 	entry     *zen.StoreEntry
 	header    zen.HeaderVersion
+	// containerHeader is the header of the package's container, or nil.
+	containerHeader *zen.ContainerHeader
 }
 
 var (
@@ -31,70 +31,33 @@ var (
 	corpusPkgErr  error
 )
 
-// zenCorpusContainers are the corpus containers whose package chunks can be
-// decompressed (the Oodle ones cannot).
-var zenCorpusContainers = []string{
-	"iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc",
-	"iostore/cue4parse_ue5_8/Unversioned/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc",
-	"iostore/cue4parse_ue5_8/Patch/CUE4ParseFixtures-PatchBase.utoc",
-	"iostore/cue4parse_ue5_8/Patch/CUE4ParseFixtures-PatchBase_0_P.utoc",
-}
-
 // corpusPackages returns every zen package of the corpus: the Grounded 4.27
 // packages, the UE 5.4/5.6 .uzenasset files and every package chunk of the
 // decompressible UE 5.8 containers.
 func corpusPackages(tb testing.TB) []corpusPackage {
 	tb.Helper()
 	dir := corpus.Dir(tb)
-	corpusPkgOnce.Do(func() { corpusPkgs, corpusPkgErr = loadCorpusPackages(dir, zenCorpusContainers) })
+	corpusPkgOnce.Do(func() { corpusPkgs, corpusPkgErr = loadCorpusPackages(dir, zencorpus.Containers) })
 	if corpusPkgErr != nil {
 		tb.Fatal(corpusPkgErr)
 	}
 	return corpusPkgs
 }
 
+// loadCorpusPackages reads the loose packages and those of the given
+// containers; entry and header are set for package chunks.
 func loadCorpusPackages(dir string, containers []string) ([]corpusPackage, error) {
-	var out []corpusPackage
-	for _, pattern := range []string{"other/grounded/zen_ue4_27/*.uasset", "other/ue5_cooked_pairs/*.uzenasset"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pattern))
-		sort.Strings(files)
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, corpusPackage{name: filepath.Base(f), data: data})
-		}
+	pkgs, err := zencorpus.Load(dir, containers)
+	if err != nil {
+		return nil, err
 	}
-	for _, rel := range containers {
-		c, err := iostore.Open(filepath.Join(dir, rel), nil)
-		if err != nil {
-			return nil, err
+	out := make([]corpusPackage, 0, len(pkgs))
+	for _, zp := range pkgs {
+		cp := corpusPackage{name: zp.Name, data: zp.Data, container: zp.Container}
+		if zp.Header != nil {
+			cp.entry, cp.header, cp.containerHeader = zp.Entry, zp.Header.Version, zp.Header
 		}
-		k, _ := c.ContainerHeaderChunk()
-		hb, err := c.ReadChunk(k)
-		if err != nil {
-			return nil, err
-		}
-		h, err := zen.DecodeContainerHeader(rel, hb)
-		if err != nil {
-			return nil, err
-		}
-		for i, ch := range c.Chunks() {
-			if ch.Type != iostore.ChunkExportBundleData {
-				continue
-			}
-			data, err := c.ReadChunk(i)
-			if err != nil {
-				return nil, err
-			}
-			cp := corpusPackage{name: filepath.Base(rel) + ":" + ch.Path, data: data, container: rel, header: h.Version}
-			if n := h.PackageIndex(ch.ID.PackageID()); n >= 0 {
-				cp.entry = &h.Packages[n]
-			}
-			out = append(out, cp)
-		}
-		c.Close()
+		out = append(out, cp)
 	}
 	return out, nil
 }
@@ -134,7 +97,7 @@ func TestCorpusPackagesVerify(t *testing.T) {
 			t.Errorf("%s: %v", cp.name, err)
 			continue
 		}
-		opts := &zen.VerifyOptions{Entry: cp.entry}
+		opts := &zen.VerifyOptions{Entry: cp.entry, Header: cp.containerHeader}
 		if cp.entry != nil {
 			opts.ChunkPackageID = cp.entry.PackageID
 			ids++
@@ -190,26 +153,9 @@ func TestGroundedStoreEntries(t *testing.T) {
 // groundedEntry reads the store entry of a .metadata.json file.
 func groundedEntry(t *testing.T, path string) *zen.StoreEntry {
 	t.Helper()
-	js, err := os.ReadFile(path)
+	e, err := zencorpus.GroundedEntry(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var meta struct {
-		StoreEntry struct {
-			ExportBundlesSize uint64   `json:"export_bundles_size"`
-			LoadOrder         uint32   `json:"load_order"`
-			ExportCount       int32    `json:"export_count"`
-			ExportBundleCount int32    `json:"export_bundle_count"`
-			ImportedPackages  []uint64 `json:"imported_packages"`
-		} `json:"store_entry"`
-	}
-	if err := json.Unmarshal(js, &meta); err != nil {
-		t.Fatal(err)
-	}
-	m := meta.StoreEntry
-	e := &zen.StoreEntry{ExportBundlesSize: m.ExportBundlesSize, LoadOrder: m.LoadOrder, ExportCount: m.ExportCount, ExportBundleCount: m.ExportBundleCount}
-	for _, id := range m.ImportedPackages {
-		e.ImportedPackages = append(e.ImportedPackages, zen.PackageID(id))
 	}
 	return e
 }

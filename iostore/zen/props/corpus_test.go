@@ -1,16 +1,12 @@
 package props_test
 
 import (
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/unrmod/unrmod/cityhash"
-	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
@@ -28,73 +24,26 @@ var (
 	corpusErr  error
 )
 
-// corpusContainers are the corpus containers whose package chunks can be
-// decompressed (the Oodle ones cannot), as package zen's tests read them.
-var corpusContainers = []string{
-	"iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc",
-	"iostore/cue4parse_ue5_8/Unversioned/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc",
-	"iostore/cue4parse_ue5_8/Patch/CUE4ParseFixtures-PatchBase.utoc",
-	"iostore/cue4parse_ue5_8/Patch/CUE4ParseFixtures-PatchBase_0_P.utoc",
-}
-
 // corpusPackages returns every zen package of the corpus, decoded: the
 // Grounded 4.27 packages, the UE 5.4/5.6 .uzenasset files and every
 // package chunk of the decompressible UE 5.8 containers.
 func corpusPackages(tb testing.TB) []corpusPackage {
 	tb.Helper()
-	dir := corpus.Dir(tb)
-	corpusOnce.Do(func() { corpusPkgs, corpusErr = loadCorpusPackages(dir) })
+	pkgs := zencorpus.Packages(tb)
+	corpusOnce.Do(func() {
+		for _, zp := range pkgs {
+			p, err := zen.DecodePackage(zp.Name, zp.Data, nil)
+			if err != nil {
+				corpusErr = err
+				return
+			}
+			corpusPkgs = append(corpusPkgs, corpusPackage{name: zp.Name, container: zp.Container, pkg: p})
+		}
+	})
 	if corpusErr != nil {
 		tb.Fatal(corpusErr)
 	}
 	return corpusPkgs
-}
-
-func loadCorpusPackages(dir string) ([]corpusPackage, error) {
-	var out []corpusPackage
-	add := func(name, container string, data []byte) error {
-		p, err := zen.DecodePackage(name, data, nil)
-		if err != nil {
-			return err
-		}
-		out = append(out, corpusPackage{name: name, container: container, pkg: p})
-		return nil
-	}
-	for _, pattern := range []string{"other/grounded/zen_ue4_27/*.uasset", "other/ue5_cooked_pairs/*.uzenasset"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pattern))
-		sort.Strings(files)
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			if err := add(filepath.Base(f), "", data); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, rel := range corpusContainers {
-		c, err := iostore.Open(filepath.Join(dir, rel), nil)
-		if err != nil {
-			return nil, err
-		}
-		for i, ch := range c.Chunks() {
-			if ch.Type != iostore.ChunkExportBundleData {
-				continue
-			}
-			data, err := c.ReadChunk(i)
-			if err != nil {
-				c.Close()
-				return nil, err
-			}
-			if err := add(filepath.Base(rel)+":"+ch.Path, rel, data); err != nil {
-				c.Close()
-				return nil, err
-			}
-		}
-		c.Close()
-	}
-	return out, nil
 }
 
 // findPackage returns the corpus package with the given package name in the
