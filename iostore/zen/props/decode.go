@@ -65,20 +65,31 @@ func Decode(data []byte, ctx *Context) (*List, error) {
 		return nil, errors.New("props.Decode: nil Context")
 	}
 	d := &decoder{ctx: ctx, data: data}
-	c := d.cursor(0, len(data))
-	l, err := d.list(c, ctx.Object)
+	l, _, err := d.objectList()
 	if err != nil {
 		return nil, err
 	}
-	if ctx.Object {
+	l.Rest = data[l.TailEnd:]
+	return l, nil
+}
+
+// objectList decodes the property list data starts with, and the object
+// tail when ctx says the data is an object's; it returns the cursor after
+// them.
+func (d *decoder) objectList() (*List, *binio.Cursor, error) {
+	c := d.cursor(0, len(d.data))
+	l, err := d.list(c, d.ctx.Object)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.ctx.Object {
 		if err := d.tail(c, l); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else {
 		l.TailEnd = l.End
 	}
-	l.Rest = data[l.TailEnd:]
-	return l, nil
+	return l, c, nil
 }
 
 // IsDataTable reports whether export i of p is a DataTable (or a
@@ -105,17 +116,9 @@ func DecodeDataTable(data []byte, ctx *Context) (*Table, error) {
 		return nil, errors.New("props.DecodeDataTable: nil Context")
 	}
 	d := &decoder{ctx: ctx, data: data}
-	c := d.cursor(0, len(data))
-	l, err := d.list(c, ctx.Object)
+	l, c, err := d.objectList()
 	if err != nil {
 		return nil, err
-	}
-	if ctx.Object {
-		if err := d.tail(c, l); err != nil {
-			return nil, err
-		}
-	} else {
-		l.TailEnd = l.End
 	}
 	t := &Table{Properties: l, RowsOffset: c.Pos()}
 	n := c.Count32("DataTable row count", 16) // a row is at least a name and None
