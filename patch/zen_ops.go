@@ -180,27 +180,20 @@ type tagUses struct {
 // skipped (their bytes are not changed by a rename).
 func zenTagUses(p *zen.Package, idx int32) tagUses {
 	var u tagUses
-	r := &zen.Resolver{}
 	for i := range p.Exports {
-		ctx, err := props.ContextFor(p, i)
-		if err != nil {
+		e, err := props.DecodeExport(p, nil, i)
+		if errors.Is(err, props.ErrUnversioned) {
 			return u // no tags in the package
 		}
-		ctx.AddName = nil
-		where := p.ExportPath(i)
-		if props.IsDataTable(p, r, i) {
-			t, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
-			if err != nil {
-				continue
-			}
-			u.list(t.Properties, idx, where)
-			for k := range t.Rows {
-				u.list(t.Rows[k].Properties, idx, where+" row "+t.Rows[k].Name.Text)
-			}
+		if err != nil {
 			continue
 		}
-		if l, err := props.Decode(p.Exports[i].Data, ctx); err == nil {
-			u.list(l, idx, where)
+		where := p.ExportPath(i)
+		u.list(e.Properties, idx, where)
+		if e.Table != nil {
+			for k := range e.Table.Rows {
+				u.list(e.Table.Rows[k].Properties, idx, where+" row "+e.Table.Rows[k].Name.Text)
+			}
 		}
 	}
 	return u

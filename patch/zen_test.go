@@ -258,17 +258,15 @@ func tagTypeNames(p *zen.Package) []int {
 		}
 	}
 	for i := range p.Exports {
-		ctx, err := props.ContextFor(p, i)
+		e, err := props.DecodeExport(p, nil, i)
 		if err != nil {
-			return nil
+			continue
 		}
-		if t, err := props.DecodeDataTable(p.Exports[i].Data, ctx); err == nil {
-			list(t.Properties)
-			for _, r := range t.Rows {
+		list(e.Properties)
+		if e.Table != nil {
+			for _, r := range e.Table.Rows {
 				list(r.Properties)
 			}
-		} else if l, err := props.Decode(p.Exports[i].Data, ctx); err == nil {
-			list(l)
 		}
 	}
 	return out

@@ -121,81 +121,57 @@ func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *
 	return d, len(d.Fields) > 0 || d.Data != "" || len(d.Properties) > 0
 }
 
-// zenObject is an export's data read as properties: the object's list and,
-// for a DataTable, its rows, with what follows them.
-type zenObject struct {
-	list   *props.List
-	rows   []props.Row
-	rest   []byte
-	object func(int32) string
-}
-
-// readZenObject reads export i of p as properties, or returns why it
-// cannot.
-func readZenObject(p *zen.Package, r *zen.Resolver, i int) (*zenObject, error) {
-	ctx, err := props.ContextFor(p, i)
-	if err != nil {
-		return nil, err
-	}
-	o := &zenObject{object: props.NewResolver(p, r).Name}
-	if props.IsDataTable(p, r, i) {
-		t, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
-		if err != nil {
-			return nil, err
-		}
-		o.list, o.rows, o.rest = t.Properties, t.Rows, t.Rest
-		return o, nil
-	}
-	if o.list, err = props.Decode(p.Exports[i].Data, ctx); err != nil {
-		return nil, err
-	}
-	o.rest = o.list.Rest
-	return o, nil
-}
-
 // diffZenProperties compares the properties (and DataTable rows) of two
 // exports whose data differs, and says how the rest of the data differs.
 func diffZenProperties(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int, d *ExportDiff) {
-	oa, errA := readZenObject(a, ra, i)
-	ob, errB := readZenObject(b, rb, j)
+	oa, errA := props.DecodeExport(a, ra, i)
+	ob, errB := props.DecodeExport(b, rb, j)
 	if errA != nil || errB != nil {
-		d.Data = DataDiffers
-		if err := errA; err != nil || errB != nil {
-			if err == nil {
-				err = errB
-			}
-			d.Detail = "the properties cannot be read: " + err.Error()
+		err := errA
+		if err == nil {
+			err = errB
 		}
+		d.Data, d.Detail = DataDiffers, "the properties cannot be read: "+err.Error()
 		return
 	}
-	d.Properties = diffPropLists("", oa.list, oa.object, ob.list, ob.object)
-	rowsB := map[string]*props.Row{}
-	for k := range ob.rows {
-		rowsB[strings.ToLower(ob.rows[k].Name.Text)] = &ob.rows[k]
+	objA, objB := props.NewResolver(a, ra).Name, props.NewResolver(b, rb).Name
+	d.Properties = diffPropLists("", oa.Properties, objA, ob.Properties, objB)
+	rowsA, rowsB := tableRows(oa), tableRows(ob)
+	inB := map[string]*props.Row{}
+	for k := range rowsB {
+		inB[strings.ToLower(rowsB[k].Name.Text)] = &rowsB[k]
 	}
 	seen := map[string]bool{}
-	for k := range oa.rows {
-		ra := &oa.rows[k]
-		key := strings.ToLower(ra.Name.Text)
+	for k := range rowsA {
+		r := &rowsA[k]
+		key := strings.ToLower(r.Name.Text)
 		seen[key] = true
-		if rbw, ok := rowsB[key]; ok {
-			d.Properties = append(d.Properties, diffPropLists(ra.Name.Text, ra.Properties, oa.object, rbw.Properties, ob.object)...)
+		if w, ok := inB[key]; ok {
+			d.Properties = append(d.Properties, diffPropLists(r.Name.Text, r.Properties, objA, w.Properties, objB)...)
 		} else {
-			d.Properties = append(d.Properties, PropertyDiff{Change: DiffRemoved, Row: ra.Name.Text, Name: "(row)", Old: ra.Properties.Format(&props.FormatOptions{Object: oa.object})})
+			d.Properties = append(d.Properties, PropertyDiff{Change: DiffRemoved, Row: r.Name.Text, Name: "(row)", Old: r.Properties.Format(&props.FormatOptions{Object: objA})})
 		}
 	}
-	for k := range ob.rows {
-		rbw := &ob.rows[k]
-		if !seen[strings.ToLower(rbw.Name.Text)] {
-			d.Properties = append(d.Properties, PropertyDiff{Change: DiffAdded, Row: rbw.Name.Text, Name: "(row)", New: rbw.Properties.Format(&props.FormatOptions{Object: ob.object})})
+	for k := range rowsB {
+		w := &rowsB[k]
+		if !seen[strings.ToLower(w.Name.Text)] {
+			d.Properties = append(d.Properties, PropertyDiff{Change: DiffAdded, Row: w.Name.Text, Name: "(row)", New: w.Properties.Format(&props.FormatOptions{Object: objB})})
 		}
 	}
 	switch {
-	case string(oa.rest) != string(ob.rest):
-		d.Data, d.NativeOldSize, d.NativeNewSize = DataNative, len(oa.rest), len(ob.rest)
+	case string(oa.Rest) != string(ob.Rest):
+		d.Data, d.NativeOldSize, d.NativeNewSize = DataNative, len(oa.Rest), len(ob.Rest)
 	case len(d.Properties) == 0:
 		d.Data = DataReencoded
 	}
+}
+
+// tableRows returns a DataTable's rows, or none.
+func tableRows(e *props.Export) []props.Row {
+	if e.Table == nil {
+		return nil
+	}
+	return e.Table.Rows
 }
 
 // diffPropLists compares two property lists by name and array index (as

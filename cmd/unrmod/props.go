@@ -204,61 +204,42 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 	rowFound := false
 	for _, i := range list {
 		e := propsExport{Index: i, Path: p.ExportPath(i), Class: r.ClassName(p, i)}
-		ctx, err := props.ContextFor(p, i)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", z.name, err)
-		}
-		data := p.Exports[i].Data
-		if props.IsDataTable(p, r, i) {
-			t, err := props.DecodeDataTable(data, ctx)
-			if err != nil {
-				if all {
-					d.Skipped++
-					continue
-				}
-				return nil, fmt.Errorf("%s: %s: %v", z.name, e.Path, err)
-			}
-			e.Properties = zenEntries(t.Properties, object)
-			if row == "" {
-				e.text = t.Format(fopts)
-				for _, rw := range t.Rows {
-					e.Rows = append(e.Rows, propsRow{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)})
-				}
-			} else if rw := t.Row(row); rw != nil {
-				rowFound = true
-				e.text = "Row " + rw.Name.Text + "\n" + indent(rw.Properties.Format(fopts), "  ")
-				e.Properties = nil
-				e.Rows = []propsRow{{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)}}
-			} else if !all {
-				var names []string
-				for _, rw := range t.Rows {
-					names = append(names, rw.Name.Text)
-				}
-				return nil, fmt.Errorf("%s: %s has no row %q; its rows: %s", z.name, e.Path, row, strings.Join(names, ", "))
-			} else {
-				continue
-			}
-			e.NativeBytes = len(t.Rest)
-			d.Exports = append(d.Exports, e)
+		x, err := props.DecodeExport(p, r, i)
+		switch {
+		case err != nil && all:
+			d.Skipped++
 			continue
-		}
-		if row != "" && all {
+		case err != nil:
+			return nil, fmt.Errorf("%s: %s: %v", z.name, e.Path, err)
+		case x.Table == nil && row != "" && all:
 			continue
-		}
-		if row != "" {
+		case x.Table == nil && row != "":
 			return nil, usagef("props", "--row: %s is not a DataTable", e.Path)
 		}
-		l, err := props.Decode(data, ctx)
-		if err != nil {
-			if all {
-				d.Skipped++
-				continue
+		e.Properties, e.NativeBytes = zenEntries(x.Properties, object), len(x.Rest)
+		switch t := x.Table; {
+		case t == nil:
+			e.text = x.Properties.Format(fopts)
+		case row == "":
+			e.text = t.Format(fopts)
+			for _, rw := range t.Rows {
+				e.Rows = append(e.Rows, propsRow{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)})
 			}
-			return nil, fmt.Errorf("%s: %s: %v", z.name, e.Path, err)
+		case t.Row(row) != nil:
+			rw := t.Row(row)
+			rowFound = true
+			e.text = "Row " + rw.Name.Text + "\n" + indent(rw.Properties.Format(fopts), "  ")
+			e.Properties = nil
+			e.Rows = []propsRow{{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)}}
+		case all:
+			continue
+		default:
+			var names []string
+			for _, rw := range t.Rows {
+				names = append(names, rw.Name.Text)
+			}
+			return nil, fmt.Errorf("%s: %s has no row %q; its rows: %s", z.name, e.Path, row, strings.Join(names, ", "))
 		}
-		e.Properties = zenEntries(l, object)
-		e.NativeBytes = len(l.Rest)
-		e.text = l.Format(fopts)
 		d.Exports = append(d.Exports, e)
 	}
 	if row != "" && all && !rowFound {

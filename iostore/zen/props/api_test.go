@@ -3,9 +3,11 @@ package props_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/props"
 )
 
@@ -147,5 +149,35 @@ func TestFormatAndJSON(t *testing.T) {
 	}
 	if _, err := props.ContextFor(p, 5); !errors.Is(err, props.ErrNotFound) {
 		t.Errorf("ContextFor(export 5 of 2): %v", err)
+	}
+}
+
+// TestDecodeExport reads a DataTable with its rows and an object without,
+// and refuses a package cooked without tags.
+func TestDecodeExport(t *testing.T) {
+	read := func(name string) *zen.Package {
+		data, err := os.ReadFile("../../../examples/packages/zen/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := zen.DecodePackage(name, data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dt := read("DT_DemoItems.uasset")
+	e, err := props.DecodeExport(dt, nil, 0)
+	if err != nil || e.Table == nil || len(e.Table.Rows) != 3 || e.Properties != e.Table.Properties || len(e.Rest) != 0 || e.Context == nil {
+		t.Fatalf("DataTable: %+v, %v", e, err)
+	}
+	bp := read("BP_DemoPickup.uasset")
+	e, err = props.DecodeExport(bp, nil, 1)
+	if err != nil || e.Table != nil || len(e.Properties.Properties) != 5 || !e.Context.CDO {
+		t.Fatalf("defaults: %+v, %v", e, err)
+	}
+	bp.PackageFlags |= zen.FlagUnversionedProperties
+	if _, err := props.DecodeExport(bp, nil, 1); !errors.Is(err, props.ErrUnversioned) {
+		t.Errorf("unversioned: %v", err)
 	}
 }

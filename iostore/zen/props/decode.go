@@ -92,6 +92,44 @@ func (d *decoder) objectList() (*List, *binio.Cursor, error) {
 	return l, c, nil
 }
 
+// Export is the data of one export of a zen package read as properties:
+// its property list (with the object tail), for a DataTable also its rows,
+// and the bytes after them.
+type Export struct {
+	Properties *List
+	// Table is the DataTable (Properties, rows and Rest), or nil when the
+	// export is not one.
+	Table *Table
+	// Rest are the bytes after the properties, or after the rows.
+	Rest []byte
+	// Context is the export's Context, for Set and Encode.
+	Context *Context
+}
+
+// DecodeExport reads export i of p as properties: with DecodeDataTable
+// when it is a DataTable (IsDataTable, classes named through r, which may
+// be nil), else with Decode. Packages cooked with unversioned properties
+// are refused with ErrUnversioned.
+func DecodeExport(p *zen.Package, r *zen.Resolver, i int) (*Export, error) {
+	ctx, err := ContextFor(p, i)
+	if err != nil {
+		return nil, err
+	}
+	e := &Export{Context: ctx}
+	if IsDataTable(p, r, i) {
+		if e.Table, err = DecodeDataTable(p.Exports[i].Data, ctx); err != nil {
+			return nil, err
+		}
+		e.Properties, e.Rest = e.Table.Properties, e.Table.Rest
+		return e, nil
+	}
+	if e.Properties, err = Decode(p.Exports[i].Data, ctx); err != nil {
+		return nil, err
+	}
+	e.Rest = e.Properties.Rest
+	return e, nil
+}
+
 // IsDataTable reports whether export i of p is a DataTable (or a
 // CompositeDataTable, or a class whose name ends in DataTable), whose rows
 // follow its properties: DecodeDataTable reads it. r names the export's
