@@ -40,7 +40,9 @@ package of that name in each of two containers) compare the same way:
 header fields (layout, package name, flags, versioning), names, imports
 by the object they name (script imports by path when the global container
 is at hand), exports by path with their class, super, template, flags,
-public export hash and data.
+public export hash and data; changed data is compared property by
+property, DataTable rows row by row ("property MaxStackSize of row
+Stick: 10 → 999").
 
 With --json, print one JSON document: the header, names, imports and
 exports lists, with sizes and xxh3-64 hashes of changed export data.
