@@ -159,7 +159,7 @@ func nameBatchEnd(b []byte, at int) (int64, bool) {
 func withBulkData(b []byte, l Layout, end, hashes int64) Layout {
 	le := binary.LittleEndian
 	mapFits := func(at int64) bool {
-		if at+8 > int64(len(b)) {
+		if at < 0 || at+8 > int64(len(b)) {
 			return false
 		}
 		size := int64(le.Uint64(b[at:]))
@@ -172,7 +172,7 @@ func withBulkData(b []byte, l Layout, end, hashes int64) Layout {
 		}
 	case LayoutUE53:
 		if end+8 <= int64(len(b)) {
-			if pad := int64(le.Uint64(b[end:])); pad < 8 && (end+8+pad)%8 == 0 && mapFits(end+8+pad) {
+			if pad := le.Uint64(b[end:]); pad < 8 && (end+8+int64(pad))%8 == 0 && mapFits(end+8+int64(pad)) {
 				return LayoutUE54
 			}
 		}
