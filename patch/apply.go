@@ -63,6 +63,7 @@ type DataChange struct {
 	NewSize   int64  `json:"new_size"`
 }
 
+// String returns "EXPORT: N bytes at 0xOFF → M bytes at 0xOFF".
 func (d DataChange) String() string {
 	return fmt.Sprintf("%s: %d bytes at 0x%X → %d bytes at 0x%X", d.Export, d.OldSize, d.OldOffset, d.NewSize, d.NewOffset)
 }

@@ -32,6 +32,7 @@ type Pos struct {
 	Line, Col int
 }
 
+// String returns "FILE:LINE:COLUMN" (or less, as known).
 func (p Pos) String() string {
 	if p.Line == 0 {
 		return p.File
@@ -101,6 +102,7 @@ type Change struct {
 	Warning string `json:"warning,omitempty"`
 }
 
+// String returns the change as the plan prints it: "OP: TARGET FIELD: OLD → NEW".
 func (c Change) String() string {
 	s := c.Op + ": " + c.Target
 	if c.Field != "" {
@@ -129,8 +131,10 @@ type Error struct {
 	Err error
 }
 
+// Error returns "POSITION: MESSAGE".
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
+// Unwrap returns the underlying error, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
 func errorf(pos Pos, format string, args ...any) *Error {

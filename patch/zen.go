@@ -50,6 +50,7 @@ type StoreChange struct {
 	New   string `json:"new"`
 }
 
+// String returns "FIELD OLD → NEW".
 func (s StoreChange) String() string { return fmt.Sprintf("%s %s → %s", s.Field, s.Old, s.New) }
 
 // applyZenTarget patches one zen package file in memory and returns its

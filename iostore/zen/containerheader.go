@@ -617,6 +617,7 @@ type chPlace struct {
 	id           PackageID
 }
 
+// String names the place for messages.
 func (p chPlace) String() string {
 	if p.prefix == "soft" {
 		return fmt.Sprintf("soft package references of package %d (%v)", p.entry, p.id)
