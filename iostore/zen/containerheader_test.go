@@ -17,6 +17,7 @@ import (
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
@@ -842,25 +843,12 @@ func TestContainerHeaderUE427Packages(t *testing.T) {
 			t.Errorf("%s: PackageID(%q) not in the header", filepath.Base(f), name)
 			continue
 		}
-		var meta struct {
-			StoreEntry struct {
-				ExportBundlesSize uint64   `json:"export_bundles_size"`
-				LoadOrder         uint32   `json:"load_order"`
-				ExportCount       int32    `json:"export_count"`
-				ExportBundleCount int32    `json:"export_bundle_count"`
-				ImportedPackages  []uint64 `json:"imported_packages"`
-			} `json:"store_entry"`
-		}
-		js, err := os.ReadFile(strings.TrimSuffix(f, ".uasset") + ".metadata.json")
-		if err != nil || json.Unmarshal(js, &meta) != nil {
+		meta, err := zencorpus.GroundedEntry(strings.TrimSuffix(f, ".uasset") + ".metadata.json")
+		if err != nil {
 			t.Fatalf("%s: metadata: %v", f, err)
 		}
-		m := meta.StoreEntry
-		got := zen.StoreEntry{PackageID: e.PackageID, ExportBundlesSize: m.ExportBundlesSize, LoadOrder: m.LoadOrder,
-			ExportCount: m.ExportCount, ExportBundleCount: m.ExportBundleCount}
-		for _, id := range m.ImportedPackages {
-			got.ImportedPackages = append(got.ImportedPackages, zen.PackageID(id))
-		}
+		got := *meta
+		got.PackageID = e.PackageID
 		if !reflect.DeepEqual(*e, got) || uint64(len(pkg)) != e.ExportBundlesSize {
 			t.Errorf("%s: entry %+v, metadata %+v, package chunk %d bytes", name, *e, got, len(pkg))
 		}
