@@ -187,20 +187,17 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 	}
 	object := props.NewResolver(p, r).Name
 	fopts := &props.FormatOptions{Object: object, MaxElements: -1}
-	var list []int
-	for _, o := range objects {
+	list, err := exportList(objects, len(p.Exports), func(o string) (int, error) {
 		i, err := p.FindExport(o, r)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", z.name, err)
+			return 0, fmt.Errorf("%s: %v", z.name, err)
 		}
-		list = append(list, i)
+		return i, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	all := len(objects) == 0
-	if all {
-		for i := range p.Exports {
-			list = append(list, i)
-		}
-	}
 	rowFound := false
 	for _, i := range list {
 		e := propsExport{Index: i, Path: p.ExportPath(i), Class: r.ClassName(p, i)}
@@ -294,24 +291,17 @@ func zenEntry(name string, v props.Value, object func(int32) string) propEntry {
 // legacyProps reads the properties of a legacy package's exports.
 func legacyProps(file string, p *reader.Package, objects []string) (*propsDoc, error) {
 	d := &propsDoc{File: file, Exports: []propsExport{}}
-	var list []int
-	for _, o := range objects {
+	list, err := exportList(objects, len(p.Exports), func(o string) (int, error) {
 		class, path := "", o
 		if i := strings.IndexByte(o, '\''); i > 0 && strings.HasSuffix(o, "'") && len(o) > i+1 {
 			class, path = o[:i], o[i+1:len(o)-1]
 		}
-		i, err := findExport(file, p, path, class)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, i)
+		return findExport(file, p, path, class)
+	})
+	if err != nil {
+		return nil, err
 	}
 	all := len(objects) == 0
-	if all {
-		for i := range p.Exports {
-			list = append(list, i)
-		}
-	}
 	for _, i := range list {
 		e := propsExport{Index: i, Path: p.ExportPath(i), Class: p.ClassName(i)}
 		l, err := p.Properties(i)
@@ -357,4 +347,25 @@ func legacyProps(file string, p *reader.Package, objects []string) (*propsDoc, e
 		d.Exports = append(d.Exports, e)
 	}
 	return d, nil
+}
+
+// exportList returns the exports the OBJECT arguments name (find resolves
+// one), or every export of n when there are none.
+func exportList(objects []string, n int, find func(string) (int, error)) ([]int, error) {
+	if len(objects) == 0 {
+		list := make([]int, n)
+		for i := range list {
+			list[i] = i
+		}
+		return list, nil
+	}
+	list := make([]int, 0, len(objects))
+	for _, o := range objects {
+		i, err := find(o)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, i)
+	}
+	return list, nil
 }
