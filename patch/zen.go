@@ -9,11 +9,9 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
-
-// legacyTag is the first word of a legacy package.
-const legacyTag = 0x9E2A83C1
 
 // isZenFile reports whether the file at path holds a zen package (and is
 // not a legacy package).
@@ -26,7 +24,7 @@ func isZenFile(path string) bool {
 	head := make([]byte, 64<<10)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
-	if len(head) < 4 || binary.LittleEndian.Uint32(head) == legacyTag {
+	if len(head) < 4 || binary.LittleEndian.Uint32(head) == reader.Tag {
 		return false
 	}
 	_, err = zen.DetectLayout(head)

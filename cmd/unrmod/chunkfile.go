@@ -9,10 +9,8 @@ import (
 
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/reader"
 )
-
-// legacyTag is the first word of a legacy package.
-const legacyTag = 0x9E2A83C1
 
 // chunkFile is a single IoStore chunk saved as a file (by 'unrmod extract'
 // or another tool): a container header or a zen package.
@@ -33,7 +31,7 @@ func readChunkFile(file string) *chunkFile {
 	}
 	defer f.Close()
 	var tag [4]byte
-	if _, err := io.ReadFull(f, tag[:]); err != nil || binary.LittleEndian.Uint32(tag[:]) == legacyTag {
+	if _, err := io.ReadFull(f, tag[:]); err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
 		return nil
 	}
 	data, err := os.ReadFile(file)
