@@ -166,8 +166,8 @@ func applyTarget(t *Target, dir string, opt Options, load func(string) (*reader.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if isZenFile(in) {
-		return applyZenTarget(t, dir, in, out, opt)
+	if src := readZenFile(in); src != nil {
+		return applyZenTarget(t, dir, in, src, out, opt)
 	}
 	return applyLegacyTarget(t, dir, in, out, opt, load)
 }

@@ -13,30 +13,27 @@ import (
 	"github.com/unrmod/unrmod/writer"
 )
 
-// isZenFile reports whether the file at path holds a zen package (and is
-// not a legacy package).
-func isZenFile(path string) bool {
+// readZenFile returns the bytes of the file at path when it holds a zen
+// package, or nil (a legacy package, anything else, or an unreadable file:
+// the legacy reader then says what it is).
+func readZenFile(path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return nil
 	}
 	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	if len(head) < 4 || binary.LittleEndian.Uint32(head) == reader.Tag {
-		return false
+	var tag [4]byte
+	if _, err := io.ReadFull(f, tag[:]); err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
+		return nil
 	}
-	_, err = zen.DetectLayout(head)
-	if err != nil && n == len(head) && n == 64<<10 {
-		// The name map may not fit in the first 64 KiB: read it all.
-		data, rerr := os.ReadFile(path)
-		if rerr != nil {
-			return false
-		}
-		_, err = zen.DetectLayout(data)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
 	}
-	return err == nil
+	if _, err := zen.DetectLayout(data); err != nil {
+		return nil
+	}
+	return data
 }
 
 // StoreChange is a field of the package's store entry (in its container's
@@ -51,15 +48,11 @@ type StoreChange struct {
 // String returns "FIELD OLD → NEW".
 func (s StoreChange) String() string { return fmt.Sprintf("%s %s → %s", s.Field, s.Old, s.New) }
 
-// applyZenTarget patches one zen package file in memory and returns its
-// encoded, checked output and the input's bytes.
-func applyZenTarget(t *Target, dir, in, out string, opt Options) (*TargetResult, []byte, []byte, error) {
+// applyZenTarget patches one zen package file (in, whose bytes are src) in
+// memory and returns its encoded, checked output and the input's bytes.
+func applyZenTarget(t *Target, dir, in string, src []byte, out string, opt Options) (*TargetResult, []byte, []byte, error) {
 	if t.guidPos != nil {
 		return nil, nil, nil, errorf(*t.guidPos, "guid: zen packages have no GUID; remove the key")
-	}
-	src, err := os.ReadFile(in)
-	if err != nil {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
 	}
 	p, err := zen.DecodePackage(in, src, nil)
 	if err != nil {
