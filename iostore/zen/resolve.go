@@ -63,7 +63,8 @@ func (r *Resolver) packageImport(p *Package, x ObjectIndex) string {
 		if q, i := r.findGlobalImport(p, x); q != nil {
 			return q.ExportPath(i)
 		}
-		if s := guessPath(p, func(pkg, obj string) bool { return ObjectIndex(cityhash.PackageImportIndex(pkg+"."+obj)) == x }); s != "" {
+		isPackage := func(n string) bool { return len(n) > 1 && n[0] == '/' && CheckPackageName(n) == nil }
+		if s := guessPath(p, isPackage, func(path string) bool { return ObjectIndex(cityhash.PackageImportIndex(path)) == x }); s != "" {
 			return s
 		}
 		return "PackageImport " + x.String()
@@ -103,41 +104,29 @@ func (r *Resolver) packageImport(p *Package, x ObjectIndex) string {
 	return fmt.Sprintf("%s.<public export 0x%016x>", name, h)
 }
 
-// guessScriptPath returns the script object path /Script/Module.Object,
-// spelled by names of p, whose hash is x, or "".
+// guessScriptPath returns the script object path /Script/Module or
+// /Script/Module.Object, spelled by names of p, whose hash is x, or "".
 func guessScriptPath(p *Package, x ObjectIndex) string {
-	var modules []string
+	isModule := func(n string) bool { return strings.HasPrefix(n, "/Script/") && !strings.ContainsAny(n, ".:") }
 	for _, n := range p.Names {
-		if strings.HasPrefix(n, "/Script/") && !strings.ContainsAny(n, ".:") {
-			modules = append(modules, n)
+		if isModule(n) && ScriptObject(n) == x {
+			return n
 		}
 	}
-	if len(modules) == 0 || len(modules)*len(p.Names) > maxGuesses {
-		return ""
-	}
-	for _, m := range modules {
-		if ScriptObject(m) == x {
-			return m
-		}
-		for _, obj := range p.Names {
-			if ScriptObject(m+"."+obj) == x {
-				return m + "." + obj
-			}
-		}
-	}
-	return ""
+	return guessPath(p, isModule, func(path string) bool { return ScriptObject(path) == x })
 }
 
 // maxGuesses bounds the package-and-object pairs guessPath hashes.
 const maxGuesses = 1 << 20
 
-// guessPath returns the path package.object, both names of p's name map,
-// for which match is true, or "": the names of imported packages and
-// objects stay in a cooked package's name map.
-func guessPath(p *Package, match func(pkg, obj string) bool) string {
+// guessPath returns the path package.object, both names of p's name map
+// and the package one isPackage accepts, for which match is true, or "":
+// the names of imported packages and objects stay in a cooked package's
+// name map.
+func guessPath(p *Package, isPackage func(string) bool, match func(path string) bool) string {
 	var pkgs []string
 	for _, n := range p.Names {
-		if len(n) > 1 && n[0] == '/' && CheckPackageName(n) == nil {
+		if isPackage(n) {
 			pkgs = append(pkgs, n)
 		}
 	}
@@ -146,8 +135,8 @@ func guessPath(p *Package, match func(pkg, obj string) bool) string {
 	}
 	for _, pkg := range pkgs {
 		for _, obj := range p.Names {
-			if match(pkg, obj) {
-				return pkg + "." + obj
+			if path := pkg + "." + obj; match(path) {
+				return path
 			}
 		}
 	}
