@@ -1,6 +1,7 @@
 package iostore
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -50,6 +51,30 @@ type DirectoryIndex struct {
 	// Size is the number of bytes the serialized index used; an encrypted
 	// index is followed by up to 15 padding bytes.
 	Size int
+
+	// kept holds the stored bytes of strings (the mount point under key -1,
+	// string-table entries under their index) that were not stored the way
+	// AppendBinary writes them, e.g. Latin-1 bytes or ASCII as UTF-16.
+	kept map[int]keptString
+}
+
+// keptString is a decoded string and the bytes it was decoded from.
+type keptString struct {
+	value string
+	raw   []byte
+}
+
+// keep records the bytes data[start:end] of string key when they are not
+// the canonical encoding of its decoded value s.
+func (x *DirectoryIndex) keep(key int, s string, data []byte, start, end int) {
+	raw := data[start:end]
+	if string(binio.AppendFString32(nil, s)) == string(raw) {
+		return
+	}
+	if x.kept == nil {
+		x.kept = make(map[int]keptString)
+	}
+	x.kept[key] = keptString{value: s, raw: bytes.Clone(raw)}
 }
 
 // dirFail builds the error of a directory-index problem at position at of
@@ -71,6 +96,9 @@ func DecodeDirectoryIndex(name string, data []byte, base int64) (*DirectoryIndex
 	c.SetKind(ErrCorrupt)
 	x := &DirectoryIndex{}
 	x.MountPoint = c.FString32("mount point")
+	if c.Err() == nil {
+		x.keep(-1, x.MountPoint, data, 0, c.Pos())
+	}
 	if c.Err() == nil && (!utf8.ValidString(x.MountPoint) || strings.ContainsRune(x.MountPoint, 0)) {
 		return nil, dirFail(name, base, "mount point", 0, "mount point %q is not valid text", x.MountPoint)
 	}
@@ -94,7 +122,11 @@ func DecodeDirectoryIndex(name string, data []byte, base int64) (*DirectoryIndex
 		if c.Err() != nil {
 			break
 		}
+		at := c.Pos()
 		x.StringTable[i] = c.FString32(fmt.Sprintf("string %d", i))
+		if c.Err() == nil {
+			x.keep(i, x.StringTable[i], data, at, c.Pos())
+		}
 	}
 	if err := c.Err(); err != nil {
 		what, off, msg, _ := binio.Describe(err)
@@ -104,14 +136,18 @@ func DecodeDirectoryIndex(name string, data []byte, base int64) (*DirectoryIndex
 	fail := func(structure string, at int, format string, args ...any) error {
 		return dirFail(name, base, structure, at, format, args...)
 	}
-	if err := x.check(fail, dirsAt, filesAt); err != nil {
+	files, err := x.check(fail, dirsAt, filesAt)
+	if err != nil {
 		return nil, err
 	}
+	x.Files = files
 	return x, nil
 }
 
-// check validates every reference and walks the tree.
-func (x *DirectoryIndex) check(fail func(structure string, at int, format string, args ...any) error, dirsAt, filesAt int) error {
+// check validates every reference and walks the tree, returning the files
+// in walk order. dirsAt and filesAt are the positions of the directory and
+// file entry counts, for the positions fail reports.
+func (x *DirectoryIndex) check(fail func(structure string, at int, format string, args ...any) error, dirsAt, filesAt int) ([]IndexedFile, error) {
 	nd, nf, ns := uint32(len(x.DirectoryEntries)), uint32(len(x.FileEntries)), uint32(len(x.StringTable))
 	dirAt := func(i int) int { return dirsAt + 4 + 16*i }
 	fileAt := func(i int) int { return filesAt + 4 + 12*i }
@@ -129,42 +165,43 @@ func (x *DirectoryIndex) check(fail func(structure string, at int, format string
 		structure := fmt.Sprintf("directory entry %d", i)
 		switch {
 		case e.FirstChild != NoEntry && e.FirstChild >= nd:
-			return fail(structure, dirAt(i), "first child %d is outside the %d directories", e.FirstChild, nd)
+			return nil, fail(structure, dirAt(i), "first child %d is outside the %d directories", e.FirstChild, nd)
 		case e.NextSibling != NoEntry && e.NextSibling >= nd:
-			return fail(structure, dirAt(i), "next sibling %d is outside the %d directories", e.NextSibling, nd)
+			return nil, fail(structure, dirAt(i), "next sibling %d is outside the %d directories", e.NextSibling, nd)
 		case e.FirstFile != NoEntry && e.FirstFile >= nf:
-			return fail(structure, dirAt(i), "first file %d is outside the %d files", e.FirstFile, nf)
+			return nil, fail(structure, dirAt(i), "first file %d is outside the %d files", e.FirstFile, nf)
 		case i == 0 && e.Name != NoEntry && (e.Name >= ns || x.StringTable[e.Name] != ""):
-			return fail(structure, dirAt(i), "the root directory has a name (%d)", e.Name)
+			return nil, fail(structure, dirAt(i), "the root directory has a name (%d)", e.Name)
 		case i == 0 && e.NextSibling != NoEntry:
-			return fail(structure, dirAt(i), "the root directory has a sibling (%d)", e.NextSibling)
+			return nil, fail(structure, dirAt(i), "the root directory has a sibling (%d)", e.NextSibling)
 		}
 		if i > 0 {
 			if err := component(e.Name); err != nil {
-				return fail(structure, dirAt(i), "%v", err)
+				return nil, fail(structure, dirAt(i), "%v", err)
 			}
 		}
 	}
 	for i, e := range x.FileEntries {
 		structure := fmt.Sprintf("file entry %d", i)
 		if e.NextFile != NoEntry && e.NextFile >= nf {
-			return fail(structure, fileAt(i), "next file %d is outside the %d files", e.NextFile, nf)
+			return nil, fail(structure, fileAt(i), "next file %d is outside the %d files", e.NextFile, nf)
 		}
 		if err := component(e.Name); err != nil {
-			return fail(structure, fileAt(i), "%v", err)
+			return nil, fail(structure, fileAt(i), "%v", err)
 		}
 	}
 	if nd == 0 {
 		if nf > 0 {
-			return fail("directory entries", dirsAt, "no root directory but %d files", nf)
+			return nil, fail("directory entries", dirsAt, "no root directory but %d files", nf)
 		}
-		return nil
+		return nil, nil
 	}
 	// Walk from the root. Every directory and file may be reached once:
 	// a second visit means a cycle or shared subtree, which would make the
 	// walk endless or list a file twice.
 	seenDir := make([]bool, nd)
 	seenFile := make([]bool, nf)
+	var files []IndexedFile
 	type item struct {
 		dir    uint32
 		prefix string
@@ -177,25 +214,25 @@ func (x *DirectoryIndex) check(fail func(structure string, at int, format string
 		e := x.DirectoryEntries[it.dir]
 		for f := e.FirstFile; f != NoEntry; f = x.FileEntries[f].NextFile {
 			if seenFile[f] {
-				return fail(fmt.Sprintf("file entry %d", f), fileAt(int(f)), "reached twice while walking the tree (cyclic or shared file list)")
+				return nil, fail(fmt.Sprintf("file entry %d", f), fileAt(int(f)), "reached twice while walking the tree (cyclic or shared file list)")
 			}
 			seenFile[f] = true
 			fe := x.FileEntries[f]
 			p := it.prefix + x.StringTable[fe.Name]
 			if len(p) > MaxPathLen {
-				return fail(fmt.Sprintf("file entry %d", f), fileAt(int(f)), "path is longer than %d bytes", MaxPathLen)
+				return nil, fail(fmt.Sprintf("file entry %d", f), fileAt(int(f)), "path is longer than %d bytes", MaxPathLen)
 			}
-			x.Files = append(x.Files, IndexedFile{Path: p, Chunk: fe.UserData, Entry: int(f)})
+			files = append(files, IndexedFile{Path: p, Chunk: fe.UserData, Entry: int(f)})
 		}
 		var children []item
 		for c := e.FirstChild; c != NoEntry; c = x.DirectoryEntries[c].NextSibling {
 			if seenDir[c] {
-				return fail(fmt.Sprintf("directory entry %d", c), dirAt(int(c)), "reached twice while walking the tree (cyclic directory index)")
+				return nil, fail(fmt.Sprintf("directory entry %d", c), dirAt(int(c)), "reached twice while walking the tree (cyclic directory index)")
 			}
 			seenDir[c] = true
 			p := it.prefix + x.StringTable[x.DirectoryEntries[c].Name] + "/"
 			if len(p) > MaxPathLen {
-				return fail(fmt.Sprintf("directory entry %d", c), dirAt(int(c)), "path is longer than %d bytes", MaxPathLen)
+				return nil, fail(fmt.Sprintf("directory entry %d", c), dirAt(int(c)), "path is longer than %d bytes", MaxPathLen)
 			}
 			children = append(children, item{c, p})
 		}
@@ -204,5 +241,5 @@ func (x *DirectoryIndex) check(fail func(structure string, at int, format string
 			stack = append(stack, children[k])
 		}
 	}
-	return nil
+	return files, nil
 }

@@ -23,6 +23,11 @@ var (
 	// reference that cannot be right. It is zen.ErrCorrupt, so corrupt zen
 	// packages and container headers match it too.
 	ErrCorrupt = zen.ErrCorrupt
+	// ErrNotEncodable means an encoder (TOC.AppendBinary,
+	// DirectoryIndex.AppendBinary, NewDirectoryIndex, BuildPerfectHash)
+	// refused a model the format cannot hold or that contradicts itself. It
+	// is zen.ErrNotEncodable.
+	ErrNotEncodable = zen.ErrNotEncodable
 	// ErrUnsupportedMethod means a compression block uses a method unrmod
 	// cannot decode. The error is a *MethodError naming the method.
 	ErrUnsupportedMethod = errors.New("unsupported compression method")

@@ -15,3 +15,18 @@ var (
 func InflateTestEncode(t testing.TB, i int, data []byte) []byte {
 	return inflateEncode(t, inflateEncoders[i], data)
 }
+
+// BuildPerfectHashPrimes is BuildPerfectHash trying only the given seeds,
+// so that tests can force the overflow list.
+var BuildPerfectHashPrimes = buildPerfectHash
+
+// ApplyPerfectHashPrimes is TOC.ApplyPerfectHash trying only the given seeds.
+func ApplyPerfectHashPrimes(t *TOC, primes []uint32) ([]int, error) {
+	return t.applyPerfectHash(primes)
+}
+
+// PerfectHashPrimes is the engine's table of seeds.
+var PerfectHashPrimes = perfectHashPrimes
+
+// EngineSort is the engine's unstable sort, for its own tests.
+var EngineSort = engineSort

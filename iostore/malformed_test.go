@@ -122,6 +122,8 @@ func TestMalformedTOC(t *testing.T) {
 		{"partition size 0", "TOC header", tcSet64(tcSet32(good, 52, 2), 88, 0), iostore.ErrCorrupt, []string{"PartitionSize"}},
 		{"partitions past 40 bits", "TOC header", tcSet64(tcSet32(good, 52, 3), 88, 1<<40-1), iostore.ErrCorrupt, []string{"40-bit"}},
 		{"unknown encryption", "TOC header", tcSet8(tcSet8(tcSet8(good, 16, 10), 80, 0x0A), 81, 7), iostore.ErrCorrupt, []string{"encryption method 7"}},
+		{"IV count without AES-CTR", "TOC header", tcSet32(tcSet8(good, 16, 10), 104, 5), iostore.ErrCorrupt, []string{"EncryptionIVCount is 5", "needs 0"}},
+		{"IV count for AES-CTR", "TOC header", tcSet32(tcSet8(tcSet8(tcSet8(good, 16, 10), 80, 0x0B), 81, 2), 104, 12), iostore.ErrCorrupt, []string{"EncryptionIVCount is 12", "needs 13"}},
 		{"huge chunk count", "chunk ids", tcSet32(good, 24, 0x7FFFFFFF), iostore.ErrCorrupt, []string{"do not fit"}},
 		{"huge block count", "compression blocks", tcSet32(good, 28, 0xFFFFFFFF), iostore.ErrCorrupt, []string{"do not fit"}},
 		{"huge seed count", "perfect-hash seeds", tcSet32(good, 84, 0x40000000), iostore.ErrCorrupt, nil},

@@ -438,6 +438,21 @@ func decodeHeader(t *TOC, data []byte) error {
 	if m := h.Encryption(); m != EncryptionNone && m != EncryptionAESECB && m != EncryptionAESCTR {
 		return bad(81, ErrCorrupt, "unknown encryption method %d", h.EncryptionMethodByte)
 	}
+	if h.Version.HasEncryptionMethod() {
+		// The IV section's size follows from the blocks and the Indexed flag;
+		// the count must agree (as CUE4Parse requires), so that the TOC's
+		// counts all come from its sections.
+		want := uint64(0)
+		if h.Encryption() == EncryptionAESCTR {
+			want = uint64(h.TocCompressedBlockEntryCount)
+			if h.ContainerFlags&FlagIndexed != 0 {
+				want++
+			}
+		}
+		if uint64(h.EncryptionIVCount) != want {
+			return bad(104, ErrCorrupt, "EncryptionIVCount is %d, but encryption %s over %d blocks needs %d IVs", h.EncryptionIVCount, h.Encryption(), h.TocCompressedBlockEntryCount, want)
+		}
+	}
 	return nil
 }
 

@@ -84,9 +84,6 @@ func (c *Container) verifyTOC(add func(string, int64, string, ...any)) {
 	if h.Version.HasPartitions() && h.PartitionCount == 0 && len(t.Blocks) > 0 {
 		add("TOC header", 52, "PartitionCount is 0 (read as 1)")
 	}
-	if h.Version.HasEncryptionMethod() && h.Encryption() == EncryptionAESCTR && h.EncryptionIVCount != 0 && int(h.EncryptionIVCount) != len(t.EncryptionIVs) {
-		add("TOC header", 104, "EncryptionIVCount %d, but the AES-CTR IV section has %d entries", h.EncryptionIVCount, len(t.EncryptionIVs))
-	}
 
 	// Directory index.
 	indexAt := int64(-1)
