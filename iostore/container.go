@@ -557,6 +557,30 @@ func (c *Container) decodeStored(k int, raw []byte, p int, off uint64, s *scratc
 	return out, nil
 }
 
+// storedPlain returns block k's stored bytes decrypted: CompressedSize
+// bytes, what a writer pads and encrypts again.
+func (c *Container) storedPlain(k int) ([]byte, error) {
+	s := getScratch()
+	defer putScratch(s)
+	raw, _, _, err := c.readStored(k, s)
+	if err != nil {
+		return nil, err
+	}
+	h := &c.toc.Header
+	switch h.Encryption() {
+	case EncryptionAESECB:
+		if c.key == nil {
+			return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrKeyRequired,
+				"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+		}
+		c.cipher.decrypt(raw)
+	case EncryptionAESCTR:
+		return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrUnsupportedMethod,
+			"encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
+	}
+	return append([]byte(nil), raw[:c.toc.Blocks[k].CompressedSize]...), nil
+}
+
 // ReadStoredBlock returns block k exactly as stored in the .ucas: compressed,
 // AES-padded to 16 bytes and still encrypted when the container is. It
 // needs neither a decoder nor the key: a writer copies such blocks as they

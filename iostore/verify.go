@@ -16,6 +16,10 @@ type VerifyOptions struct {
 	// StructureOnly skips reading the .ucas: only the TOC and directory
 	// index are checked.
 	StructureOnly bool
+	// Skip, when set, leaves the chunks (TOC entry indexes) it returns true
+	// for out of the data checks: their blocks are not decoded or hashed.
+	// A writer skips the chunks it copied block for block from a source.
+	Skip func(i int) bool
 }
 
 // Report is the result of Verify.
@@ -69,7 +73,7 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 		return r
 	}
 	header, headerErr := c.verifyHeaderChunk()
-	c.verifyData(r, opts.Workers, header)
+	c.verifyData(r, opts.Workers, opts.Skip, header)
 	c.verifyContainerHeader(add, header, headerErr)
 	return r
 }
@@ -235,7 +239,7 @@ const maxVerifyPackage = 256 << 20
 // verifyData decodes every chunk and compares its hash, in parallel. Package
 // chunks (ExportBundleData, index 0) are also decoded as zen packages and
 // checked, with their store entry in header when there is one.
-func (c *Container) verifyData(r *Report, workers int, header *zen.ContainerHeader) {
+func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, header *zen.ContainerHeader) {
 	t := c.toc
 	type result struct {
 		checked, skipped bool
@@ -252,9 +256,11 @@ func (c *Container) verifyData(r *Report, workers int, header *zen.ContainerHead
 		}
 	}
 	ms := int64(t.Header.Version.MetaSize())
-	all := make([]int, len(c.chunks))
-	for i := range all {
-		all[i] = i
+	all := make([]int, 0, len(c.chunks))
+	for i := range c.chunks {
+		if skip == nil || !skip(i) {
+			all = append(all, i)
+		}
 	}
 	c.forEachChunk(all, workers, func(i int, s *scratch) {
 		ch := &c.chunks[i]
