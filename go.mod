@@ -1,6 +1,6 @@
 module github.com/unrmod/unrmod
 
-go 1.25
+go 1.26.0
 
 require (
 	github.com/go-faster/city v1.0.1
@@ -8,8 +8,16 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/zeebo/blake3 v0.2.4
 	github.com/zeebo/xxh3 v1.1.0
-	golang.org/x/sys v0.30.0
+	golang.org/x/sys v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+require (
+	github.com/VividCortex/ewma v1.2.0 // indirect
+	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
+	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	github.com/mattn/go-runewidth v0.0.30 // indirect
+	github.com/vbauerster/cupwriter v0.0.5 // indirect
+	github.com/vbauerster/mpb/v8 v8.16.2 // indirect
+)

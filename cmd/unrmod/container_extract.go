@@ -3,9 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/unrmod/unrmod/iostore"
@@ -86,10 +84,9 @@ is a terminal; the summary goes to standard output.`,
 				if len(filters) > 0 {
 					opts.Filter = func(ch *iostore.Chunk, p string) bool { return matchAny(filters, p) }
 				}
-				var bar *progressBar
-				if stderrIsTerminal(s.err) {
-					bar = newProgressBar(s.err)
-					opts.Progress = bar.update
+				bar := newProgress(s.err, "extract", 0)
+				if bar != nil {
+					opts.Progress = bar.set
 				}
 				start := time.Now()
 				res, err := c.Extract(*out, opts)
@@ -118,51 +115,4 @@ type extractDoc struct {
 	Files int      `json:"files"`
 	Bytes int64    `json:"bytes"`
 	Paths []string `json:"paths"`
-}
-
-// progressBar draws a one-line progress bar on a terminal.
-type progressBar struct {
-	w    io.Writer
-	mu   sync.Mutex
-	last time.Time
-	done int64
-	tot  int64
-	drew bool
-}
-
-func newProgressBar(w io.Writer) *progressBar { return &progressBar{w: w} }
-
-// update is the Extract progress callback; it redraws at most ten times a
-// second.
-func (p *progressBar) update(done, total int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done, p.tot = done, total
-	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond || done == total {
-		p.last = now
-		p.draw()
-	}
-}
-
-func (p *progressBar) draw() {
-	const width = 30
-	frac := 1.0
-	if p.tot > 0 {
-		frac = float64(p.done) / float64(p.tot)
-	}
-	n := int(frac * width)
-	fmt.Fprintf(p.w, "\r[%s%s] %3.0f%%  %d/%d MB", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, p.done>>20, p.tot>>20)
-	p.drew = true
-}
-
-// finish ends the bar's line; it does nothing on a nil bar.
-func (p *progressBar) finish() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.drew {
-		fmt.Fprint(p.w, "\n")
-	}
 }

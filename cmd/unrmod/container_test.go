@@ -402,21 +402,23 @@ func TestContainerCorruptNeverPanics(t *testing.T) {
 	}
 }
 
-// TestProgressBar checks the bar's drawing and that a nil bar is inert.
+// TestProgressBar checks the bar's drawing, that it is off when standard
+// error is not a terminal and that a nil bar is inert.
 func TestProgressBar(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgressBar(&b)
-	p.update(0, 4<<20)
-	p.update(4<<20, 4<<20)
-	p.finish()
-	out := b.String()
-	if !strings.HasPrefix(out, "\r[") || !strings.Contains(out, "100%  4/4 MB") || !strings.HasSuffix(out, "\n") {
-		t.Errorf("bar output %q", out)
+	if p := newProgress(&b, "extract", 0); p != nil {
+		t.Error("a bar on a buffer, which is not a terminal")
 	}
-	var nilBar *progressBar
+	var nilBar *progress
+	nilBar.set(1, 2)
+	nilBar.add(1)
 	nilBar.finish()
-	if stderrIsTerminal(&b) {
-		t.Error("a buffer is not a terminal")
+	p := drawProgress(&b, "pack", 4<<20)
+	p.add(1 << 20)
+	p.set(4<<20, 4<<20)
+	p.finish()
+	if out := b.String(); !strings.Contains(out, "pack") || !strings.Contains(out, "4.0 MiB / 4.0 MiB") || !strings.Contains(out, "100 %") {
+		t.Errorf("bar output %q", out)
 	}
 }
 
