@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -18,8 +19,8 @@ import (
 func rewriteCommand() *command {
 	return &command{
 		name:     "rewrite",
-		synopsis: "IN -o OUT [--layout preserve|compact] [--json]",
-		summary:  "decode a package and write it again, unchanged, to a new file",
+		synopsis: "IN -o OUT [--layout preserve|compact] [--aes-key KEY] [--json]",
+		summary:  "decode a package or container and write it again, unchanged, to a new file",
 		description: `Decode IN and encode the unchanged model to OUT. The output is read back and
 verified before it atomically replaces OUT; IN is never modified, and OUT
 may not be IN.
@@ -37,16 +38,29 @@ dropped, and whether OUT is byte-identical to IN.
 A zen package saved as a file is decoded and encoded again the same way:
 preserve writes parts that are not laid out as the engine lays them out
 from their original bytes, so an unchanged package comes out byte for byte;
-compact lays every part out as the engine does.`,
+compact lays every part out as the engine does.
+
+An IoStore container (IN.utoc with its .ucas partitions) is written to
+OUT.utoc and its .ucas files (OUT may be given with or without .utoc). The
+container keeps its id, TOC version, block size, key GUID, partitions and
+perfect hash. Preserve copies the .ucas bytes as they are and re-encodes
+the TOC: the output is byte-identical. Compact lays the chunks out again one
+after another, copying each chunk's stored blocks as they are (Oodle blocks
+too: nothing is decompressed or recompressed). The output is checked before
+it replaces anything. The companion .pak is not written: copy it beside the
+output under the same base name if the game should mount it. An encrypted
+container needs --aes-key; the output is encrypted with the same key.`,
 		examples: []string{
 			"unrmod rewrite Maps/CTF-Face.unr -o /tmp/CTF-Face.unr",
 			"unrmod rewrite --layout compact System/MyMod.u -o Compact/MyMod.u",
 			"unrmod rewrite out/Maine/Content/Data/Table_Items.uasset -o /tmp/Table_Items.uasset",
+			"unrmod rewrite --layout compact Paks/pakchunk0-WindowsNoEditor.utoc -o /tmp/pakchunk0-WindowsNoEditor",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write the package to `OUT` (required; must not be IN)")
 			layout := fs.String("layout", "preserve", "`LAYOUT` of the output: preserve or compact")
 			asJSON := fs.Bool("json", false, "print the report as one JSON document")
+			key := addKeyFlag(fs)
 			zf := &zenFlags{pkg: new(string), global: new(string),
 				engine: fs.String("engine", "", "read a zen package as engine `VERSION` writes it (4.26, 4.27, 5.0 … 5.8) when the bytes do not tell")}
 			return func(s streams, args []string) error {
@@ -59,6 +73,21 @@ compact lays every part out as the engine does.`,
 				}
 				if *out == "-" {
 					return usagef("rewrite", "rewrite writes a file, not standard output: give -o a path")
+				}
+				if isContainerFile(in) {
+					cl, err := iostore.ParseRewriteLayout(*layout)
+					if err != nil {
+						return usagef("rewrite", "--layout: %v", err)
+					}
+					doc, err := rewriteContainer(s, in, *out, cl, key)
+					if err != nil {
+						return err
+					}
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					_, err = fmt.Fprintln(s.out, doc.summary())
+					return err
 				}
 				lay, err := writer.ParseLayout(*layout)
 				if err != nil {

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// containerOutput returns the .utoc path of an output given as OUT/NAME or
+// OUT/NAME.utoc (also .ucas or .pak: the three share the base name).
+func containerOutput(out string) string {
+	ext := filepath.Ext(out)
+	switch strings.ToLower(ext) {
+	case ".utoc", ".ucas", ".pak":
+		return strings.TrimSuffix(out, ext) + ".utoc"
+	}
+	return out + ".utoc"
+}
+
+// containerRewriteDoc is the output of "unrmod rewrite C.utoc".
+type containerRewriteDoc struct {
+	Input     string  `json:"input"`
+	Output    string  `json:"output"`
+	Layout    string  `json:"layout"`
+	Chunks    int     `json:"chunks"`
+	Copied    int     `json:"copied_chunks"`
+	Written   int     `json:"written_chunks"`
+	DeadBytes uint64  `json:"dead_bytes"`
+	Identical bool    `json:"identical"`
+	Seconds   float64 `json:"seconds"`
+}
+
+func (d *containerRewriteDoc) summary() string {
+	same := "differs from the input"
+	if d.Identical {
+		same = "byte-identical to the input"
+	}
+	return fmt.Sprintf("wrote %s (layout %s): %d chunks, %d copied block for block, %d written, %d dead bytes; %s",
+		d.Output, d.Layout, d.Chunks, d.Copied, d.Written, d.DeadBytes, same)
+}
+
+// rewriteContainer writes the container in again to out, unchanged.
+func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, key *keyFlag) (*containerRewriteDoc, error) {
+	utoc := containerOutput(out)
+	if sameFile(in, utoc) {
+		return nil, usagef("rewrite", "output %s is the input container; rewrite never modifies its input", utoc)
+	}
+	c, err := openIndexedContainer(in, key)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var total int64
+	for _, ch := range c.Chunks() {
+		total += int64(ch.Size)
+	}
+	bar := newProgress(s.err, "rewrite", total)
+	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add}
+	start := time.Now()
+	res, err := iostore.Rewrite(c, utoc, nil, opts)
+	bar.finish()
+	if err != nil {
+		return nil, err
+	}
+	return &containerRewriteDoc{Input: in, Output: utoc, Layout: layout.String(), Chunks: res.Chunks, Copied: res.Copied,
+		Written: res.Written, DeadBytes: res.DeadBytes, Identical: layout == iostore.Preserve && res.Written == 0 && res.Removed == 0,
+		Seconds: time.Since(start).Seconds()}, nil
+}

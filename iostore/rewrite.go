@@ -1,0 +1,459 @@
+package iostore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// RewriteLayout says where Rewrite puts the chunks it keeps.
+type RewriteLayout uint8
+
+const (
+	// Preserve keeps the .ucas bytes of the source as they are: every
+	// unchanged chunk's blocks stay at their offsets and the TOC keeps its
+	// order, so a rewrite without changes is byte-identical. Changed and
+	// added chunks are appended; the blocks they replace stay behind as
+	// dead bytes (RewriteResult.DeadBytes).
+	Preserve RewriteLayout = iota
+	// Compact lays the container out again as the engine's writer does:
+	// every chunk's blocks one after another, in the source's order, with
+	// no dead bytes. Unchanged chunks' blocks are copied as they are.
+	Compact
+)
+
+// ParseRewriteLayout parses "preserve" or "compact".
+func ParseRewriteLayout(s string) (RewriteLayout, error) {
+	switch strings.ToLower(s) {
+	case "", "preserve":
+		return Preserve, nil
+	case "compact":
+		return Compact, nil
+	}
+	return 0, fmt.Errorf("unknown layout %q (want preserve or compact)", s)
+}
+
+func (l RewriteLayout) String() string {
+	if l == Compact {
+		return "compact"
+	}
+	return "preserve"
+}
+
+// ChunkChange is one change Rewrite makes to a container.
+type ChunkChange struct {
+	ID ChunkID
+	// Data is the chunk's new content; nil removes the chunk.
+	Data io.Reader
+	// Path lists an added chunk in the directory index, relative to the
+	// game's root ("Maine/Content/Mods/New.uasset"); a replaced chunk keeps
+	// its path.
+	Path string
+}
+
+// RewriteOptions configures Rewrite.
+type RewriteOptions struct {
+	Layout RewriteLayout
+	// Method compresses the chunks written from data: "" keeps the
+	// source's method when unrmod (or a registered Compressor) can write
+	// it and uses Zlib otherwise (an Oodle container); "None" stores them.
+	Method string
+	// Compressors adds compressors by method name (e.g. an Oodle binding).
+	Compressors map[string]Compressor
+	// Key encrypts the output (Compact only): nil keeps the source's key.
+	Key *Key
+	// Workers, Progress and Verify are as in WriterOptions.
+	Workers  int
+	Progress func(n int64)
+	Verify   VerifyLevel
+}
+
+// RewriteResult says what Rewrite did.
+type RewriteResult struct {
+	Chunks  int // chunks in the output
+	Copied  int // chunks whose stored blocks were kept or copied
+	Written int // chunks written from new data
+	Added   int
+	Removed int
+	// Method is the compression method of the chunks written from data.
+	Method string
+	// DeadBytes counts the stored bytes of the source that no chunk of
+	// the output uses any more (Preserve); Compact drops them.
+	DeadBytes uint64
+	// DroppedSignature says that the source was signed and the output is
+	// not: a changed container cannot keep a signature made with the
+	// game's private key.
+	DroppedSignature bool
+}
+
+// Rewrite writes src again to utocPath (and its .ucas partitions) with
+// changes applied, in the given layout, through a Writer: the output is
+// checked before it replaces anything, and a failed rewrite leaves no file.
+// The container keeps its id, version, block size, mount point, key GUID,
+// partition size and perfect-hash setting. The container header is a chunk
+// like any other: give its new bytes as a change when packages change.
+func Rewrite(src *Container, utocPath string, changes []ChunkChange, opts *RewriteOptions) (*RewriteResult, error) {
+	w, res, err := RewriteStaged(src, utocPath, changes, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res, w.Commit()
+}
+
+// RewriteStaged does all of Rewrite but the renames: it returns the staged
+// Writer (see Writer.Stage), for the caller to Commit or Abort together
+// with other outputs.
+func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts *RewriteOptions) (*Writer, *RewriteResult, error) {
+	if opts == nil {
+		opts = &RewriteOptions{}
+	}
+	h := src.Header()
+	if h.Encryption() == EncryptionAESCTR {
+		return nil, nil, fmt.Errorf("%s: AES-CTR containers (TOC version 10) cannot be rewritten yet", src.file)
+	}
+	if h.Encryption() != EncryptionNone && src.key == nil {
+		return nil, nil, fmt.Errorf("%s: %w (key GUID %s); pass the key with --aes-key", src.file, ErrKeyRequired, h.EncryptionKeyGUID)
+	}
+	if opts.Layout == Preserve && opts.Key != nil && (src.key == nil || *opts.Key != *src.key) {
+		return nil, nil, fmt.Errorf("%s: the preserve layout keeps the stored blocks and so their encryption; use the compact layout to change the key", src.file)
+	}
+	if src.casErr != nil {
+		return nil, nil, src.casErr
+	}
+	res := &RewriteResult{}
+	method, err := rewriteMethod(src, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Method = method
+	key := opts.Key
+	if key == nil {
+		key = src.key
+	}
+	_, psize := h.Partitions()
+	if psize == unlimitedPartition {
+		psize = 0
+	}
+	wo := &WriterOptions{
+		Version: h.Version, ContainerID: h.ContainerID, BlockSize: h.CompressionBlockSize, Method: method,
+		Key: key, KeyGUID: h.EncryptionKeyGUID, PartitionSize: psize, PerfectHash: len(src.toc.PerfectHashSeeds) > 0,
+		MountPoint: src.MountPoint(), Workers: opts.Workers, Progress: opts.Progress, Verify: opts.Verify,
+	}
+	if h.Version == VersionPerfectHash || h.Version == VersionRemovedOnDemandMetaData || h.Version > VersionReplaceIoChunkHashWithIoHash {
+		return nil, nil, fmt.Errorf("%s: unrmod does not write TOC version %d (%v)", src.file, h.Version, h.Version)
+	}
+	if h.Version < VersionDirectoryIndex {
+		return nil, nil, fmt.Errorf("%s: TOC version %d (UE 4.25) is not written; UE 4.26 and later read version 2", src.file, h.Version)
+	}
+	w, err := NewWriter(utocPath, wo)
+	if err != nil {
+		return nil, nil, err
+	}
+	for name, c := range opts.Compressors {
+		w.RegisterCompressor(name, c)
+	}
+	byID := make(map[ChunkID]*ChunkChange, len(changes))
+	for k := range changes {
+		ch := &changes[k]
+		if _, dup := byID[ch.ID]; dup {
+			w.Abort()
+			return nil, nil, fmt.Errorf("%s: chunk %v is changed twice", utocPath, ch.ID)
+		}
+		byID[ch.ID] = ch
+	}
+	if opts.Layout == Preserve {
+		err = w.preserve(src, byID, res)
+	} else {
+		err = w.compact(src, byID, res)
+	}
+	if err == nil {
+		// Added chunks, in the order given.
+		for k := range changes {
+			ch := &changes[k]
+			if _, ok := src.Find(ch.ID); ok {
+				continue
+			}
+			if ch.Data == nil {
+				err = fmt.Errorf("%s: chunk %v is not in the container: nothing to remove", src.file, ch.ID)
+				break
+			}
+			if err = w.AddChunk(ch.ID, ch.Path, ch.Data); err != nil {
+				break
+			}
+			w.changed = true
+			res.Added++
+			res.Written++
+		}
+	}
+	if err != nil {
+		w.Abort()
+		return nil, nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, nil, err
+	}
+	for _, c := range w.chunks {
+		if !c.removed {
+			res.Chunks++
+		}
+	}
+	res.DroppedSignature = h.ContainerFlags&FlagSigned != 0 && w.changed
+	return w, res, nil
+}
+
+// rewriteMethod picks the method of the chunks Rewrite writes from data.
+func rewriteMethod(src *Container, opts *RewriteOptions) (string, error) {
+	if opts.Method != "" {
+		return canonicalMethod(opts.Method), nil
+	}
+	for _, m := range src.toc.Methods {
+		if codecOf(m) != codecUnsupported || opts.Compressors[strings.ToLower(m)] != nil {
+			return canonicalMethod(m), nil
+		}
+	}
+	if len(src.toc.Methods) > 0 {
+		return "Zlib", nil
+	}
+	return "None", nil
+}
+
+// compact copies src's chunks in the order of their data (the order the
+// engine wrote them), writing changed ones from their new data.
+func (w *Writer) compact(src *Container, byID map[ChunkID]*ChunkChange, res *RewriteResult) error {
+	order := make([]int, len(src.chunks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return src.chunks[order[a]].Offset < src.chunks[order[b]].Offset })
+	for _, i := range order {
+		ch := src.chunks[i]
+		path := src.fullPath(i)
+		if c, ok := byID[ch.ID]; ok {
+			w.changed = true
+			if c.Data == nil {
+				res.Removed++
+				continue
+			}
+			if err := w.AddChunkHeader(&ChunkHeader{ID: ch.ID, Path: path, MemoryMapped: ch.Meta.Flags&MetaMemoryMapped != 0}, c.Data); err != nil {
+				return err
+			}
+			res.Written++
+			continue
+		}
+		if err := w.CopyChunk(src, i, path); err != nil {
+			return err
+		}
+		res.Copied++
+	}
+	return nil
+}
+
+// fullPath returns chunk i's path relative to the game's root, as the
+// Writer takes paths, or "".
+func (c *Container) fullPath(i int) string {
+	p := c.chunks[i].Path
+	if p == "" {
+		return ""
+	}
+	return strings.TrimPrefix(c.MountPoint()+p, "../../../")
+}
+
+// preserve starts the output as a copy of src's .ucas files and TOC, then
+// writes the changed chunks' new data after it.
+func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *RewriteResult) error {
+	t := src.toc
+	w.methods = slices.Clone(t.Methods) // before start, which adds the method of new blocks
+	if err := w.start(); err != nil {
+		return err
+	}
+	// start staged partition 0; copy every source partition.
+	for p, part := range src.parts {
+		if p > 0 {
+			if err := w.newPartition(); err != nil {
+				return err
+			}
+		}
+		if err := copyPartition(w.parts[p], part); err != nil {
+			return fmt.Errorf("copy %s: %w", part.Name, err)
+		}
+		w.sizes[p] = uint64(part.Size)
+	}
+	w.base = t
+	w.blocks = slices.Clone(t.Blocks)
+	w.pending = len(w.blocks)
+	for i := range src.chunks {
+		ch := &src.chunks[i]
+		c := wchunk{ChunkHeader: ChunkHeader{ID: ch.ID, Path: src.fullPath(i), MemoryMapped: ch.Meta.Flags&MetaMemoryMapped != 0},
+			off: ch.Offset, size: ch.Size, first: ch.FirstBlock, n: ch.NumBlocks, meta: ch.Meta, kept: true, copied: true, metaKnown: true}
+		c.headerType = ch.Type == ChunkContainerHeader
+		w.byID[ch.ID] = len(w.chunks)
+		w.chunks = append(w.chunks, c)
+		if end := ch.Offset + (ch.Size+w.bs-1)/w.bs*w.bs; end > w.virt {
+			w.virt = end
+		}
+	}
+	for i := range w.chunks {
+		c := &w.chunks[i]
+		change, ok := byID[c.ID]
+		if !ok {
+			res.Copied++
+			continue
+		}
+		w.changed = true
+		for k := c.first; k < c.first+c.n; k++ {
+			res.DeadBytes += t.Blocks[k].StoredSize(true) // the engine pads every block to 16
+		}
+		if change.Data == nil {
+			c.removed = true
+			res.Removed++
+			continue
+		}
+		c.kept, c.copied, c.metaKnown = false, false, false
+		c.off, c.first, c.n, c.size = w.virt, w.pending, 0, 0
+		c.meta = ChunkMeta{Flags: c.meta.Flags & MetaMemoryMapped}
+		if err := w.fill(c, change.Data); err != nil {
+			return err
+		}
+		w.virt += (c.size + w.bs - 1) / w.bs * w.bs
+		res.Written++
+	}
+	return nil
+}
+
+// copyPartition copies a source partition into a staged file.
+func copyPartition(dst *os.File, p Partition) error {
+	if f, ok := p.R.(*os.File); ok {
+		// Through the file itself, so that the system can copy without
+		// passing the bytes through this process.
+		if _, err := f.Seek(0, io.SeekStart); err == nil {
+			n, err := io.Copy(dst, io.LimitReader(f, p.Size))
+			if err == nil && n != p.Size {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	n, err := io.Copy(dst, io.NewSectionReader(p.R, 0, p.Size))
+	if err == nil && n != p.Size {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// buildPreserved lays out the TOC of a preserve rewrite: the source TOC
+// with its chunk entries updated. Unchanged, it is the source TOC.
+func (w *Writer) buildPreserved() (*TOC, error) {
+	b := w.base
+	t := &TOC{File: w.path, Header: b.Header, Methods: w.methods, Signatures: b.Signatures,
+		DirectoryIndex: b.DirectoryIndex, OnDemandMetas: b.OnDemandMetas, Trailing: b.Trailing,
+		PerfectHashSeeds: b.PerfectHashSeeds, ChunksWithoutPerfectHash: b.ChunksWithoutPerfectHash, EncryptionIVs: b.EncryptionIVs}
+	h := &t.Header
+	if _, psize := h.Partitions(); len(w.parts) > 1 && psize == unlimitedPartition {
+		return nil, errors.New("internal error: partitions grew in an unpartitioned container")
+	}
+	if h.Version.HasPartitions() && h.PartitionCount > 1 {
+		h.PartitionCount = uint32(len(w.parts))
+	}
+	if len(w.methods) > 0 {
+		h.ContainerFlags |= FlagCompressed
+	}
+	// Keep only the method names a block uses beyond the source's own
+	// (the method of new blocks is added up front).
+	used := len(b.Methods)
+	for _, bl := range w.blocks {
+		used = max(used, int(bl.Method))
+	}
+	t.Methods = w.methods[:used]
+	var live []int
+	for i := range w.chunks {
+		if !w.chunks[i].removed {
+			live = append(live, i)
+		}
+	}
+	if !w.changed {
+		t.ChunkIDs, t.OffsetLengths, t.Metas, t.Blocks = b.ChunkIDs, b.OffsetLengths, b.Metas, w.blocks
+		return t, nil
+	}
+	if t.Signatures != nil {
+		t.Signatures = nil
+		h.ContainerFlags &^= FlagSigned
+	}
+	if t.OnDemandMetas != nil {
+		t.OnDemandMetas = nil
+		h.ContainerFlags &^= FlagOnDemand
+	}
+	// The block table again, without the blocks of replaced and removed
+	// chunks: chunks in the order of their data, each one's blocks in a
+	// run, virtual offsets renumbered.
+	byOff := slices.Clone(live)
+	sort.SliceStable(byOff, func(a, c int) bool { return w.chunks[byOff[a]].off < w.chunks[byOff[c]].off })
+	var blocks []CompressionBlock
+	for _, i := range byOff {
+		c := &w.chunks[i]
+		first := len(blocks)
+		blocks = append(blocks, w.blocks[c.first:c.first+c.n]...)
+		c.first = first
+		c.off = uint64(first) * w.bs
+	}
+	t.Blocks = blocks
+	n := len(live)
+	t.ChunkIDs, t.OffsetLengths, t.Metas = make([]ChunkID, n), make([]OffsetLength, n), make([]ChunkMeta, n)
+	slot := make(map[int]int, n) // w.chunks index → TOC position
+	for p, i := range live {
+		c := &w.chunks[i]
+		m := c.meta
+		if !c.metaKnown {
+			for k := c.first; k < c.first+c.n; k++ {
+				if blocks[k].Method != 0 {
+					m.Flags |= MetaCompressed
+				}
+			}
+		}
+		t.ChunkIDs[p], t.OffsetLengths[p], t.Metas[p] = c.ID, OffsetLength{Offset: c.off, Length: c.size}, m
+		slot[i] = p
+	}
+	if len(t.PerfectHashSeeds) > 0 {
+		seeds, overflow, s, err := BuildPerfectHash(t.ChunkIDs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", w.path, err)
+		}
+		t.PerfectHashSeeds, t.ChunksWithoutPerfectHash = seeds, overflow
+		ids, ols, metas := make([]ChunkID, n), make([]OffsetLength, n), make([]ChunkMeta, n)
+		for i, p := range s {
+			ids[p], ols[p], metas[p] = t.ChunkIDs[i], t.OffsetLengths[i], t.Metas[i]
+		}
+		t.ChunkIDs, t.OffsetLengths, t.Metas = ids, ols, metas
+		for i, p := range slot {
+			slot[i] = s[p]
+		}
+	}
+	// The directory index again, from the chunks' paths.
+	var files []IndexedFile
+	mount := w.opts.MountPoint
+	for _, i := range live {
+		c := &w.chunks[i]
+		if c.Path == "" {
+			continue
+		}
+		rel, ok := strings.CutPrefix("../../../"+c.Path, mount)
+		if !ok {
+			return nil, fmt.Errorf("%s: chunk %v: path %s is not under the mount point %s", w.path, c.ID, c.Path, mount)
+		}
+		files = append(files, IndexedFile{Path: rel, Chunk: uint32(slot[i])})
+	}
+	t.DirectoryIndex = nil
+	h.ContainerFlags &^= FlagIndexed
+	if len(files) > 0 {
+		index, err := w.encodeIndex(mount, files)
+		if err != nil {
+			return nil, err
+		}
+		t.DirectoryIndex = index
+		h.ContainerFlags |= FlagIndexed
+	}
+	return t, nil
+}

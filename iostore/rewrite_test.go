@@ -1,0 +1,143 @@
+package iostore_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// sameFiles fails unless the container at got has the same .utoc and
+// .ucas bytes as want.
+func sameFiles(t *testing.T, want, got string, parts int) {
+	t.Helper()
+	for i := -1; i < parts; i++ {
+		a, b := want, got
+		if i >= 0 {
+			a, b = iostore.PartitionPath(want, i), iostore.PartitionPath(got, i)
+		}
+		x, err := os.ReadFile(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			n := 0
+			for n < min(len(x), len(y)) && x[n] == y[n] {
+				n++
+			}
+			t.Errorf("%s: %d bytes, want %d; first difference at %d", filepath.Base(b), len(y), len(x), n)
+		}
+	}
+}
+
+// TestRewriteCorpus rewrites every corpus container: preserve without
+// changes must give the same files byte for byte; compact must verify and
+// hold the same chunks; preserve and compact with one chunk replaced must
+// verify and hold the new data.
+func TestRewriteCorpus(t *testing.T) {
+	for _, utoc := range corpusContainers(t) {
+		key := corpusKey(t, utoc)
+		src, err := iostore.Open(utoc, &iostore.Options{Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		name := filepath.Base(utoc)
+		parts := len(src.Partitions())
+		t.Run(name+"/preserve", func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), name)
+			res, err := iostore.Rewrite(src, out, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameFiles(t, utoc, out, parts)
+			if res.Copied != len(src.Chunks()) || res.DeadBytes != 0 {
+				t.Errorf("result %+v", res)
+			}
+		})
+		t.Run(name+"/compact", func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), name)
+			if _, err := iostore.Rewrite(src, out, nil, &iostore.RewriteOptions{Layout: iostore.Compact, Verify: iostore.VerifyAll}); err != nil {
+				t.Fatal(err)
+			}
+			sameChunks(t, src, out, key, nil)
+		})
+		// Replace the first chunk that has a path with new bytes.
+		var target iostore.Chunk
+		for _, ch := range src.Chunks() {
+			if ch.Path != "" && ch.Type != iostore.ChunkExportBundleData {
+				target = ch
+				break
+			}
+		}
+		if target.Size == 0 {
+			continue
+		}
+		data := bytes.Repeat([]byte("unrmod "), 30000)
+		for _, lay := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
+			t.Run(name+"/replace-"+lay.String(), func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), name)
+				res, err := iostore.Rewrite(src, out, []iostore.ChunkChange{{ID: target.ID, Data: bytes.NewReader(data)}}, &iostore.RewriteOptions{Layout: lay})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Written != 1 || (lay == iostore.Preserve) != (res.DeadBytes > 0) {
+					t.Errorf("result %+v", res)
+				}
+				sameChunks(t, src, out, key, map[iostore.ChunkID][]byte{target.ID: data})
+			})
+		}
+	}
+}
+
+// sameChunks opens out, verifies it and compares every chunk with src,
+// except those in replaced, which must hold the given data.
+func sameChunks(t *testing.T, src *iostore.Container, out string, key *iostore.Key, replaced map[iostore.ChunkID][]byte) {
+	t.Helper()
+	got, err := iostore.Open(out, &iostore.Options{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	if r := got.Verify(nil); !r.OK() {
+		t.Fatalf("output fails verify: %v", r.Problems)
+	}
+	if len(got.Chunks()) != len(src.Chunks()) {
+		t.Fatalf("%d chunks, want %d", len(got.Chunks()), len(src.Chunks()))
+	}
+	for _, ch := range src.Chunks() {
+		i, ok := got.Find(ch.ID)
+		if !ok {
+			t.Fatalf("chunk %v missing", ch.ID)
+		}
+		g := got.Chunks()[i]
+		if g.Path != ch.Path {
+			t.Errorf("chunk %v: path %q, want %q", ch.ID, g.Path, ch.Path)
+		}
+		if want, ok := replaced[ch.ID]; ok {
+			data, err := got.ReadChunk(i)
+			if err != nil || !bytes.Equal(data, want) {
+				t.Errorf("replaced chunk %v: %d bytes (%v), want %d", ch.ID, len(data), err, len(want))
+			}
+			continue
+		}
+		if g.Size != ch.Size || g.Meta.Hash != ch.Meta.Hash {
+			t.Errorf("chunk %v: size %d, want %d, or hash differs", ch.ID, g.Size, ch.Size)
+		}
+		for k := 0; k < ch.NumBlocks; k++ {
+			a, err1 := src.ReadStoredBlock(ch.FirstBlock + k)
+			b, err2 := got.ReadStoredBlock(g.FirstBlock + k)
+			if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+				t.Fatalf("chunk %v block %d differs (%v, %v)", ch.ID, k, err1, err2)
+			}
+		}
+	}
+	_ = strings.TrimSpace
+}
