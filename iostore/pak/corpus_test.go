@@ -1,0 +1,135 @@
+package pak_test
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore/pak"
+)
+
+// corpusPaks are the real paks of the corpus: companion paks written by
+// UEcastoc, UnrealReZen and UnrealUnZen, a legacy Grounded pak mod, and
+// two paks the engine (UE 5.8) wrote.
+var corpusPaks = []struct {
+	rel        string
+	version    pak.Version
+	footerSize int
+	mount      string
+	files      int
+	bytes      int64  // total decompressed size
+	digest     string // SHA-1 of all files' contents in index order
+	first      string // the first file's path
+}{
+	{"other/grounded/Packed_P.pak", 3, 44, "../../../", 1, 234, "22a7a1259165227efab858ab4b2e65da820b7df3", "Game/Game.uproject"},
+	{"other/grounded/UnrealUnZen_Packed_P.pak", 3, 44, "../../../", 1, 234, "22a7a1259165227efab858ab4b2e65da820b7df3", "Game/Game.uproject"},
+	{"other/grounded/UnrealReZen_Packed_P.pak", 11, 221, "../../../", 0, 0, "da39a3ee5e6b4b0d3255bfef95601890afd80709", ""},
+	{"other/grounded/500-CreativeUnlock_P.pak", 3, 44, "../../../", 22, 393723, "b247bd2d481291d6f6a9675393b265316c935980",
+		"Maine/Content/Blueprints/Items/BuildingRecipesTables/Table_BuildingRecipes_FortBuilding.uasset"},
+	{"other/cue4parse_ue5_8/CUE4ParseFixtures-PatchBase.pak", 12, 221, "../../../CUE4ParseFixtures/Content/PatchFixtures/", 4, 2667,
+		"eead6a8d751e8abb46c84db66a7c95965b727e51", "DA_PatchReferencer.uasset"},
+	{"other/cue4parse_ue5_8/CUE4ParseFixtures-PatchBase_0_P.pak", 12, 221, "../../../CUE4ParseFixtures/Content/PatchFixtures/", 2, 1131,
+		"50bddec3cfbb481c242606c4eadb3bd06b955899", "DA_PatchTarget.uasset"},
+}
+
+// TestCorpusPaks decodes every corpus pak, lists its files and reads each
+// one (which checks it against its SHA-1).
+func TestCorpusPaks(t *testing.T) {
+	for _, tc := range corpusPaks {
+		t.Run(tc.rel, func(t *testing.T) {
+			r, err := pak.Open(corpus.Path(t, tc.rel), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.Footer.Version != tc.version || r.Footer.Size() != tc.footerSize || r.MountPoint != tc.mount || len(r.Files) != tc.files {
+				t.Fatalf("version %v, footer %d bytes, mount %q, %d files; want %v, %d, %q, %d",
+					r.Footer.Version, r.Footer.Size(), r.MountPoint, len(r.Files), tc.version, tc.footerSize, tc.mount, tc.files)
+			}
+			if r.Footer.IndexEncrypted || !r.Footer.EncryptionKeyGUID.IsZero() {
+				t.Errorf("encrypted index %v, key GUID %s; want neither", r.Footer.IndexEncrypted, r.Footer.EncryptionKeyGUID)
+			}
+			if err := r.CheckIndex(); err != nil {
+				t.Error(err)
+			}
+			h := sha1.New()
+			var total int64
+			for i, f := range r.Files {
+				data, err := f.ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(len(data)) != f.UncompressedSize {
+					t.Errorf("%s: %d bytes, entry says %d", f.Path, len(data), f.UncompressedSize)
+				}
+				if strings.HasSuffix(f.Path, ".uasset") && binary.LittleEndian.Uint32(data) != 0x9E2A83C1 {
+					t.Errorf("%s does not start with the package tag", f.Path)
+				}
+				if i == 0 && f.Path != tc.first {
+					t.Errorf("first file %q, want %q", f.Path, tc.first)
+				}
+				if got, err := r.ReadFile(strings.ToUpper(f.Path)); err != nil || !bytes.Equal(got, data) {
+					t.Errorf("ReadFile(%q) by upper-case path: %d bytes, %v", f.Path, len(got), err)
+				}
+				h.Write(data)
+				total += int64(len(data))
+			}
+			if got := fmt.Sprintf("%x", h.Sum(nil)); total != tc.bytes || got != tc.digest {
+				t.Errorf("contents: %d bytes, SHA-1 %s; want %d, %s", total, got, tc.bytes, tc.digest)
+			}
+		})
+	}
+}
+
+// TestCorpusDamage damages a copy of the corpus paks in memory and checks
+// that the damage is reported: in the stored bytes of a file (hash
+// mismatch), and in the index (its SHA-1).
+func TestCorpusDamage(t *testing.T) {
+	for _, tc := range corpusPaks {
+		if tc.files == 0 {
+			continue
+		}
+		t.Run(tc.rel, func(t *testing.T) {
+			orig, err := os.ReadFile(corpus.Path(t, tc.rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := pak.Decode(bytes.NewReader(orig), int64(len(orig)), tc.rel, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := r.Files[len(r.Files)-1]
+			v, slots := r.Footer.Version, len(r.Footer.Methods)
+
+			// A stored byte: the hash (or, compressed, zlib) notices.
+			b := bytes.Clone(orig)
+			b[f.Offset+f.HeaderSize(v, slots)+f.Size-1] ^= 0x55
+			d, err := pak.Decode(bytes.NewReader(b), int64(len(b)), tc.rel, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = d.Files[len(d.Files)-1].ReadAll()
+			var fe *pak.FormatError
+			if !errors.As(err, &fe) || !(errors.Is(err, pak.ErrHashMismatch) || errors.Is(err, pak.ErrCorrupt)) {
+				t.Fatalf("damaged data: %v, want a *FormatError (hash mismatch or corrupt)", err)
+			}
+			if f.Method == 0 && !errors.Is(err, pak.ErrHashMismatch) {
+				t.Errorf("damaged stored data: %v, want ErrHashMismatch", err)
+			}
+
+			// An index byte: its SHA-1 no longer matches.
+			b = bytes.Clone(orig)
+			b[r.Footer.IndexOffset+r.Footer.IndexSize/2] ^= 0x55
+			_, err = pak.Decode(bytes.NewReader(b), int64(len(b)), tc.rel, nil)
+			if !errors.As(err, &fe) || !errors.Is(err, pak.ErrCorrupt) || !strings.Contains(err.Error(), "SHA-1") {
+				t.Errorf("damaged index: %v, want a corrupt-index error about its SHA-1", err)
+			}
+		})
+	}
+}

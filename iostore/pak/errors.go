@@ -1,0 +1,106 @@
+package pak
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/unrmod/unrmod/internal/binio"
+)
+
+// Sentinel errors, wrapped by the errors this package returns, for callers
+// that branch with errors.Is.
+var (
+	// ErrNotPak means no pak footer (magic 0x5A6F12E1 at one of the
+	// footer positions the versions use) ends the file.
+	ErrNotPak = errors.New("not a pak file (no pak footer magic at the end)")
+	// ErrUnsupportedVersion means the footer's version is not 1 to 12, or
+	// the pak uses a layout unrmod does not decode (a frozen index).
+	ErrUnsupportedVersion = errors.New("unsupported pak version")
+	// ErrCorrupt means a structure is inconsistent: a count, size, offset
+	// or hash that cannot be right.
+	ErrCorrupt = errors.New("corrupt pak")
+	// ErrKeyRequired means the index or a file is AES-encrypted and no key
+	// was given.
+	ErrKeyRequired = errors.New("pak is encrypted: an AES key is required")
+	// ErrWrongKey means the index does not match its SHA-1 after
+	// decryption: the key is not the pak's.
+	ErrWrongKey = errors.New("wrong AES key")
+	// ErrHashMismatch means a file's stored bytes do not match the SHA-1
+	// its entry records.
+	ErrHashMismatch = errors.New("file hash mismatch")
+	// ErrUnsupportedMethod means a file is compressed with a method unrmod
+	// cannot decode (it decodes Zlib and Gzip). The error is a
+	// *MethodError.
+	ErrUnsupportedMethod = errors.New("unsupported compression method")
+)
+
+// FormatError describes a problem in a pak file: the file, the structure
+// being decoded, the byte offset in the file and what is wrong.
+type FormatError struct {
+	File   string // file name as given to the decoder
+	Struct string // e.g. "footer", "index entry 3 (Game/Game.uproject)"
+	Offset int64  // byte offset in File; -1 when not tied to one
+	Msg    string // what is wrong
+	Err    error  // underlying cause or sentinel, if any
+}
+
+// Error returns "FILE: STRUCT at 0xOFFSET: MESSAGE".
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File + ": ")
+	}
+	b.WriteString(e.Struct)
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, " at 0x%X", e.Offset)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Msg == "" && e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause, for errors.Is and errors.As.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// MethodError is returned when a file needs a compression method unrmod
+// cannot decode. It matches ErrUnsupportedMethod.
+type MethodError struct {
+	File   string // the pak file
+	Path   string // the file in the pak
+	Method string // the method's name, e.g. "Oodle"
+}
+
+// Error names the file and the method.
+func (e *MethodError) Error() string {
+	return fmt.Sprintf("%s: %s is compressed with %s, which unrmod cannot decompress (known: Zlib, Gzip)", e.File, e.Path, e.Method)
+}
+
+// Is reports whether target is ErrUnsupportedMethod.
+func (e *MethodError) Is(target error) bool { return target == ErrUnsupportedMethod }
+
+// errorf builds a *FormatError.
+func errorf(file, structure string, off int64, cause error, format string, args ...any) error {
+	return &FormatError{File: file, Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// cursorError turns a cursor's error into a *FormatError whose structure
+// is prefix followed by the field the cursor was reading; it matches
+// ErrCorrupt (the cursors are given it as their kind).
+func cursorError(file, prefix string, err error) error {
+	if what, off, msg, ok := binio.Describe(err); ok {
+		return &FormatError{File: file, Struct: prefix + what, Offset: off, Msg: msg, Err: err}
+	}
+	return err
+}
+
+// newCursor returns a cursor over b (whose first byte is at absolute
+// offset base) whose failures match ErrCorrupt.
+func newCursor(b []byte, base int64) *binio.Cursor {
+	c := binio.NewCursor(b, base)
+	c.SetKind(ErrCorrupt)
+	return c
+}

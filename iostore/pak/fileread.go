@@ -1,0 +1,366 @@
+package pak
+
+import (
+	"bufio"
+	"crypto/cipher"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+)
+
+// Open returns a reader of the file's contents: decrypted, decompressed
+// block by block and, at the end, checked against the SHA-1 of the stored
+// bytes when the pak records one. It holds one block's worth of buffers,
+// whatever the file's size. The record that precedes the data must agree
+// with the index. Errors are *FormatError values (ErrCorrupt,
+// ErrHashMismatch, ErrKeyRequired), a *MethodError for a method other than
+// Zlib and Gzip, and fs.ErrNotExist for a delete record.
+func (f *File) Open() (io.ReadCloser, error) {
+	p := f.r
+	if f.Deleted {
+		return nil, fmt.Errorf("%s: %s is a delete record, it has no data: %w", p.Name, f.Path, fs.ErrNotExist)
+	}
+	method := p.Footer.MethodName(f.Method)
+	if f.Method != 0 && !strings.EqualFold(method, "Zlib") && !strings.EqualFold(method, "Gzip") {
+		return nil, &MethodError{File: p.Name, Path: f.Path, Method: method}
+	}
+	if f.Encrypted && p.key == nil {
+		return nil, errorf(p.Name, f.describe(), f.at, ErrKeyRequired, "%s is encrypted: %v (key GUID %s)", f.Path, ErrKeyRequired, p.Footer.EncryptionKeyGUID)
+	}
+	hash, err := f.checkRecord()
+	if err != nil {
+		return nil, err
+	}
+	start := f.Offset + f.HeaderSize(p.Footer.Version, len(p.Footer.Methods))
+	stored := f.Size
+	if f.Encrypted {
+		stored = align16(stored)
+	}
+	fr := &fileReader{
+		f:      f,
+		method: strings.ToLower(method),
+		raw:    bufio.NewReaderSize(io.NewSectionReader(p.r, start, stored), 32<<10),
+		region: stored,
+		left:   f.UncompressedSize,
+		want:   hash,
+	}
+	if hash != ([20]byte{}) {
+		fr.hash = sha1.New()
+	}
+	if f.Encrypted {
+		fr.cipher = p.key.block()
+	}
+	if fr.blocks, fr.blockSize, err = f.plan(start); err != nil {
+		return nil, err
+	}
+	return fr, nil
+}
+
+// checkRecord reads the entry's record that precedes the data, checks it
+// against the index's copy and returns the hash it records.
+func (f *File) checkRecord() ([20]byte, error) {
+	p := f.r
+	v, slots := p.Footer.Version, len(p.Footer.Methods)
+	size := f.HeaderSize(v, slots)
+	b := make([]byte, size)
+	if _, err := p.r.ReadAt(b, f.Offset); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return [20]byte{}, fmt.Errorf("%s: reading the record of %s: %w", p.Name, f.Path, err)
+	}
+	c := newCursor(b, f.Offset)
+	rec := decodeEntry(c, v, slots)
+	what := fmt.Sprintf("record of %q", f.Path)
+	if err := c.Err(); err != nil {
+		return [20]byte{}, cursorError(p.Name, what+" ", err)
+	}
+	// The record's Offset field is not compared: writers store 0 or the
+	// offset, and its block offsets are relative to it from version 5.
+	base := f.Offset
+	if v.HasRelativeBlockOffsets() {
+		base = rec.Offset
+	}
+	mismatch := func(field string, rv, iv any) error {
+		return errorf(p.Name, what, f.Offset, ErrCorrupt, "%s is %v, the index says %v: %v", field, rv, iv, ErrCorrupt)
+	}
+	switch {
+	case rec.Size != f.Size:
+		return rec.Hash, mismatch("size", rec.Size, f.Size)
+	case rec.UncompressedSize != f.UncompressedSize:
+		return rec.Hash, mismatch("uncompressed size", rec.UncompressedSize, f.UncompressedSize)
+	case rec.Method != f.Method:
+		return rec.Hash, mismatch("compression method slot", rec.Method, f.Method)
+	case rec.Encrypted != f.Encrypted:
+		return rec.Hash, mismatch("encrypted flag", rec.Encrypted, f.Encrypted)
+	case len(rec.Blocks) != len(f.Blocks):
+		return rec.Hash, mismatch("block count", len(rec.Blocks), len(f.Blocks))
+	case f.Hash != [20]byte{} && rec.Hash != f.Hash:
+		return rec.Hash, mismatch("hash", fmt.Sprintf("%x", rec.Hash), fmt.Sprintf("%x", f.Hash))
+	}
+	for i, blk := range rec.Blocks {
+		got := Block{blk.Start - base + f.Offset, blk.End - base + f.Offset}
+		if got != f.Blocks[i] {
+			return rec.Hash, mismatch(fmt.Sprintf("block %d", i), fmt.Sprintf("0x%X..0x%X", got.Start, got.End), fmt.Sprintf("0x%X..0x%X", f.Blocks[i].Start, f.Blocks[i].End))
+		}
+	}
+	return rec.Hash, nil
+}
+
+// plan returns the file's blocks relative to the start of its data
+// (start), in order, and the uncompressed size of each but the last. A
+// stored file is one block. It checks that the blocks follow each other
+// and that their count fits the sizes.
+func (f *File) plan(start int64) ([]Block, int64, error) {
+	p := f.r
+	fail := func(format string, args ...any) ([]Block, int64, error) {
+		return nil, 0, errorf(p.Name, f.describe(), f.at, ErrCorrupt, format+": %v", append(args, ErrCorrupt)...)
+	}
+	if f.Method == 0 {
+		return []Block{{0, f.Size}}, f.Size, nil
+	}
+	blocks := make([]Block, len(f.Blocks))
+	for i, b := range f.Blocks {
+		blocks[i] = Block{b.Start - start, b.End - start}
+	}
+	bs := int64(f.BlockSize)
+	if len(blocks) == 0 {
+		// Before version 3 a compressed file is one stream.
+		blocks = []Block{{0, f.Size}}
+	}
+	if len(blocks) == 1 || bs == 0 {
+		bs = f.UncompressedSize
+	}
+	if bs == 0 && f.UncompressedSize > 0 {
+		return fail("compressed with a block size of 0")
+	}
+	if bs > 0 {
+		want := f.UncompressedSize / bs
+		if f.UncompressedSize%bs != 0 {
+			want++
+		}
+		if want != int64(len(blocks)) {
+			return fail("%d compression blocks for %d bytes in blocks of %d (want %d)", len(blocks), f.UncompressedSize, bs, want)
+		}
+	}
+	var end int64
+	for i, b := range blocks {
+		if b.Start < end {
+			return fail("compression block %d starts at 0x%X, inside the block before it", i, start+b.Start)
+		}
+		end = b.End
+		if f.Encrypted {
+			end = b.Start + align16(b.End-b.Start)
+		}
+	}
+	return blocks, bs, nil
+}
+
+// fileReader streams a file's contents: it reads the stored bytes in
+// order (hashing them), decrypts and decompresses one block at a time.
+type fileReader struct {
+	f         *File
+	method    string        // lower-case: "none", "zlib" or "gzip"
+	raw       *bufio.Reader // the stored bytes, read in order
+	pos       int64         // position in the stored bytes
+	region    int64         // their length (padded to 16 when encrypted)
+	hash      hash.Hash     // SHA-1 of stored bytes [0, Size), when the pak records one
+	want      [20]byte
+	cipher    cipher.Block
+	blocks    []Block // relative to the stored bytes
+	blockSize int64
+	left      int64 // uncompressed bytes still to hand out
+
+	next    int       // next block
+	cur     io.Reader // the current block's output
+	curLeft int64     // bytes cur still has to give
+	zr      io.ReadCloser
+	err     error
+}
+
+// Read hands out the file's contents.
+func (r *fileReader) Read(p []byte) (int, error) {
+	for r.err == nil {
+		if r.cur != nil && r.curLeft > 0 {
+			if len(p) == 0 {
+				return 0, nil
+			}
+			n, err := r.cur.Read(p[:min(int64(len(p)), r.curLeft)])
+			r.curLeft -= int64(n)
+			r.left -= int64(n)
+			if n > 0 {
+				return n, nil
+			}
+			if err == nil {
+				continue
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				r.err = r.corrupt("compression block %d ends %d bytes early", r.next-1, r.curLeft)
+			} else {
+				r.err = r.wrap(err, r.next-1)
+			}
+			break
+		}
+		if r.cur != nil {
+			if r.method != "none" {
+				// Read the stream to its end: zlib and gzip check their
+				// checksums there.
+				var one [1]byte
+				n, err := r.cur.Read(one[:])
+				if n > 0 {
+					r.err = r.corrupt("compression block %d decompresses to more than %d bytes", r.next-1, r.blockLen(r.next-1))
+					break
+				}
+				if err != io.EOF {
+					r.err = r.wrap(err, r.next-1)
+					break
+				}
+			}
+			r.cur = nil
+		}
+		if r.next < len(r.blocks) {
+			r.err = r.openBlock()
+			continue
+		}
+		r.err = r.finish()
+	}
+	return 0, r.err
+}
+
+// blockLen returns how many bytes block i decompresses to.
+func (r *fileReader) blockLen(i int) int64 {
+	if i == len(r.blocks)-1 {
+		return r.f.UncompressedSize - int64(i)*r.blockSize
+	}
+	return r.blockSize
+}
+
+// openBlock starts the next block.
+func (r *fileReader) openBlock() error {
+	i := r.next
+	r.next++
+	b := r.blocks[i]
+	if err := r.skip(b.Start - r.pos); err != nil {
+		return err
+	}
+	n := b.End - b.Start
+	var src io.Reader = &rawReader{r}
+	if r.cipher != nil {
+		src = io.LimitReader(&ecbReader{r: io.LimitReader(src, align16(n)), c: r.cipher}, n)
+	} else {
+		src = io.LimitReader(src, n)
+	}
+	r.curLeft = r.blockLen(i)
+	var err error
+	switch r.method {
+	case "none":
+		r.cur = src
+		return nil
+	case "zlib":
+		if z, ok := r.zr.(zlib.Resetter); ok {
+			err = z.Reset(src, nil)
+		} else {
+			r.zr, err = zlib.NewReader(src)
+		}
+	case "gzip":
+		if z, ok := r.zr.(*gzip.Reader); ok {
+			err = z.Reset(src)
+		} else {
+			var z *gzip.Reader
+			z, err = gzip.NewReader(src)
+			r.zr = z
+		}
+		if err == nil {
+			r.zr.(*gzip.Reader).Multistream(false)
+		}
+	}
+	if err != nil {
+		return r.wrap(err, i)
+	}
+	r.cur = r.zr
+	return nil
+}
+
+// finish reads the stored bytes after the last block and checks the hash.
+func (r *fileReader) finish() error {
+	if r.left != 0 {
+		return r.corrupt("the blocks give %d bytes fewer than the uncompressed size", r.left)
+	}
+	if r.hash != nil {
+		if err := r.skip(r.f.Size - r.pos); err != nil {
+			return err
+		}
+		var got [20]byte
+		r.hash.Sum(got[:0])
+		if got != r.want {
+			p := r.f.r
+			return errorf(p.Name, fmt.Sprintf("data of %q", r.f.Path), r.f.Offset, ErrHashMismatch,
+				"SHA-1 of the %d stored bytes is %x, the record says %x: %v", r.f.Size, got, r.want, ErrHashMismatch)
+		}
+	}
+	return io.EOF
+}
+
+// skip reads and hashes n stored bytes that no block needs.
+func (r *fileReader) skip(n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if _, err := io.CopyN(io.Discard, &rawReader{r}, n); err != nil {
+		return r.wrap(err, r.next-1)
+	}
+	return nil
+}
+
+// corrupt returns a *FormatError about the file's data.
+func (r *fileReader) corrupt(format string, args ...any) error {
+	p := r.f.r
+	return errorf(p.Name, fmt.Sprintf("data of %q", r.f.Path), r.f.Offset, ErrCorrupt, format+": %v", append(args, ErrCorrupt)...)
+}
+
+// wrap turns a read or decompression error of block i into an error
+// naming the file.
+func (r *fileReader) wrap(err error, i int) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return r.corrupt("the stored bytes end early in compression block %d", i)
+	}
+	p := r.f.r
+	return errorf(p.Name, fmt.Sprintf("data of %q", r.f.Path), r.f.Offset, ErrCorrupt, "compression block %d: %v (%v)", i, err, ErrCorrupt)
+}
+
+// Close releases the decompressor.
+func (r *fileReader) Close() error {
+	if r.zr != nil {
+		r.zr.Close()
+	}
+	r.err = errors.New("pak: read after Close")
+	return nil
+}
+
+// rawReader reads the stored bytes in order, hashing the first Size of
+// them.
+type rawReader struct{ r *fileReader }
+
+func (w *rawReader) Read(p []byte) (int, error) {
+	r := w.r
+	if r.pos >= r.region {
+		return 0, io.EOF
+	}
+	n, err := r.raw.Read(p[:min(int64(len(p)), r.region-r.pos)])
+	if r.hash != nil && r.pos < r.f.Size {
+		r.hash.Write(p[:min(int64(n), r.f.Size-r.pos)])
+	}
+	r.pos += int64(n)
+	return n, err
+}

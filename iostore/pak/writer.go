@@ -1,0 +1,457 @@
+package pak
+
+import (
+	"bytes"
+	"crypto/cipher"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/klauspost/compress/zlib"
+
+	"github.com/unrmod/unrmod/internal/binio"
+)
+
+// DefaultMountPoint is the mount point NewWriter uses unless told
+// otherwise: the engine's root, under which paths start with the project
+// or "Engine" directory.
+const DefaultMountPoint = "../../../"
+
+// DefaultBlockSize is the uncompressed size of the compression blocks the
+// writer makes (the engine's default).
+const DefaultBlockSize = 64 << 10
+
+// WriterOptions configures a Writer. The zero value writes an
+// unencrypted, uncompressed version 11 pak mounted at "../../../".
+type WriterOptions struct {
+	// Version is the pak version to write, 1 to 12; 0 means
+	// DefaultVersion (11, which UE 4.26, 4.27 and 5.x read).
+	Version Version
+	// MountPoint is the directory the paths are relative to; it must end
+	// with '/'. "" means DefaultMountPoint.
+	MountPoint string
+	// EncryptionKeyGUID is stored in the footer (version 7 and later): an
+	// IoStore container with the pak's base name is mounted with the key
+	// registered under this GUID, so it must be the container's. Zero is
+	// the game's default key, or none.
+	EncryptionKeyGUID GUID
+	// PathHashSeed seeds the path hashes of version 10+ paks. UnrealPak
+	// uses a CRC of the pak's file name; any value works, since readers
+	// use the one stored.
+	PathHashSeed uint64
+	// Compress compresses files with Zlib, in blocks of DefaultBlockSize,
+	// when that makes them smaller (version 3 and later).
+	Compress bool
+	// Key, with EncryptIndex and EncryptFiles, encrypts the index (version
+	// 4 and later) and the files' bytes with AES-256-ECB.
+	Key                        *Key
+	EncryptIndex, EncryptFiles bool
+}
+
+// Writer writes a pak: files one after the other, each preceded by its
+// entry's record, then the index and the footer (Close). Only the file
+// being written is held in memory.
+type Writer struct {
+	w       *countWriter
+	opts    WriterOptions
+	slots   []string // the footer's method names
+	cipher  cipher.Block
+	entries []writtenEntry
+	paths   map[string]string // lower-cased path -> path
+	pending *fileWriter
+	closed  bool
+	err     error // sticky write error
+}
+
+// writtenEntry is a file written so far.
+type writtenEntry struct {
+	path  string
+	entry Entry
+}
+
+// NewWriter returns a Writer that writes a pak to w. It checks the
+// options: a version from 1 to 12, a mount point ending in '/', a key GUID
+// only from version 7, compression only from version 3, index encryption
+// only from version 4, and a Key when anything is to be encrypted.
+func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
+	o := WriterOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Version == 0 {
+		o.Version = DefaultVersion
+	}
+	if o.MountPoint == "" {
+		o.MountPoint = DefaultMountPoint
+	}
+	v := o.Version
+	switch {
+	case !v.Known():
+		return nil, fmt.Errorf("pak writer: version %d is not one unrmod writes (1 to %d): %w", uint32(v), LatestVersion, ErrUnsupportedVersion)
+	case !strings.HasSuffix(o.MountPoint, "/") || strings.ContainsRune(o.MountPoint, 0):
+		return nil, fmt.Errorf("pak writer: mount point %q does not end with '/' or holds a NUL", o.MountPoint)
+	case !o.EncryptionKeyGUID.IsZero() && !v.HasKeyGUID():
+		return nil, fmt.Errorf("pak writer: version %d has no key GUID in its footer (version 7 and later do)", uint32(v))
+	case o.Compress && !v.HasBlocks():
+		return nil, fmt.Errorf("pak writer: version %d has no compression blocks (version 3 and later do)", uint32(v))
+	case o.EncryptIndex && !v.HasIndexEncryption():
+		return nil, fmt.Errorf("pak writer: version %d cannot encrypt its index (version 4 and later can)", uint32(v))
+	case o.EncryptFiles && !v.HasBlocks():
+		return nil, fmt.Errorf("pak writer: version %d has no encrypted-file flag (version 3 and later do)", uint32(v))
+	case (o.EncryptIndex || o.EncryptFiles) && o.Key == nil:
+		return nil, errors.New("pak writer: encryption needs a Key")
+	}
+	pw := &Writer{w: &countWriter{w: w}, opts: o, paths: map[string]string{}}
+	if v.HasMethodNames() {
+		pw.slots = make([]string, 5)
+		if o.Compress {
+			pw.slots[0] = "Zlib"
+		}
+	}
+	if o.Key != nil {
+		pw.cipher = o.Key.block()
+	}
+	return pw, nil
+}
+
+// Create adds a file at name, a '/'-separated path relative to the mount
+// point (e.g. "Game/Content/Localization/Game/en/Game.locres"), and
+// returns a writer for its contents. The contents are written to the pak
+// when the next file is created or the pak is closed; the returned writer
+// must not be used after that. Paths must be valid io/fs paths without
+// backslashes and unique ignoring ASCII case, as the engine looks them up.
+func (w *Writer) Create(name string) (io.Writer, error) {
+	if err := w.finishPending(); err != nil {
+		return nil, err
+	}
+	if w.closed {
+		return nil, errors.New("pak writer: Create after Close")
+	}
+	if !fs.ValidPath(name) || name == "." || strings.ContainsAny(name, "\\\x00") {
+		return nil, fmt.Errorf("pak writer: %q is not a relative '/'-separated path", name)
+	}
+	if prev, dup := w.paths[asciiLower(name)]; dup {
+		return nil, fmt.Errorf("pak writer: %q is already in the pak as %q (paths are compared ignoring ASCII case, as the engine does)", name, prev)
+	}
+	w.paths[asciiLower(name)] = name
+	w.pending = &fileWriter{w: w, path: name}
+	return w.pending, nil
+}
+
+// WriteFile adds a file at name with the given contents, as Create and a
+// write do.
+func (w *Writer) WriteFile(name string, data []byte) error {
+	fw, err := w.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = fw.Write(data)
+	return err
+}
+
+// Close writes the pending file, the index and the footer. It does not
+// close the underlying writer.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	if err := w.finishPending(); err != nil {
+		return err
+	}
+	w.closed = true
+	if w.err = w.writeIndex(); w.err != nil {
+		return w.err
+	}
+	return nil
+}
+
+// fileWriter collects one file's contents.
+type fileWriter struct {
+	w    *Writer
+	path string
+	buf  bytes.Buffer
+	done bool
+}
+
+// Write appends to the file's contents.
+func (f *fileWriter) Write(p []byte) (int, error) {
+	if f.done {
+		return 0, fmt.Errorf("pak writer: write to %q after the next Create or Close", f.path)
+	}
+	return f.buf.Write(p)
+}
+
+// finishPending writes the file being collected, if any.
+func (w *Writer) finishPending() error {
+	if w.err != nil {
+		return w.err
+	}
+	f := w.pending
+	if f == nil {
+		return nil
+	}
+	w.pending = nil
+	f.done = true
+	w.err = w.writeFile(f.path, f.buf.Bytes())
+	f.buf = bytes.Buffer{}
+	return w.err
+}
+
+// writeFile writes one file: its record, then its stored bytes.
+func (w *Writer) writeFile(name string, data []byte) error {
+	v := w.opts.Version
+	e := Entry{Offset: w.w.n, UncompressedSize: int64(len(data)), Encrypted: w.opts.EncryptFiles}
+	var blocks [][]byte
+	if w.opts.Compress && len(data) > 0 {
+		if blocks = w.compress(data); blocks != nil {
+			e.Method = 1
+			e.BlockSize = uint32(min(len(data), DefaultBlockSize))
+		}
+	}
+	if blocks == nil {
+		blocks = [][]byte{data}
+	}
+	// The stored bytes: the blocks back to back after the record, each
+	// padded to 16 bytes and encrypted when the files are encrypted.
+	// Size counts the padding of compressed blocks, not that after a
+	// stored file's bytes.
+	var stored []byte
+	if e.Method != 0 {
+		e.Blocks = make([]Block, len(blocks))
+	} else if !e.Encrypted {
+		stored, blocks = data, nil // written as it is
+	}
+	pos := e.Offset + e.HeaderSize(v, len(w.slots))
+	for i, b := range blocks {
+		start := int64(len(stored))
+		stored = append(stored, b...)
+		if e.Encrypted {
+			stored = append(stored, make([]byte, align16(int64(len(b)))-int64(len(b)))...)
+		}
+		if e.Method != 0 {
+			e.Blocks[i] = Block{pos + start, pos + start + int64(len(b))}
+		}
+	}
+	e.Size = int64(len(stored))
+	if e.Method == 0 {
+		e.Size = int64(len(data))
+	}
+	if e.Encrypted {
+		encryptECB(w.cipher, stored)
+	}
+	e.Hash = sha1.Sum(stored[:e.Size])
+	// The record before the data has 0 for its offset, as the engine
+	// writes it.
+	if _, err := w.w.Write(appendEntry(nil, &e, v, len(w.slots), 0)); err != nil {
+		return err
+	}
+	if _, err := w.w.Write(stored); err != nil {
+		return err
+	}
+	w.entries = append(w.entries, writtenEntry{path: name, entry: e})
+	return nil
+}
+
+// compress returns data Zlib-compressed in blocks of DefaultBlockSize, or
+// nil when that is not smaller than data.
+func (w *Writer) compress(data []byte) [][]byte {
+	var parts [][]byte
+	var out bytes.Buffer
+	total := 0
+	for start := 0; start < len(data); start += DefaultBlockSize {
+		block := data[start:min(start+DefaultBlockSize, len(data))]
+		out.Reset()
+		zw := zlib.NewWriter(&out)
+		zw.Write(block) // a bytes.Buffer does not fail
+		zw.Close()
+		c := bytes.Clone(out.Bytes())
+		n := len(c)
+		if w.opts.EncryptFiles {
+			n = int(align16(int64(n)))
+		}
+		total += n
+		parts = append(parts, c)
+	}
+	if total >= len(data) {
+		return nil
+	}
+	return parts
+}
+
+// writeIndex writes the index and the footer.
+func (w *Writer) writeIndex() error {
+	v := w.opts.Version
+	f := Footer{
+		EncryptionKeyGUID: w.opts.EncryptionKeyGUID,
+		IndexEncrypted:    w.opts.EncryptIndex,
+		Version:           v,
+		IndexOffset:       w.w.n,
+		Methods:           w.slots,
+	}
+	var index []byte
+	var secondary [][]byte
+	if v.HasPathHashIndex() {
+		index, f.IndexHash, secondary = w.splitIndex(f.IndexOffset)
+	} else {
+		index = binio.AppendFString32(nil, w.opts.MountPoint)
+		index = binary.LittleEndian.AppendUint32(index, uint32(len(w.entries)))
+		for _, we := range w.entries {
+			index = binio.AppendFString32(index, we.path)
+			index = appendEntry(index, &we.entry, v, len(w.slots), we.entry.Offset)
+		}
+		index, f.IndexHash = w.sealIndexPart(index)
+	}
+	f.IndexSize = int64(len(index))
+	if _, err := w.w.Write(index); err != nil {
+		return err
+	}
+	for _, s := range secondary {
+		if _, err := w.w.Write(s); err != nil {
+			return err
+		}
+	}
+	footer, err := f.AppendBinary(nil)
+	if err != nil {
+		return err
+	}
+	_, err = w.w.Write(footer)
+	return err
+}
+
+// sealIndexPart pads an index part to 16 bytes and encrypts it when the
+// index is encrypted, and returns it with the SHA-1 of its plain bytes
+// (what readers check after decrypting).
+func (w *Writer) sealIndexPart(b []byte) ([]byte, [20]byte) {
+	if w.opts.EncryptIndex {
+		b = append(b, make([]byte, align16(int64(len(b)))-int64(len(b)))...)
+	}
+	sum := sha1.Sum(b)
+	if w.opts.EncryptIndex {
+		encryptECB(w.cipher, b)
+	}
+	return b, sum
+}
+
+// splitIndex builds the primary index of a version 10+ pak at offset, its
+// SHA-1 and the secondary indexes that follow it: the path-hash index and
+// the full directory index.
+func (w *Writer) splitIndex(offset int64) ([]byte, [20]byte, [][]byte) {
+	v := w.opts.Version
+	le := binary.LittleEndian
+	locations := make([]int32, len(w.entries))
+	var encoded []byte
+	var unencoded []*Entry
+	for i := range w.entries {
+		e := &w.entries[i].entry
+		if encodable(e, v) && len(encoded) <= math.MaxInt32 {
+			locations[i] = int32(len(encoded))
+			encoded = appendEncodedEntry(encoded, e)
+		} else {
+			unencoded = append(unencoded, e)
+			locations[i] = -int32(len(unencoded))
+		}
+	}
+
+	// Path-hash index: (hash, location) pairs, then a pruned directory
+	// index, which the engine writes empty unless its settings keep some
+	// directories.
+	phi := le.AppendUint32(nil, uint32(len(w.entries)))
+	for i, we := range w.entries {
+		phi = le.AppendUint64(phi, PathHash(we.path, w.opts.PathHashSeed, v))
+		phi = le.AppendUint32(phi, uint32(locations[i]))
+	}
+	phi = le.AppendUint32(phi, 0)
+
+	// Full directory index: every directory, its parents up to the mount
+	// point ("/") included, with the files directly in it; sorted.
+	dirs := map[string][]int{}
+	for i, we := range w.entries {
+		dir, _ := splitDir(we.path)
+		dirs[dir] = append(dirs[dir], i)
+		for d := dir; d != "/"; {
+			d, _ = splitDir(strings.TrimSuffix(d, "/"))
+			if _, ok := dirs[d]; !ok {
+				dirs[d] = nil
+			}
+		}
+	}
+	names := make([]string, 0, len(dirs))
+	for d := range dirs {
+		names = append(names, d)
+	}
+	slices.Sort(names)
+	fdi := le.AppendUint32(nil, uint32(len(names)))
+	for _, d := range names {
+		fdi = binio.AppendFString32(fdi, d)
+		files := dirs[d]
+		slices.SortFunc(files, func(a, b int) int { return strings.Compare(w.entries[a].path, w.entries[b].path) })
+		fdi = le.AppendUint32(fdi, uint32(len(files)))
+		for _, i := range files {
+			_, file := splitDir(w.entries[i].path)
+			if v.HasUTF8FileNames() {
+				fdi = appendUTF8String(fdi, file)
+			} else {
+				fdi = binio.AppendFString32(fdi, file)
+			}
+			fdi = le.AppendUint32(fdi, uint32(locations[i]))
+		}
+	}
+	phi, phiHash := w.sealIndexPart(phi)
+	fdi, fdiHash := w.sealIndexPart(fdi)
+
+	primary := func(phiOffset, fdiOffset int64) []byte {
+		b := binio.AppendFString32(nil, w.opts.MountPoint)
+		b = le.AppendUint32(b, uint32(len(w.entries)))
+		b = le.AppendUint64(b, w.opts.PathHashSeed)
+		b = le.AppendUint32(b, 1)
+		b = le.AppendUint64(b, uint64(phiOffset))
+		b = le.AppendUint64(b, uint64(len(phi)))
+		b = append(b, phiHash[:]...)
+		b = le.AppendUint32(b, 1)
+		b = le.AppendUint64(b, uint64(fdiOffset))
+		b = le.AppendUint64(b, uint64(len(fdi)))
+		b = append(b, fdiHash[:]...)
+		b = le.AppendUint32(b, uint32(len(encoded)))
+		b = append(b, encoded...)
+		b = le.AppendUint32(b, uint32(len(unencoded)))
+		for _, e := range unencoded {
+			b = appendEntry(b, e, v, len(w.slots), e.Offset)
+		}
+		return b
+	}
+	size := int64(len(primary(0, 0)))
+	if w.opts.EncryptIndex {
+		size = align16(size)
+	}
+	index, hash := w.sealIndexPart(primary(offset+size, offset+size+int64(len(phi))))
+	return index, hash, [][]byte{phi, fdi}
+}
+
+// splitDir splits a path relative to the mount point into its directory
+// as the directory index names it ("/" for the mount point itself,
+// otherwise "Sub/Dir/") and its last element.
+func splitDir(p string) (dir, file string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "/", p
+	}
+	return p[:i+1], p[i+1:]
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
