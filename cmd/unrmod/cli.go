@@ -41,6 +41,7 @@ func commands() []*command {
 		verifyCommand(),
 		lsCommand(),
 		extractCommand(),
+		packCommand(),
 		rewriteCommand(),
 		exportDataCommand(),
 		applyCommand(),

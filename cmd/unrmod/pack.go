@@ -1,0 +1,323 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/pack"
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// packCommand returns the "pack" command.
+func packCommand() *command {
+	return &command{
+		name:     "pack",
+		synopsis: "DIR -o OUT/NAME_P --engine VERSION [--base GAME.utoc] [--compression zlib|lz4|none] [flags]",
+		summary:  "pack loose zen packages into an IoStore container (.utoc, .ucas and .pak)",
+		description: `Pack the cooked files under DIR into the container OUT/NAME_P.utoc and its
+.ucas, with the companion OUT/NAME_P.pak that makes the game mount it.
+
+DIR is laid out like the game's root, as 'unrmod extract' writes it. Zen
+packages (.uasset, .umap) and their bulk data (.ubulk, .uptnl, .m.ubulk)
+become chunks. A package's name comes from its path, as the engine maps it:
+<Game>/Content/X.uasset is /Game/X, Engine/Content/X is /Engine/X and
+.../Plugins/.../<Plugin>/Content/X is /<Plugin>/X; it must be the name the
+package holds. Chunks that extract wrote without a path (chunks/<Type>/<id>.bin)
+go back under their ids. Any other file (ini, locres, ...) goes into the .pak.
+
+The container header is built from the packages. What no package holds (the
+UE 4.27 load order, UE5 shader map hashes) comes from the container header
+extract wrote into DIR, or from --base, the game container the packages come
+from (a .utoc, or a container header saved as a file).
+
+--engine picks the TOC version (4.26: 2, 4.27: 3, 5.0-5.3: 5, 5.4: 6, 5.5+: 8),
+the container-header version and the chunk hash (SHA-1 before UE5,
+BLAKE3-160 after); --base takes them from the game's container. A mod
+container needs the _P suffix to win over the game's files; for UE 4.27
+its name should also sort after the game's pak (e.g. z_MyMod_P), because
+the first store entry registered wins there. The container id comes from
+the output's name.
+
+The output is read back and verified before it replaces anything; a
+failed pack leaves no file. A progress bar is drawn on standard error when
+it is a terminal.`,
+		examples: []string{
+			"unrmod pack extracted/ -o mods/z_MyMod_P --engine 4.27",
+			"unrmod pack mymod/ -o Paks/~mods/z_MyMod_P --base Paks/pakchunk0-WindowsNoEditor.utoc",
+			"unrmod pack out/ -o /tmp/Game-Windows --engine 5.5 --compression none --dry-run",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			out := fs.String("o", "", "write `OUT/NAME`.utoc, .ucas and .pak (required)")
+			engine := fs.String("engine", "", "the game's engine `VERSION`: 4.26, 4.27, 5.0 … 5.8 (or --base)")
+			base := fs.String("base", "", "the game's container `GAME.utoc` (or a container header file): its versions, block size and store entries")
+			comp := fs.String("compression", "zlib", "`METHOD` of the blocks: zlib, lz4 or none (Oodle needs the proprietary library)")
+			mount := fs.String("mount-point", "", "directory-index mount `POINT`, e.g. ../../../Maine/Content/ (default: the files' common directory)")
+			blockSize := fs.String("block-size", "64K", "compression block `SIZE` (bytes, or with K/M)")
+			partSize := fs.String("partition-size", "0", "split the .ucas into partitions of at most `SIZE` (bytes, or with K/M/G); 0 keeps one file")
+			perfect := fs.Bool("perfect-hash", false, "write perfect-hash seeds (UE5 TOC versions)")
+			keyGUID := fs.String("key-guid", "", "the `GUID` the game knows the AES key by (32 hex digits; default all zero)")
+			jobs := fs.Int("j", 0, "compress `N` blocks at once (default: the number of CPUs)")
+			dry := fs.Bool("dry-run", false, "print what would be packed and write nothing")
+			asJSON := fs.Bool("json", false, "print the report as one JSON document")
+			key := addKeyFlag(fs)
+			return func(s streams, args []string) error {
+				dir, err := oneArg("pack", args, "DIR")
+				if err != nil {
+					return err
+				}
+				if *out == "" {
+					return usagef("pack", "missing -o OUT/NAME")
+				}
+				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+					return usagef("pack", "%s is not a folder", dir)
+				}
+				opts := &pack.Options{}
+				var baseTOC *iostore.TOC
+				if *base != "" {
+					h, t, err := loadBase(*base, key)
+					if err != nil {
+						return err
+					}
+					opts.Base, baseTOC = h, t
+				}
+				switch {
+				case *engine != "":
+					if opts.Engine, err = zen.ParseEngine(*engine); err != nil {
+						return usagef("pack", "--engine: %v", err)
+					}
+				case opts.Base != nil && opts.Base.Version != zen.HeaderUE4:
+					opts.Engine = engineOfHeader(opts.Base.Version)
+				case opts.Base != nil:
+					opts.Engine = zen.Engine{Major: 4, Minor: 27}
+				default:
+					return usagef("pack", "give the game's engine with --engine (4.26, 4.27, 5.0 … 5.8) or its container with --base")
+				}
+				wo := &opts.Writer
+				if wo.BlockSize, err = parseSize32(*blockSize); err != nil {
+					return usagef("pack", "--block-size: %v", err)
+				}
+				if wo.PartitionSize, err = parseSize(*partSize); err != nil {
+					return usagef("pack", "--partition-size: %v", err)
+				}
+				if baseTOC != nil {
+					opts.TocVersion = baseTOC.Header.Version
+					if !isFlagSet(fs, "block-size") {
+						wo.BlockSize = baseTOC.Header.CompressionBlockSize
+					}
+				}
+				switch strings.ToLower(*comp) {
+				case "zlib", "lz4", "none":
+					wo.Method = *comp
+				case "oodle":
+					return usagef("pack", "--compression oodle: unrmod cannot write Oodle blocks (the library is proprietary); zlib works in every UE 4.26+ game")
+				default:
+					return usagef("pack", "--compression %q: want zlib, lz4 or none", *comp)
+				}
+				if *mount != "" {
+					m := filepath.ToSlash(*mount)
+					if !strings.HasPrefix(m, "../../../") || strings.Contains(m[len("../../../"):], "..") {
+						return usagef("pack", "--mount-point %q: want a path under ../../../ (the game's root), e.g. ../../../Maine/Content/", *mount)
+					}
+					wo.MountPoint = strings.TrimSuffix(m, "/") + "/"
+				}
+				wo.Key, wo.PerfectHash, wo.Workers = key.key, *perfect, *jobs
+				if *keyGUID != "" {
+					if wo.KeyGUID, err = parseGUID(*keyGUID); err != nil {
+						return usagef("pack", "--key-guid: %v", err)
+					}
+				}
+				utoc := containerOutput(*out)
+				v := pack.TocVersionFor(opts.Engine)
+				if opts.TocVersion != 0 {
+					v = opts.TocVersion
+				}
+				plan, err := pack.Scan(dir, v)
+				if err != nil {
+					return err
+				}
+				if *dry {
+					return printPackPlan(s.out, plan, utoc, opts, v, *asJSON)
+				}
+				bar := newProgress(s.err, "pack", plan.Bytes())
+				wo.Progress = bar.add
+				start := time.Now()
+				res, err := pack.Pack(plan, utoc, opts)
+				bar.finish()
+				if err != nil {
+					return err
+				}
+				doc := packDoc{Dir: dir, Container: utoc, Pak: res.Pak, Engine: opts.Engine.String(), TocVersion: int(v),
+					Compression: wo.Method, Packages: res.Packages, Chunks: res.Chunks, Bytes: res.Bytes, Loose: len(res.Loose),
+					Seconds: time.Since(start).Seconds()}
+				if st, err := os.Stat(iostore.PartitionPath(utoc, 0)); err == nil {
+					doc.Stored = st.Size()
+				}
+				if *asJSON {
+					return writeJSON(s.out, doc)
+				}
+				fmt.Fprintln(s.out, doc.summary())
+				return nil
+			}
+		},
+	}
+}
+
+// packDoc is the report of "unrmod pack".
+type packDoc struct {
+	Dir         string  `json:"dir"`
+	Container   string  `json:"container"`
+	Pak         string  `json:"pak"`
+	Engine      string  `json:"engine"`
+	TocVersion  int     `json:"toc_version"`
+	Compression string  `json:"compression"`
+	Packages    int     `json:"packages"`
+	Chunks      int     `json:"chunks"`
+	Bytes       int64   `json:"bytes"`
+	Stored      int64   `json:"stored_bytes"`
+	Loose       int     `json:"loose_files"`
+	Seconds     float64 `json:"seconds"`
+}
+
+func (d *packDoc) summary() string {
+	rate := ""
+	if d.Seconds > 0 {
+		rate = fmt.Sprintf(", %.0f MB/s", float64(d.Bytes)/1e6/d.Seconds)
+	}
+	return fmt.Sprintf("packed %d packages (%d chunks, %d bytes, %d stored with %s) into %s for UE %s (TOC version %d); %s holds %d loose files; %.2fs%s",
+		d.Packages, d.Chunks, d.Bytes, d.Stored, strings.ToLower(d.Compression), d.Container, d.Engine, d.TocVersion, d.Pak, d.Loose, d.Seconds, rate)
+}
+
+// printPackPlan prints what pack would do.
+func printPackPlan(w io.Writer, plan *pack.Plan, utoc string, opts *pack.Options, v iostore.TocVersion, asJSON bool) error {
+	type entry struct {
+		Path    string `json:"path"`
+		Kind    string `json:"kind"`
+		Package string `json:"package,omitempty"`
+		Chunk   string `json:"chunk,omitempty"`
+		Size    int64  `json:"size"`
+	}
+	doc := struct {
+		Container  string  `json:"container"`
+		Engine     string  `json:"engine"`
+		TocVersion int     `json:"toc_version"`
+		Files      []entry `json:"files"`
+	}{Container: utoc, Engine: opts.Engine.String(), TocVersion: int(v), Files: []entry{}}
+	for _, f := range plan.Files {
+		e := entry{Path: f.Path, Kind: f.Kind.String(), Package: f.Package, Size: f.Size}
+		if f.Kind != pack.Loose {
+			e.Chunk = f.ID.String()
+		}
+		doc.Files = append(doc.Files, e)
+	}
+	if asJSON {
+		return writeJSON(w, doc)
+	}
+	fmt.Fprintf(w, "would pack %d packages, %d chunks in all (%d bytes) into %s for UE %s (TOC version %d); %d loose files into the .pak\n",
+		plan.Count(pack.Package), len(plan.Files)-plan.Count(pack.Loose)-plan.Count(pack.Header), plan.Bytes(), utoc, opts.Engine, v, plan.Count(pack.Loose))
+	for _, e := range doc.Files {
+		chunk := e.Chunk
+		if chunk == "" {
+			chunk = "-"
+		}
+		fmt.Fprintf(w, "  %-24s %-26s %10d  %s\n", e.Kind, chunk, e.Size, e.Path)
+	}
+	return nil
+}
+
+// loadBase reads --base: a container (its TOC and container header) or a
+// container header saved as a file.
+func loadBase(file string, key *keyFlag) (*zen.ContainerHeader, *iostore.TOC, error) {
+	if isContainerFile(file) {
+		c, err := openContainer(file, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer c.Close()
+		h, err := c.ContainerHeader()
+		if err != nil {
+			return nil, nil, fmt.Errorf("--base %s: %w", file, err)
+		}
+		return h, c.TOC(), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := zen.DecodeContainerHeader(file, data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--base: %w", err)
+	}
+	return h, nil, nil
+}
+
+// engineOfHeader returns the newest release that writes header version v.
+func engineOfHeader(v zen.HeaderVersion) zen.Engine {
+	var e zen.Engine
+	for _, x := range zen.Engines() {
+		if x.HeaderVersion() == v {
+			e = x
+		}
+	}
+	return e
+}
+
+// isFlagSet reports whether the flag was given on the command line.
+func isFlagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// parseSize parses a byte count with an optional K, M or G suffix (powers
+// of 1024).
+func parseSize(s string) (uint64, error) {
+	mult := uint64(1)
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, t[:len(t)-1]
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, t[:len(t)-1]
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, t[:len(t)-1]
+	}
+	n, err := strconv.ParseUint(t, 10, 64)
+	if err != nil || n > 1<<40/mult {
+		return 0, fmt.Errorf("%q is not a size (e.g. 65536, 64K, 2G)", s)
+	}
+	return n * mult, nil
+}
+
+func parseSize32(s string) (uint32, error) {
+	n, err := parseSize(s)
+	if err == nil && (n == 0 || n > 1<<24-1 || n%16 != 0) {
+		err = errors.New("want a multiple of 16 between 16 and 16M-1")
+	}
+	return uint32(n), err
+}
+
+// parseGUID parses 32 hex digits (dashes and braces allowed) in the
+// engine's text order.
+func parseGUID(s string) (iostore.GUID, error) {
+	t := strings.NewReplacer("-", "", "{", "", "}", "").Replace(strings.TrimPrefix(strings.ToLower(s), "0x"))
+	var g iostore.GUID
+	if len(t) != 32 {
+		return g, fmt.Errorf("%q: want 32 hex digits", s)
+	}
+	for i := range g {
+		x, err := strconv.ParseUint(t[8*i:8*i+8], 16, 32)
+		if err != nil {
+			return g, fmt.Errorf("%q: want 32 hex digits", s)
+		}
+		g[i] = uint32(x)
+	}
+	return g, nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// demoContainer427 is the demo UE 4.27 container of the examples.
+const demoContainer427 = "../../examples/containers/UnrmodDemo427_P.utoc"
+
+// TestPackCLI extracts the demo 4.27 container, packs the files again with
+// unrmod pack and checks the output: it verifies, holds the same chunks
+// and has its .pak; the dry run writes nothing.
+func TestPackCLI(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(dir, "ex")
+	if _, stderr, code := runCLI(t, "extract", demoContainer427, "-o", ex); code != 0 {
+		t.Fatalf("extract: %s", stderr)
+	}
+	os.MkdirAll(filepath.Join(ex, "UnrmodDemo", "Config"), 0o755)
+	os.WriteFile(filepath.Join(ex, "UnrmodDemo", "Config", "DefaultGame.ini"), []byte("[/Script/UnrmodDemo]\r\n"), 0o644)
+	out := filepath.Join(dir, "mods", "z_Demo_P")
+
+	stdout, stderr, code := runCLI(t, "pack", ex, "-o", out, "--engine", "4.27", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "would pack 3 packages") || !strings.Contains(stdout, "Config/DefaultGame.ini") {
+		t.Fatalf("dry run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(out)); err == nil {
+		t.Fatal("the dry run wrote the output folder")
+	}
+
+	stdout, stderr, code = runCLI(t, "pack", ex, "-o", out, "--engine", "4.27", "--json")
+	if code != 0 {
+		t.Fatalf("pack: exit %d\n%s", code, stderr)
+	}
+	var doc packDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Packages != 3 || doc.Chunks != 5 || doc.Loose != 1 || doc.TocVersion != 3 || doc.Pak != out+".pak" {
+		t.Errorf("report %+v", doc)
+	}
+	if _, stderr, code := runCLI(t, "verify", out+".utoc"); code != 0 {
+		t.Fatalf("verify: %s", stderr)
+	}
+	src, _ := iostore.Open(demoContainer427, nil)
+	defer src.Close()
+	got, err := iostore.Open(out+".utoc", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	for _, ch := range src.Chunks() {
+		if ch.Type == iostore.ChunkContainerHeader {
+			continue
+		}
+		i, ok := got.Find(ch.ID)
+		if !ok {
+			t.Fatalf("chunk %v missing", ch.ID)
+		}
+		a, _ := src.ReadChunk(ch.Index)
+		b, _ := got.ReadChunk(i)
+		if !bytes.Equal(a, b) || got.Chunks()[i].Path != ch.Path {
+			t.Errorf("chunk %v differs", ch.ID)
+		}
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pack", ex, "-o", out}, "give the game's engine"},
+		{[]string{"pack", ex, "-o", out, "--engine", "4.27", "--compression", "oodle"}, "cannot write Oodle"},
+		{[]string{"pack", ex, "-o", out, "--engine", "4.27", "--mount-point", "C:/Games/"}, "--mount-point"},
+		{[]string{"pack", filepath.Join(dir, "nope"), "-o", out, "--engine", "4.27"}, "is not a folder"},
+	} {
+		_, stderr, code := runCLI(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args[1:], code, stderr, tt.want)
+		}
+	}
+}
+
+// TestRewriteContainerCLI rewrites the demo container in both layouts.
+func TestRewriteContainerCLI(t *testing.T) {
+	dir := t.TempDir()
+	for _, layout := range []string{"preserve", "compact"} {
+		out := filepath.Join(dir, layout, "UnrmodDemo427_P")
+		stdout, stderr, code := runCLI(t, "rewrite", demoContainer427, "-o", out, "--layout", layout)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", layout, code, stderr)
+		}
+		same := strings.Contains(stdout, "byte-identical")
+		if same != (layout == "preserve") {
+			t.Errorf("%s: %s", layout, stdout)
+		}
+		if layout == "preserve" {
+			a, _ := os.ReadFile(demoContainer427)
+			b, _ := os.ReadFile(out + ".utoc")
+			if !bytes.Equal(a, b) {
+				t.Error("preserve rewrite changed the .utoc")
+			}
+		}
+		if _, stderr, code := runCLI(t, "verify", out+".utoc"); code != 0 {
+			t.Errorf("%s: verify: %s", layout, stderr)
+		}
+	}
+}

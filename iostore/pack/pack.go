@@ -1,0 +1,471 @@
+// Package pack turns a folder of loose cooked files into an IoStore
+// container: zen packages (.uasset, .umap) with their bulk data (.ubulk,
+// .uptnl, .m.ubulk) become chunks of a .utoc/.ucas pair, named and checked
+// as the engine's packer does (docs/containers.md, "Packing"), and the
+// container header is built from the packages. Files that are not package
+// data are listed for the companion .pak.
+//
+// The folder is laid out like the game's root, as unrmod extract writes it:
+// Maine/Content/Data/DT_Items.uasset is the package /Game/Data/DT_Items,
+// Engine/Content/… is /Engine/…, and …/Plugins/…/<Plugin>/Content/… is
+// /<Plugin>/…. Chunks extract writes without a path
+// (chunks/<Type>/<id>.bin) are stored under their ids again; an extracted
+// container header gives the parts of the store entries no package holds.
+package pack
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// Kind is what a loose file becomes.
+type Kind uint8
+
+const (
+	// Loose is a file that is not package data: it goes into the
+	// companion .pak.
+	Loose Kind = iota
+	// Package is a zen package: an ExportBundleData chunk.
+	Package
+	// BulkData, OptionalBulkData and MemoryMappedBulkData are a package's
+	// .ubulk, .uptnl and .m.ubulk files.
+	BulkData
+	OptionalBulkData
+	MemoryMappedBulkData
+	// Chunk is a chunk extract wrote without a path, stored under its id.
+	Chunk
+	// Header is an extracted container header: it is not stored (the
+	// writer builds the header again) but gives the store entries' fields
+	// no package holds.
+	Header
+)
+
+var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk data", "memory-mapped bulk data", "chunk", "container header"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// MaxFileSize is the largest file pack stores: zen packages use 32-bit
+// offsets and unrmod keeps every chunk under 4 GiB.
+const MaxFileSize = 1<<32 - 1
+
+// File is one file of the folder and what it becomes.
+type File struct {
+	// Path is relative to the folder, '/'-separated.
+	Path string
+	Kind Kind
+	Size int64
+	// Package is the package name the path maps to (packages and bulk
+	// data), e.g. "/Game/Data/DT_Items".
+	Package string
+	// ID is the chunk id (everything but loose files and headers).
+	ID iostore.ChunkID
+}
+
+// Plan is what Scan found: the files in the order they are stored.
+type Plan struct {
+	Dir   string
+	Files []File
+	// Header is the extracted container header found in the folder, or nil.
+	Header *zen.ContainerHeader
+}
+
+// Count returns how many files of kind k the plan has.
+func (p *Plan) Count(k Kind) int {
+	n := 0
+	for _, f := range p.Files {
+		if f.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// Bytes returns the total size of the files that become chunks.
+func (p *Plan) Bytes() int64 {
+	var n int64
+	for _, f := range p.Files {
+		if f.Kind != Loose && f.Kind != Header {
+			n += f.Size
+		}
+	}
+	return n
+}
+
+// PackageName maps a path relative to the game's root to the package name
+// the engine gives it, and says what kind of file it is: "<Game>/Content/X"
+// is /Game/X, "Engine/Content/X" is /Engine/X, ".../Plugins/.../P/Content/X"
+// is /P/X. ok is false for a file that is not package data.
+func PackageName(rel string) (name string, kind Kind, ok bool) {
+	base := path.Base(rel)
+	stem, kind := "", Loose
+	lower := strings.ToLower(base)
+	switch {
+	case strings.HasSuffix(lower, ".m.ubulk"):
+		stem, kind = base[:len(base)-len(".m.ubulk")], MemoryMappedBulkData
+	case strings.HasSuffix(lower, ".uasset"), strings.HasSuffix(lower, ".umap"):
+		stem, kind = strings.TrimSuffix(base, path.Ext(base)), Package
+	case strings.HasSuffix(lower, ".ubulk"):
+		stem, kind = base[:len(base)-len(".ubulk")], BulkData
+	case strings.HasSuffix(lower, ".uptnl"):
+		stem, kind = base[:len(base)-len(".uptnl")], OptionalBulkData
+	default:
+		return "", Loose, false
+	}
+	parts := strings.Split(path.Dir(rel), "/")
+	content := -1
+	for i := len(parts) - 1; i >= 0; i-- {
+		if strings.EqualFold(parts[i], "Content") {
+			content = i
+			break
+		}
+	}
+	if content < 1 || stem == "" {
+		return "", Loose, false
+	}
+	var root string
+	switch {
+	case content == 1 && strings.EqualFold(parts[0], "Engine"):
+		root = "/Engine"
+	case content == 1:
+		root = "/Game"
+	default:
+		plugin := false
+		for _, p := range parts[:content-1] {
+			if strings.EqualFold(p, "Plugins") {
+				plugin = true
+			}
+		}
+		if !plugin {
+			return "", Loose, false
+		}
+		root = "/" + parts[content-1]
+	}
+	name = root
+	for _, p := range parts[content+1:] {
+		name += "/" + p
+	}
+	return name + "/" + stem, kind, true
+}
+
+// chunkType is the chunk type of each package-data kind.
+var chunkType = map[Kind]iostore.ChunkType{
+	Package:              iostore.ChunkExportBundleData,
+	BulkData:             iostore.ChunkBulkData,
+	OptionalBulkData:     iostore.ChunkOptionalBulkData,
+	MemoryMappedBulkData: iostore.ChunkMemoryMappedBulkData,
+}
+
+// Scan walks dir and classifies every regular file for a container of TOC
+// version v: package data, extracted chunks and headers, loose files. It
+// fails on what the engine could not load: two files for one chunk, a bulk
+// file without its package, names too long, files too large, links.
+func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
+	plan := &Plan{Dir: dir}
+	byID := map[iostore.ChunkID]string{}
+	packages := map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file (links and devices are not packed)", p)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if len(rel) > iostore.MaxPathLen {
+			return fmt.Errorf("%s: the path is %d bytes long, more than the %d a container path may have", p, len(rel), iostore.MaxPathLen)
+		}
+		for _, c := range strings.Split(rel, "/") {
+			if len(c) > 255 {
+				return fmt.Errorf("%s: a path component is %d bytes long (at most 255)", p, len(c))
+			}
+		}
+		if strings.HasPrefix(path.Base(rel), ".") && strings.HasSuffix(rel, ".tmp") {
+			return nil // a temporary file of an interrupted write
+		}
+		f := File{Path: rel, Size: info.Size()}
+		if f.Size > MaxFileSize {
+			return fmt.Errorf("%s: %d bytes; unrmod packs files under 4 GiB", p, f.Size)
+		}
+		if name, kind, ok := PackageName(rel); ok {
+			f.Package, f.Kind = name, kind
+			id, err := iostore.NewChunkID(uint64(zen.PackageIDFromName(name)), 0, chunkType[kind], v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			f.ID = id
+			if kind == Package {
+				packages[strings.ToLower(name)] = true
+			}
+		} else if id, typ, ok := extractedChunk(rel, v); ok {
+			f.ID, f.Kind = id, Chunk
+			if typ == iostore.ChunkContainerHeader {
+				f.Kind = Header
+				if plan.Header != nil {
+					return fmt.Errorf("%s: a second container header (the first is in %s)", p, byID[id])
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if plan.Header, err = zen.DecodeContainerHeader(p, data); err != nil {
+					return err
+				}
+			}
+		}
+		if f.Kind != Loose {
+			if other, dup := byID[f.ID]; dup {
+				return fmt.Errorf("%s and %s are both chunk %v (one package in two files, or names differing only in case)", other, rel, f.ID)
+			}
+			byID[f.ID] = rel
+		}
+		plan.Files = append(plan.Files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range plan.Files {
+		if (f.Kind == BulkData || f.Kind == OptionalBulkData || f.Kind == MemoryMappedBulkData) && !packages[strings.ToLower(f.Package)] {
+			return nil, fmt.Errorf("%s: %s of package %s, but the folder has no %s.uasset or .umap", filepath.Join(dir, filepath.FromSlash(f.Path)), f.Kind, f.Package, path.Base(f.Path[:len(f.Path)-len(path.Ext(f.Path))]))
+		}
+	}
+	// Packages and their data first, in path order, then extracted chunks.
+	sort.SliceStable(plan.Files, func(a, b int) bool {
+		ka, kb := plan.Files[a].Kind == Chunk, plan.Files[b].Kind == Chunk
+		if ka != kb {
+			return kb
+		}
+		return plan.Files[a].Path < plan.Files[b].Path
+	})
+	return plan, nil
+}
+
+// extractedChunk recognises chunks/<Type>/<24 hex digits>.bin.
+func extractedChunk(rel string, v iostore.TocVersion) (iostore.ChunkID, iostore.ChunkType, bool) {
+	parts := strings.Split(rel, "/")
+	if len(parts) != 3 || parts[0] != "chunks" || !strings.HasSuffix(parts[2], ".bin") {
+		return iostore.ChunkID{}, 0, false
+	}
+	raw, err := hex.DecodeString(strings.TrimSuffix(parts[2], ".bin"))
+	if err != nil || len(raw) != 12 {
+		return iostore.ChunkID{}, 0, false
+	}
+	id := iostore.ChunkID(raw)
+	return id, id.Type(v), true
+}
+
+// Options configures Pack.
+type Options struct {
+	// Engine is the release the container is for: it selects the TOC
+	// version, the container-header version and the chunk-meta hash, and
+	// the package layout the packages must have.
+	Engine zen.Engine
+	// Base is the game's container the packed packages belong with, or
+	// nil: the store entries take from it what no package holds (the UE4
+	// LoadOrder, UE5 shader map hashes).
+	Base *zen.ContainerHeader
+	// Writer holds the container's settings (method, key, block size,
+	// partitions, mount point, progress). Its Version is set from Engine.
+	Writer iostore.WriterOptions
+	// TocVersion, when not 0, replaces the version Engine selects (a game
+	// whose containers use another, e.g. Grounded 2's mix of 6 and 8).
+	TocVersion iostore.TocVersion
+	// NoPak leaves out the companion .pak (see WriteCompanion), which Pack
+	// otherwise writes beside the .utoc with the loose files, together
+	// with the container.
+	NoPak bool
+}
+
+// TocVersionFor returns the TOC version the engine's packer writes.
+func TocVersionFor(e zen.Engine) iostore.TocVersion {
+	switch {
+	case e.Major < 5 && e.Minor <= 26:
+		return iostore.VersionDirectoryIndex
+	case e.Major < 5:
+		return iostore.VersionPartitionSize
+	case e.Minor <= 3:
+		return iostore.VersionPerfectHashWithOverflow
+	case e.Minor == 4:
+		return iostore.VersionOnDemandMetaData
+	}
+	return iostore.VersionReplaceIoChunkHashWithIoHash
+}
+
+// Result says what Pack wrote.
+type Result struct {
+	Plan     *Plan
+	Packages int
+	Chunks   int
+	Bytes    int64 // uncompressed bytes stored
+	// Loose lists the files that are not package data, which the .pak
+	// holds.
+	Loose []File
+	// Pak is the companion .pak written, or "".
+	Pak string
+}
+
+// Pack stores the package data of plan in a container written to utocPath
+// (atomically, through iostore.Writer) and returns the loose files, which
+// belong in the companion .pak.
+func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
+	if !opts.Engine.Known() {
+		return nil, fmt.Errorf("pack: engine %v is not one unrmod knows (4.26, 4.27, 5.0 … 5.8)", opts.Engine)
+	}
+	hv := opts.Engine.HeaderVersion()
+	lo, hi := hv.PackageLayouts()
+	wo := opts.Writer
+	wo.Version = TocVersionFor(opts.Engine)
+	if opts.TocVersion != 0 {
+		wo.Version = opts.TocVersion
+	}
+	w, err := iostore.NewWriter(utocPath, &wo)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Plan: plan}
+	fail := func(err error) (*Result, error) {
+		w.Abort()
+		return nil, err
+	}
+	var own map[zen.PackageID]*zen.StoreEntry
+	tmpl := &zen.ContainerHeader{Version: hv}
+	if plan.Header != nil {
+		// An extracted header: the container it came from is being packed
+		// again, so it keeps what the header holds beyond the entries.
+		h := *plan.Header
+		if h.Version != hv {
+			return fail(fmt.Errorf("%s: the extracted container header is version %d (%s, UE %s), the container is packed for UE %v", plan.Dir, int32(h.Version), h.Version, h.Version.Engine(), opts.Engine))
+		}
+		own = map[zen.PackageID]*zen.StoreEntry{}
+		for k := range h.Packages {
+			own[h.Packages[k].PackageID] = &h.Packages[k]
+		}
+		h.Packages = nil
+		tmpl = &h
+	}
+	base := func(id zen.PackageID) *zen.StoreEntry {
+		if e := own[id]; e != nil {
+			return e
+		}
+		if opts.Base != nil {
+			if k := opts.Base.PackageIndex(id); k >= 0 {
+				return &opts.Base.Packages[k]
+			}
+		}
+		return nil
+	}
+	for _, f := range plan.Files {
+		if f.Kind == Loose {
+			res.Loose = append(res.Loose, f)
+			continue
+		}
+		if f.Kind == Header {
+			continue
+		}
+		file := filepath.Join(plan.Dir, filepath.FromSlash(f.Path))
+		h := &iostore.ChunkHeader{ID: f.ID, MemoryMapped: f.Kind == MemoryMappedBulkData}
+		if f.Kind != Chunk {
+			h.Path = f.Path
+		}
+		var r io.Reader
+		var closer io.Closer
+		if f.Kind == Package {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return fail(err)
+			}
+			if err := checkPackage(file, data); err != nil {
+				return fail(err)
+			}
+			p, err := zen.DecodePackage(file, data, nil)
+			if err != nil {
+				return fail(err)
+			}
+			if got := p.PackageName(); !strings.EqualFold(got, f.Package) {
+				return fail(fmt.Errorf("%s: the package is named %s, but its path makes it %s: move it to the path of its name, or rename the package", file, got, f.Package))
+			}
+			if p.Layout < lo || p.Layout > hi {
+				return fail(fmt.Errorf("%s: the package is cooked for %v, the container is for UE %v, which reads %v", file, p.Layout, opts.Engine, lo))
+			}
+			e, err := p.StoreEntry(hv, base(p.ID()))
+			if err != nil {
+				return fail(fmt.Errorf("%s: %w", file, err))
+			}
+			w.AddStoreEntry(e)
+			res.Packages++
+			r = bytes.NewReader(data)
+		} else {
+			fh, err := os.Open(file)
+			if err != nil {
+				return fail(err)
+			}
+			r, closer = fh, fh
+		}
+		err := w.AddChunkHeader(h, r)
+		if closer != nil {
+			closer.Close()
+		}
+		if err != nil {
+			return fail(err)
+		}
+		res.Chunks++
+		res.Bytes += f.Size
+	}
+	if res.Packages > 0 || plan.Header != nil {
+		w.SetContainerHeader(tmpl)
+		res.Chunks++
+	}
+	if !opts.NoPak {
+		res.Pak = strings.TrimSuffix(utocPath, filepath.Ext(utocPath)) + ".pak"
+		f, err := w.CreateCompanion(res.Pak)
+		if err != nil {
+			return fail(err)
+		}
+		var files []CompanionFile
+		for _, lf := range res.Loose {
+			full := filepath.Join(plan.Dir, filepath.FromSlash(lf.Path))
+			files = append(files, CompanionFile{Path: lf.Path, Open: func() (io.ReadCloser, error) { return os.Open(full) }})
+		}
+		if err := WriteCompanion(f, res.Pak, pak.GUID(wo.KeyGUID), files); err != nil {
+			return fail(err)
+		}
+	}
+	if res.Chunks == 0 {
+		return fail(fmt.Errorf("%s: no package data to pack (no .uasset, .umap, .ubulk, .uptnl or extracted chunk under <Game>/Content, Engine/Content or a plugin's Content)", plan.Dir))
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checkPackage refuses a legacy cooked .uasset, which is not a zen package.
+func checkPackage(file string, data []byte) error {
+	if len(data) >= 4 && bytes.Equal(data[:4], []byte{0xC1, 0x83, 0x2A, 0x9E}) {
+		return fmt.Errorf("%s: a legacy cooked package (.uasset/.uexp), not a zen package: IoStore containers hold packages cooked for IoStore (as unrmod extract writes them)", file)
+	}
+	return nil
+}
