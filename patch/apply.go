@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -52,6 +53,8 @@ type TargetResult struct {
 	// Store lists the fields of a zen package's store entry the change
 	// touches (what its container's header must say of it).
 	Store []StoreChange `json:"store,omitempty"`
+	// Container is what a container target did (Kind "container").
+	Container *ContainerResult `json:"container,omitempty"`
 }
 
 // DataChange is an export whose serialised data changed.
@@ -114,14 +117,43 @@ func Apply(f *File, opt Options) (*Result, error) {
 		data, orig  []byte
 	}
 	var outs []staged
+	var containers []*iostore.Writer
+	abortContainers := func() {
+		for _, w := range containers {
+			w.Abort()
+		}
+	}
 	seen := map[string]Pos{}
 	for _, t := range f.Targets {
+		if t.Container != nil {
+			tr, w, err := applyContainerTarget(t, dir, opt)
+			if err != nil {
+				abortContainers()
+				return nil, err
+			}
+			key, _ := filepath.Abs(tr.Output)
+			if prev, dup := seen[key]; dup {
+				if w != nil {
+					w.Abort()
+				}
+				abortContainers()
+				return nil, errorf(t.Pos, "this target writes %s, which the target at %s writes too", tr.Output, prev)
+			}
+			seen[key] = t.Pos
+			res.Targets = append(res.Targets, tr)
+			if w != nil {
+				containers = append(containers, w)
+			}
+			continue
+		}
 		tr, data, src, err := applyTarget(t, dir, opt, load)
 		if err != nil {
+			abortContainers()
 			return nil, err
 		}
 		key, _ := filepath.Abs(tr.Output)
 		if prev, dup := seen[key]; dup {
+			abortContainers()
 			return nil, errorf(t.Pos, "this target writes %s, which the target at %s writes too", tr.Output, prev)
 		}
 		seen[key] = t.Pos
@@ -140,17 +172,29 @@ func Apply(f *File, opt Options) (*Result, error) {
 			if _, err := os.Stat(s.backup); errors.Is(err, os.ErrNotExist) {
 				if err := batch.Add(s.backup, s.orig, 0o644); err != nil {
 					batch.Abort()
+					abortContainers()
 					return nil, err
 				}
 			}
 		}
 		if err := batch.Add(s.out, s.data, 0o644); err != nil {
 			batch.Abort()
+			abortContainers()
 			return nil, err
 		}
 	}
+	// Every output is staged and checked: rename them all into place.
 	if err := batch.Commit(); err != nil {
+		abortContainers()
 		return nil, err
+	}
+	for k, w := range containers {
+		if err := w.Commit(); err != nil {
+			for _, rest := range containers[k+1:] {
+				rest.Abort()
+			}
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -207,8 +251,11 @@ func (tr *TargetResult) Summary() string {
 	if !tr.Changed {
 		return fmt.Sprintf("%s: no changes (every operation was already in effect)", tr.Input)
 	}
-	if tr.Kind == "zen" {
+	switch tr.Kind {
+	case "zen":
 		return tr.zenSummary()
+	case "container":
+		return tr.containerSummary()
 	}
 	var parts []string
 	c := tr.Counts

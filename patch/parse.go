@@ -173,6 +173,13 @@ func (ps *parser) patchFile(n *yaml.Node) (*File, error) {
 var targetKeys = []string{"file", "output", "guid", "layout", "ops"}
 
 func (ps *parser) target(n *yaml.Node) (*Target, error) {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "container" {
+				return ps.containerTarget(n)
+			}
+		}
+	}
 	m, err := ps.fields(n, "a target", targetKeys, []string{"file", "ops"})
 	if err != nil {
 		return nil, err
@@ -217,18 +224,26 @@ func (ps *parser) target(n *yaml.Node) (*Target, error) {
 			return nil, ps.errf(l, "%v", err)
 		}
 	}
-	on := m["ops"]
+	if t.Ops, err = ps.ops(m["ops"]); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ops reads a non-empty list of operations.
+func (ps *parser) ops(on *yaml.Node) ([]Op, error) {
 	if on.Kind != yaml.SequenceNode || len(on.Content) == 0 {
 		return nil, ps.errf(on, "`ops:` must be a non-empty list of operations (%s)", strings.Join(opNames(), ", "))
 	}
+	var out []Op
 	for _, c := range on.Content {
 		op, err := ps.op(c)
 		if err != nil {
 			return nil, err
 		}
-		t.Ops = append(t.Ops, op)
+		out = append(out, op)
 	}
-	return t, nil
+	return out, nil
 }
 
 // opParsers maps each operation name to its parser.

@@ -72,6 +72,9 @@ type Target struct {
 	guidPos *Pos
 	Layout  writer.Layout
 	Ops     []Op
+	// Container is set for a container target: the .utoc it patches, and
+	// what it changes there (File and Ops are then empty).
+	Container *ContainerTarget
 }
 
 // Op is one operation of a patch, as parsed: what to change, independent

@@ -39,6 +39,15 @@ DataTable rows (row: Stick). Every hash, offset and size that depends on
 a change is recomputed; the plan lists the store-entry fields the
 package's container header must change with it.
 
+A target may also be an IoStore container (container: Paks/X.utoc, with
+aes-key: when it is encrypted): its packages get the operations above by
+name (packages:), and files: replace, add or remove whole chunks. mode: mod
+(the default) writes output: NAME_P.utoc/.ucas/.pak, a small container
+holding only the changed packages with their bulk data and a container
+header for them, which the game prefers to its own; mode: full writes the
+whole container again. The plan lists each package's old and new size and
+hash and its store-entry changes; --dry-run writes nothing.
+
 The patch format is described in docs/patch-format.md; a JSON Schema for
 editors is in docs/patch.schema.json.`,
 		examples: []string{
@@ -46,6 +55,7 @@ editors is in docs/patch.schema.json.`,
 			"unrmod apply mymod.yaml --output-dir build/",
 			"unrmod apply fix-download.yaml --in-place",
 			"unrmod apply examples/patches/zen-datatable.yaml",
+			"unrmod apply examples/patches/grounded-mod.yaml --dry-run",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			dry := fs.Bool("dry-run", false, "print the plan and verify the outputs, but write nothing")
@@ -91,7 +101,7 @@ func printPlan(w io.Writer, res *patch.Result) {
 		for _, sc := range t.Store {
 			fmt.Fprintf(w, "  store entry: %s (the container header must say so)\n", sc)
 		}
-		if t.Changed && t.Kind != "zen" {
+		if t.Changed && t.Kind == "legacy" {
 			switch {
 			case t.GUID.New != t.GUID.Old:
 				fmt.Fprintf(w, "  guid: %s → %s (%s; clients cache packages by GUID)\n", t.GUID.Old, t.GUID.New, t.GUID.Policy)

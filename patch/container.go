@@ -1,0 +1,606 @@
+package patch
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/pack"
+	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// ContainerPackage is a package a container target changed or added.
+type ContainerPackage struct {
+	Package string   `json:"package"`
+	Path    string   `json:"path"`
+	Changes []Change `json:"changes,omitempty"`
+	OldSize int64    `json:"old_size"` // 0 for an added package
+	NewSize int64    `json:"new_size"`
+	OldHash string   `json:"old_hash,omitempty"`
+	NewHash string   `json:"new_hash"`
+	// Store lists the store-entry fields that change.
+	Store []StoreChange `json:"store,omitempty"`
+}
+
+// ContainerFile is a file a container target replaced, added or removed.
+type ContainerFile struct {
+	Op      string `json:"op"`
+	Path    string `json:"path"`
+	Chunk   string `json:"chunk"`
+	OldSize int64  `json:"old_size"`
+	NewSize int64  `json:"new_size"`
+}
+
+// ContainerResult is what a container target did.
+type ContainerResult struct {
+	Mode     string             `json:"mode"`
+	Pak      string             `json:"pak,omitempty"`
+	Packages []ContainerPackage `json:"packages"`
+	Files    []ContainerFile    `json:"files,omitempty"`
+	// Chunks counts the output container's chunks, Copied those whose
+	// stored blocks were copied as they are.
+	Chunks int `json:"chunks"`
+	Copied int `json:"copied"`
+	// Notes say what the modder should know about the output.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// containerJob is one container target being applied: what it changes,
+// decided and checked in memory before anything is written.
+type containerJob struct {
+	t   *Target
+	ct  *ContainerTarget
+	dir string
+	in  string
+	c   *iostore.Container
+	hdr *zen.ContainerHeader
+	v   iostore.TocVersion
+	res *ContainerResult
+	// data holds each changed or added chunk's new content by id; removed
+	// ones map to nil.
+	data  map[iostore.ChunkID][]byte
+	paths map[iostore.ChunkID]string // added chunks' paths
+	order []iostore.ChunkID          // changed and added chunks, in patch order
+	// entries are the store entries of changed and added packages;
+	// removed lists removed packages.
+	entries map[zen.PackageID]zen.StoreEntry
+	removed map[zen.PackageID]bool
+}
+
+// applyContainerTarget applies a container target: it patches the packages
+// and files it names in memory, then (unless dry) stages the output
+// container, which the caller commits with the other outputs.
+func applyContainerTarget(t *Target, dir string, opt Options) (*TargetResult, *iostore.Writer, error) {
+	ct := t.Container
+	in := filepath.FromSlash(ct.Container)
+	if !filepath.IsAbs(in) {
+		in = filepath.Join(dir, in)
+	}
+	if opt.InPlace {
+		return nil, nil, errorf(ct.Pos, "--in-place does not apply to containers: give the target an output (mode: mod writes a new _P container beside the game's)")
+	}
+	out := containerOutPath(t, dir, in, opt)
+	if sameFile(in, out) {
+		return nil, nil, errorf(ct.Pos, "the output %s is the input container; write to another name", out)
+	}
+	c, err := iostore.Open(in, &iostore.Options{Key: ct.Key})
+	if err != nil {
+		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
+	}
+	defer c.Close()
+	if _, err := c.DirectoryIndex(); err != nil {
+		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
+	}
+	j := &containerJob{t: t, ct: ct, dir: dir, in: in, c: c, v: c.Header().Version,
+		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
+		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
+		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{}}
+	if _, ok := c.ContainerHeaderChunk(); ok {
+		if j.hdr, err = c.ContainerHeader(); err != nil {
+			return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
+		}
+	}
+	for _, pt := range ct.Packages {
+		if err := j.patchPackage(pt); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, f := range ct.Files {
+		if err := j.fileOp(f); err != nil {
+			return nil, nil, err
+		}
+	}
+	tr := &TargetResult{Kind: "container", Input: in, Output: out, Container: j.res}
+	tr.Changed = len(j.order) > 0
+	if !tr.Changed {
+		j.res.Notes = append(j.res.Notes, "every operation was already in effect: nothing to write")
+		return tr, nil, nil
+	}
+	if (len(j.entries) > 0 || len(j.removed) > 0) && j.hdr == nil {
+		return nil, nil, errorf(ct.Pos, "%s has no container header, so the engine could not register the changed packages", in)
+	}
+	if ct.Mode == ModeMod {
+		if err := j.checkModName(out); err != nil {
+			return nil, nil, err
+		}
+	}
+	if opt.DryRun {
+		if ct.Mode == ModeMod {
+			j.res.Chunks = len(j.order) + len(j.bulkToCopy())
+			if len(j.entries) > 0 {
+				j.res.Chunks++
+			}
+			j.res.Copied = len(j.bulkToCopy())
+		}
+		return tr, nil, nil
+	}
+	var w *iostore.Writer
+	if ct.Mode == ModeMod {
+		w, err = j.writeMod(out)
+	} else {
+		w, err = j.writeFull(out)
+	}
+	if err != nil {
+		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
+	}
+	return tr, w, nil
+}
+
+// containerOutPath decides where a container target writes its .utoc.
+func containerOutPath(t *Target, dir, in string, opt Options) string {
+	base := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+	if t.Container.Mode == ModeMod {
+		base += "_Mod_P"
+	}
+	var out string
+	switch {
+	case opt.OutputDir != "":
+		out = filepath.Join(opt.OutputDir, base)
+	case t.Output != "":
+		out = filepath.FromSlash(t.Output)
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(dir, out)
+		}
+	default:
+		out = filepath.Join(dir, "patched", base)
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".utoc":
+		return out
+	case ".ucas", ".pak":
+		out = strings.TrimSuffix(out, filepath.Ext(out))
+	}
+	return out + ".utoc"
+}
+
+// hashText prints a chunk hash.
+func hashText(h [20]byte) string { return fmt.Sprintf("0x%x", h[:]) }
+
+// patchPackage applies one package's operations.
+func (j *containerJob) patchPackage(pt *PackageTarget) error {
+	c := j.c
+	i, err := c.FindPackage(pt.Package)
+	if err != nil {
+		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
+	}
+	ch := c.Chunks()[i]
+	if _, dup := j.data[ch.ID]; dup {
+		return errorf(pt.Pos, "package %s is changed twice in this target; put all its operations in one entry", pt.Package)
+	}
+	src, err := c.ReadChunk(i)
+	if err != nil {
+		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
+	}
+	opts := &zen.DecodeOptions{}
+	p, err := zen.DecodePackage(c.PackageName(i), src, opts)
+	if err != nil {
+		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
+	}
+	old, _ := zen.DecodePackage(c.PackageName(i), src, opts)
+	before := p.Problems(nil)
+	changes, err := ApplyZen(p, pt.Ops, j.dir)
+	if err != nil {
+		return err
+	}
+	if err := checkInlineBulkData(pt.Pos, old, p); err != nil {
+		return err
+	}
+	data, err := p.Encode()
+	if err != nil {
+		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
+	}
+	q, err := zen.DecodePackage(p.PackageName(), data, nil)
+	if err != nil {
+		return &Error{Pos: pt.Pos, Msg: "the patched package does not decode, nothing was written: " + err.Error(), Err: err}
+	}
+	if fresh := newProblems(before, q.Problems(nil)); len(fresh) > 0 {
+		return &Error{Pos: pt.Pos, Msg: "the patched package fails verification, nothing was written: " + strings.Join(fresh, "; ")}
+	}
+	cp := ContainerPackage{Package: p.PackageName(), Path: mustOutputPath(c, i), Changes: changes, OldSize: int64(len(src)),
+		NewSize: int64(len(data)), OldHash: hashText(ch.Meta.Hash20()), NewHash: hashText(iostore.HashChunk(j.v, data)),
+		Store: storeChanges(old, len(src), q, len(data))}
+	j.res.Packages = append(j.res.Packages, cp)
+	if bytes.Equal(data, src) {
+		return nil // every operation already in effect
+	}
+	if err := j.setEntry(q, pt.Pos); err != nil {
+		return err
+	}
+	j.data[ch.ID] = data
+	j.order = append(j.order, ch.ID)
+	return nil
+}
+
+// setEntry derives the store entry of a changed or added package.
+func (j *containerJob) setEntry(q *zen.Package, pos Pos) error {
+	if j.hdr == nil {
+		return nil
+	}
+	var base *zen.StoreEntry
+	if k := j.hdr.PackageIndex(q.ID()); k >= 0 {
+		base = &j.hdr.Packages[k]
+	}
+	e, err := q.StoreEntry(j.hdr.Version, base)
+	if err != nil {
+		return &Error{Pos: pos, Msg: err.Error(), Err: err}
+	}
+	j.entries[q.ID()] = e
+	return nil
+}
+
+func mustOutputPath(c *iostore.Container, i int) string {
+	p, err := c.OutputPath(i)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// findPath returns the chunk listed at path (as ls shows it).
+func findPath(c *iostore.Container, path string) (int, bool) {
+	for _, ch := range c.Chunks() {
+		if ch.Path == "" {
+			continue
+		}
+		if p, err := c.OutputPath(ch.Index); err == nil && strings.EqualFold(p, path) {
+			return ch.Index, true
+		}
+	}
+	return 0, false
+}
+
+// fileOp applies a replace-file, add-file or remove-file operation.
+func (j *containerJob) fileOp(f *FileOp) error {
+	c := j.c
+	var data []byte
+	if f.Source != "" {
+		src := filepath.FromSlash(f.Source)
+		if !filepath.IsAbs(src) {
+			src = filepath.Join(j.dir, src)
+		}
+		st, err := os.Stat(src)
+		if err != nil {
+			return errorf(f.Pos, "%s: %v", f.Kind, err)
+		}
+		if !st.Mode().IsRegular() {
+			return errorf(f.Pos, "%s: %s is not a regular file", f.Kind, src)
+		}
+		if st.Size() > pack.MaxFileSize {
+			return errorf(f.Pos, "%s: %s is %d bytes; unrmod stores files under 4 GiB", f.Kind, src, st.Size())
+		}
+		if data, err = os.ReadFile(src); err != nil {
+			return errorf(f.Pos, "%s: %v", f.Kind, err)
+		}
+	}
+	i, exists := findPath(c, f.Path)
+	var id iostore.ChunkID
+	name, kind, isPkgData := pack.PackageName(f.Path)
+	switch f.Kind {
+	case "add-file":
+		if exists {
+			return errorf(f.Pos, "add-file: %s is already in the container; use replace-file", f.Path)
+		}
+		if !isPkgData {
+			if j.ct.Mode == ModeFull {
+				return errorf(f.Pos, "add-file: %s is not package data (a .uasset, .umap, .ubulk, .uptnl or .m.ubulk under a Content folder): such files live in .pak files, which mode: full does not write; use mode: mod", f.Path)
+			}
+			return errorf(f.Pos, "add-file: %s is not package data (a .uasset, .umap, .ubulk, .uptnl or .m.ubulk under a Content folder); loose files go into a .pak (unrmod pack)", f.Path)
+		}
+		var err error
+		typ := map[pack.Kind]iostore.ChunkType{pack.Package: iostore.ChunkExportBundleData, pack.BulkData: iostore.ChunkBulkData,
+			pack.OptionalBulkData: iostore.ChunkOptionalBulkData, pack.MemoryMappedBulkData: iostore.ChunkMemoryMappedBulkData}[kind]
+		if id, err = iostore.NewChunkID(uint64(zen.PackageIDFromName(name)), 0, typ, j.v); err != nil {
+			return errorf(f.Pos, "add-file: %v", err)
+		}
+		if _, taken := c.Find(id); taken {
+			return errorf(f.Pos, "add-file: %s maps to chunk %v, which the container already has under another path", f.Path, id)
+		}
+		if mount := c.MountPoint(); !strings.HasPrefix("../../../"+f.Path, mount) {
+			return errorf(f.Pos, "add-file: %s is outside the container's mount point %s", f.Path, mount)
+		}
+		j.paths[id] = f.Path
+	case "replace-file", "remove-file":
+		if !exists {
+			return errorf(f.Pos, "%s: the container lists no %s (see unrmod ls %s)", f.Kind, f.Path, filepath.Base(j.in))
+		}
+		id = c.Chunks()[i].ID
+	}
+	if _, dup := j.data[id]; dup {
+		return errorf(f.Pos, "%s: %s is changed twice in this target", f.Kind, f.Path)
+	}
+	cf := ContainerFile{Op: f.Kind, Path: f.Path, Chunk: id.String(), NewSize: int64(len(data))}
+	if exists {
+		cf.OldSize = int64(c.Chunks()[i].Size)
+	}
+	isPackage := id.Type(j.v) == iostore.ChunkExportBundleData
+	switch {
+	case f.Kind == "remove-file":
+		if isPackage {
+			j.removed[id.PackageID()] = true
+		}
+	case isPackage:
+		q, err := zen.DecodePackage(f.Source, data, nil)
+		if err != nil {
+			return errorf(f.Pos, "%s: %s is not a zen package this container can hold: %v", f.Kind, f.Source, err)
+		}
+		if q.ID() != id.PackageID() {
+			want := name
+			if want == "" {
+				want = id.PackageID().String()
+			}
+			return errorf(f.Pos, "%s: %s is the package %s, but the path %s is the package %s: the path and the package's name must agree", f.Kind, f.Source, q.PackageName(), f.Path, want)
+		}
+		if j.hdr != nil {
+			if lo, hi := j.hdr.Version.PackageLayouts(); q.Layout < lo || q.Layout > hi {
+				return errorf(f.Pos, "%s: %s is cooked for %v; this container's packages are %v", f.Kind, f.Source, q.Layout, lo)
+			}
+		}
+		if err := j.setEntry(q, f.Pos); err != nil {
+			return err
+		}
+	}
+	j.data[id] = data
+	if f.Kind == "remove-file" {
+		j.data[id] = nil
+	}
+	j.order = append(j.order, id)
+	j.res.Files = append(j.res.Files, cf)
+	return nil
+}
+
+// checkModName refuses a mod container the game would not prefer to its
+// own (docs/containers.md, "Mod containers"): without the _P suffix its
+// chunks lose to the game's; on UE 4.26/4.27 the first store entry
+// registered wins, so a changed entry needs the mod's pak to sort after the
+// game's.
+func (j *containerJob) checkModName(out string) error {
+	base := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	if !strings.HasSuffix(strings.ToUpper(base), "_P") {
+		return errorf(j.ct.Pos, "output %s: a mod container's name must end in _P, or the game's own chunks win over it (e.g. z_%s_P)", out, base)
+	}
+	if j.hdr == nil || j.hdr.Version != zen.HeaderUE4 {
+		return nil
+	}
+	for _, cp := range j.res.Packages {
+		for _, s := range cp.Store {
+			if s.Field != "ExportBundlesSize" {
+				modPak, _ := filepath.Abs(strings.TrimSuffix(out, ".utoc") + ".pak")
+				gamePak, _ := filepath.Abs(strings.TrimSuffix(j.in, filepath.Ext(j.in)) + ".pak")
+				if strings.ToLower(filepath.ToSlash(modPak)) <= strings.ToLower(filepath.ToSlash(gamePak)) {
+					return errorf(j.ct.Pos, "the patch changes %s of %s, and UE 4.27 uses the store entry of the pak mounted first, which is the one whose path sorts last: %s sorts before the game's %s, so the game's entry would describe the mod's data; name the output so that it sorts after it (e.g. z_%s, or a folder ~mods beside the game's paks)",
+						s.Field, cp.Package, modPak, gamePak, base)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// method returns the compression of new chunks.
+func (j *containerJob) method() string {
+	switch j.ct.Compression {
+	case "none":
+		return "None"
+	case "zlib":
+		return "Zlib"
+	case "lz4":
+		return "LZ4"
+	}
+	for _, m := range j.c.TOC().Methods {
+		if iostore.CanDecode(m) {
+			return m
+		}
+	}
+	if len(j.c.TOC().Methods) > 0 {
+		j.res.Notes = append(j.res.Notes, "the container's compression cannot be written by unrmod (Oodle); new chunks are Zlib-compressed, which the game reads too")
+		return "Zlib"
+	}
+	return "None"
+}
+
+// bulkToCopy lists the chunks a mod container copies from the game's: the
+// other chunks (bulk data) of each changed package, which go with it as
+// they are, since the engine reads a package's chunks from the container
+// that wins its lookups.
+func (j *containerJob) bulkToCopy() []int {
+	var out []int
+	for _, id := range j.order {
+		if id.Type(j.v) != iostore.ChunkExportBundleData || j.data[id] == nil {
+			continue
+		}
+		for _, ch := range j.c.Chunks() {
+			if ch.ID.Value() != id.Value() || ch.Type == iostore.ChunkContainerHeader {
+				continue
+			}
+			if _, own := j.data[ch.ID]; own {
+				continue
+			}
+			out = append(out, ch.Index)
+		}
+	}
+	return out
+}
+
+// writeMod stages a mod container holding the changed and added chunks,
+// the bulk data of changed packages, a container header for its packages
+// and the companion .pak.
+func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
+	c := j.c
+	h := c.Header()
+	_, psize := h.Partitions()
+	if psize == ^uint64(0) {
+		psize = 0
+	}
+	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Version: h.Version, BlockSize: h.CompressionBlockSize, Method: j.method(),
+		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint()})
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*iostore.Writer, error) {
+		w.Abort()
+		return nil, err
+	}
+	for _, id := range j.order {
+		path := j.paths[id]
+		var mm bool
+		if i, ok := c.Find(id); ok {
+			path = fullPath(c, i)
+			mm = c.Chunks()[i].Meta.Flags&iostore.MetaMemoryMapped != 0
+		}
+		if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id, Path: path, MemoryMapped: mm}, bytes.NewReader(j.data[id])); err != nil {
+			return fail(err)
+		}
+		j.res.Chunks++
+	}
+	for _, i := range j.bulkToCopy() {
+		if err := w.CopyChunk(c, i, fullPath(c, i)); err != nil {
+			return fail(err)
+		}
+		j.res.Chunks++
+		j.res.Copied++
+	}
+	if len(j.entries) > 0 {
+		ids := make([]zen.PackageID, 0, len(j.entries))
+		for id := range j.entries {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+		for _, id := range ids {
+			w.AddStoreEntry(j.entries[id])
+		}
+		w.SetContainerHeader(&zen.ContainerHeader{Version: j.hdr.Version, ShaderMapHashSize: j.hdr.ShaderMapHashSize, CompactStoreEntries: j.hdr.CompactStoreEntries})
+		j.res.Chunks++
+	}
+	pakPath := strings.TrimSuffix(out, filepath.Ext(out)) + ".pak"
+	f, err := w.CreateCompanion(pakPath)
+	if err != nil {
+		return fail(err)
+	}
+	if err := pack.WriteCompanion(f, pakPath, pak.GUID(h.EncryptionKeyGUID), nil); err != nil {
+		return fail(err)
+	}
+	j.res.Pak = pakPath
+	if err := w.Stage(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// writeFull stages the whole container again with the changes, and a
+// container header with the changed store entries.
+func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
+	var changes []iostore.ChunkChange
+	for _, id := range j.order {
+		ch := iostore.ChunkChange{ID: id, Path: j.paths[id]}
+		if d := j.data[id]; d != nil {
+			ch.Data = bytes.NewReader(d)
+		}
+		changes = append(changes, ch)
+	}
+	if len(j.entries) > 0 || len(j.removed) > 0 {
+		hi, _ := j.c.ContainerHeaderChunk()
+		h := *j.hdr
+		var pkgs []zen.StoreEntry
+		seen := map[zen.PackageID]bool{}
+		for _, e := range h.Packages {
+			if j.removed[e.PackageID] {
+				continue
+			}
+			if n, ok := j.entries[e.PackageID]; ok {
+				e = n
+			}
+			seen[e.PackageID] = true
+			pkgs = append(pkgs, e)
+		}
+		for id, e := range j.entries {
+			if !seen[id] {
+				pkgs = append(pkgs, e)
+			}
+		}
+		sort.SliceStable(pkgs, func(a, b int) bool { return pkgs[a].PackageID < pkgs[b].PackageID })
+		h.Packages = pkgs
+		data, err := h.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("container header: %w", err)
+		}
+		changes = append(changes, iostore.ChunkChange{ID: j.c.Chunks()[hi].ID, Data: bytes.NewReader(data)})
+	}
+	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key})
+	if err != nil {
+		return nil, err
+	}
+	j.res.Chunks, j.res.Copied = res.Chunks, res.Copied
+	if res.DeadBytes > 0 {
+		j.res.Notes = append(j.res.Notes, fmt.Sprintf("the preserve layout leaves %d dead bytes in the .ucas; layout: compact drops them", res.DeadBytes))
+	}
+	if res.DroppedSignature {
+		j.res.Notes = append(j.res.Notes, "the container was signed; the output is not (a game that checks signatures needs a signature bypass)")
+	}
+	return w, nil
+}
+
+// fullPath returns chunk i's path relative to the game's root.
+func fullPath(c *iostore.Container, i int) string {
+	ch := c.Chunks()[i]
+	if ch.Path == "" {
+		return ""
+	}
+	return strings.TrimPrefix(c.MountPoint()+ch.Path, "../../../")
+}
+
+// containerSummary is Summary for a container target.
+func (tr *TargetResult) containerSummary() string {
+	r := tr.Container
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s → %s (mode %s", tr.Input, tr.Output, r.Mode)
+	if r.Pak != "" {
+		fmt.Fprintf(&b, ", with %s", filepath.Base(r.Pak))
+	}
+	fmt.Fprintf(&b, "): %d chunks, %d copied as stored", r.Chunks, r.Copied)
+	for _, p := range r.Packages {
+		store := "store entry unchanged"
+		if len(p.Store) > 0 {
+			var s []string
+			for _, sc := range p.Store {
+				s = append(s, sc.String())
+			}
+			store = "store entry: " + strings.Join(s, ", ")
+		}
+		fmt.Fprintf(&b, "\n  package %s: %d → %d bytes, hash %s → %s; %s", p.Package, p.OldSize, p.NewSize, p.OldHash, p.NewHash, store)
+		for _, c := range p.Changes {
+			fmt.Fprintf(&b, "\n    %s", c.String())
+		}
+	}
+	for _, f := range r.Files {
+		fmt.Fprintf(&b, "\n  %s %s (%s): %d → %d bytes", f.Op, f.Path, f.Chunk, f.OldSize, f.NewSize)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\n  note: %s", n)
+	}
+	return b.String()
+}
