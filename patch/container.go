@@ -70,6 +70,8 @@ type containerJob struct {
 	// removed lists removed packages.
 	entries map[zen.PackageID]zen.StoreEntry
 	removed map[zen.PackageID]bool
+	// unchanged counts packages whose operations were all in effect.
+	unchanged int
 }
 
 // applyContainerTarget applies a container target: it patches the packages
@@ -116,10 +118,12 @@ func applyContainerTarget(t *Target, dir string, opt Options) (*TargetResult, *i
 		}
 	}
 	tr := &TargetResult{Kind: "container", Input: in, Output: out, Container: j.res}
-	tr.Changed = len(j.order) > 0
-	if !tr.Changed {
-		j.res.Notes = append(j.res.Notes, "every operation was already in effect: nothing to write")
-		return tr, nil, nil
+	for _, p := range j.res.Packages {
+		tr.Changes = append(tr.Changes, p.Changes...)
+	}
+	tr.Changed = len(j.order) > j.unchanged || len(j.res.Files) > 0
+	if len(j.order) == 0 {
+		j.res.Notes = append(j.res.Notes, "every operation was already in effect: the container is written unchanged")
 	}
 	if (len(j.entries) > 0 || len(j.removed) > 0) && j.hdr == nil {
 		return nil, nil, errorf(ct.Pos, "%s has no container header, so the engine could not register the changed packages", in)
@@ -159,6 +163,8 @@ func containerOutPath(t *Target, dir, in string, opt Options) string {
 	}
 	var out string
 	switch {
+	case opt.OutputDir != "" && t.Output != "":
+		out = filepath.Join(opt.OutputDir, filepath.Base(filepath.FromSlash(t.Output)))
 	case opt.OutputDir != "":
 		out = filepath.Join(opt.OutputDir, base)
 	case t.Output != "":
@@ -226,7 +232,12 @@ func (j *containerJob) patchPackage(pt *PackageTarget) error {
 		Store: storeChanges(old, len(src), q, len(data))}
 	j.res.Packages = append(j.res.Packages, cp)
 	if bytes.Equal(data, src) {
-		return nil // every operation already in effect
+		j.unchanged++
+		if j.ct.Mode == ModeFull {
+			return nil // every operation already in effect: the chunk stays
+		}
+		// A mod holds the packages it names, changed or not, so that
+		// applying a patch to its own output gives the same mod.
 	}
 	if err := j.setEntry(q, pt.Pos); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen/props"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/reader"
@@ -202,6 +203,16 @@ func reapply(f *patch.File, res *patch.Result) *patch.File {
 	for k, t := range f.Targets {
 		c := *t
 		abs, _ := filepath.Abs(res.Targets[k].Output)
+		if t.Container != nil {
+			// The mod container is patched again, to a container of the
+			// same name (its id comes from its name).
+			ct := *t.Container
+			ct.Container = filepath.ToSlash(abs)
+			c.Container = &ct
+			c.Output = filepath.Base(abs)
+			g.Targets = append(g.Targets, &c)
+			continue
+		}
 		c.File = filepath.ToSlash(abs)
 		c.Output = ""
 		g.Targets = append(g.Targets, &c)
@@ -237,6 +248,7 @@ var exampleChecks = map[string]func(t *testing.T, f *patch.File, res *patch.Resu
 	"retarget-import.yaml":     checkRetargetExample,
 	"multi-target.yaml":        checkMultiTargetExample,
 	"zen-datatable.yaml":       checkZenDataTableExample,
+	"grounded-mod.yaml":        checkGroundedModExample,
 }
 
 func TestExamples(t *testing.T) {
@@ -307,6 +319,10 @@ func TestExamples(t *testing.T) {
 				if len(tr.Changes) < len(f.Targets[k].Ops) {
 					t.Errorf("target %s: %d changes for %d operations", tr.Input, len(tr.Changes), len(f.Targets[k].Ops))
 				}
+				if tr.Kind == "container" {
+					checkContainerOutput(t, tr)
+					continue
+				}
 				if tr.Kind == "zen" {
 					q, _ := readZen(t, tr.Output)
 					for _, pr := range q.Problems(nil) {
@@ -344,10 +360,17 @@ func TestExamples(t *testing.T) {
 				}
 				identical := true
 				for k, tr := range res2.Targets {
-					a, _ := os.ReadFile(res.Targets[k].Output)
-					b, err := os.ReadFile(tr.Output)
-					if err != nil || !bytes.Equal(a, b) || tr.Changed {
-						identical = false
+					files := []string{tr.Output}
+					if tr.Kind == "container" {
+						files = containerFiles(tr.Output)
+					}
+					for _, f := range files {
+						rel, _ := filepath.Rel(filepath.Dir(tr.Output), f)
+						a, _ := os.ReadFile(filepath.Join(filepath.Dir(res.Targets[k].Output), rel))
+						b, err := os.ReadFile(f)
+						if err != nil || !bytes.Equal(a, b) || tr.Changed {
+							identical = false
+						}
 					}
 				}
 				if len(notAlready) > 0 {
@@ -799,5 +822,86 @@ func checkZenDataTableExample(t *testing.T, _ *patch.File, res *patch.Result) {
 	}
 	if len(res.Targets[1].Store) != 0 {
 		t.Errorf("the Blueprint's size did not change, yet %v", res.Targets[1].Store)
+	}
+}
+
+// containerFiles lists the files of the container whose .utoc is utoc: the
+// .utoc, its first .ucas and its .pak.
+func containerFiles(utoc string) []string {
+	base := strings.TrimSuffix(utoc, ".utoc")
+	return []string{utoc, base + ".ucas", base + ".pak"}
+}
+
+// checkContainerOutput opens a container target's output and verifies it,
+// its packages included.
+func checkContainerOutput(t *testing.T, tr *patch.TargetResult) {
+	t.Helper()
+	c, err := iostore.Open(tr.Output, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := c.Verify(nil)
+	if !r.OK() || r.PackagesChecked < len(tr.Container.Packages) {
+		t.Errorf("%s: %v (%d packages checked)", tr.Output, r.Problems, r.PackagesChecked)
+	}
+	for _, f := range containerFiles(tr.Output)[1:] {
+		if _, err := os.Stat(f); err != nil && (tr.Container.Mode == "mod" || !strings.HasSuffix(f, ".pak")) {
+			t.Errorf("%s is missing: %v", f, err)
+		}
+	}
+}
+
+// checkGroundedModExample checks the mod container: the renamed name, the
+// class defaults from the data file, the store entry, and that it overrides
+// the game's package: the same chunk id, a _P name that sorts after the
+// game's.
+func checkGroundedModExample(t *testing.T, _ *patch.File, res *patch.Result) {
+	tr := res.Targets[0]
+	c, err := iostore.Open(tr.Output, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	base, err := iostore.Open(tr.Input, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	i, err := c.FindPackage("/Game/Items/BP_DemoPickup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := base.Find(c.Chunks()[i].ID); !ok {
+		t.Error("the mod's package chunk is not one of the game's: it overrides nothing")
+	}
+	p, err := c.ReadPackage(i, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(examplesDir, "data", "BP_DemoPickup-defaults.bin"))
+	cdo := -1
+	for k := range p.Exports {
+		if p.ExportName(k) == "Default__BP_DemoPickup_C" {
+			cdo = k
+		}
+	}
+	if cdo < 0 || !bytes.Equal(p.Exports[cdo].Data, want) {
+		t.Error("the class defaults do not hold the data file's bytes")
+	}
+	found := false
+	for _, n := range p.Names {
+		found = found || n == "GoldenAcorn"
+	}
+	if !found {
+		t.Error("GoldenAcorn is not in the name map")
+	}
+	h, err := c.ContainerHeader()
+	if err != nil || len(h.Packages) != 1 || h.Packages[0].PackageID != p.ID() || h.Packages[0].ExportBundlesSize != uint64(p.Size()) {
+		t.Errorf("container header %+v (%v)", h, err)
+	}
+	mod := strings.TrimSuffix(filepath.Base(tr.Output), ".utoc")
+	if !strings.HasSuffix(mod, "_P") || mod <= strings.TrimSuffix(filepath.Base(tr.Input), ".utoc") {
+		t.Errorf("mod %s does not win over the game's container", mod)
 	}
 }

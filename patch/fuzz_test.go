@@ -68,6 +68,17 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parsed %+v", p)
 		}
 		for _, tg := range p.Targets {
+			if ct := tg.Container; ct != nil {
+				if strings.TrimSpace(ct.Container) == "" || strings.Contains(ct.Container, `\`) || len(ct.Packages)+len(ct.Files) == 0 || tg.Pos.Line <= 0 {
+					t.Fatalf("container target %+v", ct)
+				}
+				for _, pt := range ct.Packages {
+					if len(pt.Ops) == 0 || pt.Pos.Line <= 0 {
+						t.Fatalf("package %+v", pt)
+					}
+				}
+				continue
+			}
 			if strings.TrimSpace(tg.File) == "" || strings.Contains(tg.File, `\`) || len(tg.Ops) == 0 || tg.Pos.Line <= 0 {
 				t.Fatalf("target %+v", tg)
 			}

@@ -92,7 +92,11 @@ editors is in docs/patch.schema.json.`,
 func printPlan(w io.Writer, res *patch.Result) {
 	for _, t := range res.Targets {
 		fmt.Fprintf(w, "%s\n", t.Input)
-		for _, c := range t.Changes {
+		changes := t.Changes
+		if t.Kind == "container" {
+			changes = nil // listed per package in the summary
+		}
+		for _, c := range changes {
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(c.String(), "\n", "\n  "))
 		}
 		for _, d := range t.Data {
