@@ -52,6 +52,10 @@ type TargetResult struct {
 	// Store lists the fields of a zen package's store entry the change
 	// touches (what its container's header must say of it).
 	Store []StoreChange `json:"store,omitempty"`
+	// InputProblems lists what verification finds wrong in a legacy input
+	// before the patch, each saying whether the output keeps it (it lies
+	// outside what the patch changes) or no longer has it.
+	InputProblems []InputProblem `json:"input_problems,omitempty"`
 }
 
 // DataChange is an export whose serialised data changed.
