@@ -53,6 +53,10 @@ type TargetResult struct {
 	// Store lists the fields of a zen package's store entry the change
 	// touches (what its container's header must say of it).
 	Store []StoreChange `json:"store,omitempty"`
+	// InputProblems lists what verification finds wrong in a legacy input
+	// before the patch, each saying whether the output keeps it (it lies
+	// outside what the patch changes) or no longer has it.
+	InputProblems []InputProblem `json:"input_problems,omitempty"`
 	// Container is what a container target did (Kind "container").
 	Container *ContainerResult `json:"container,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -21,9 +22,14 @@ func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(st
 		tr.Backup = in + ".bak"
 	}
 	tr.Counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
+	// What is wrong with the input is not the patch's doing: find it first,
+	// to tell it from what the patch would break.
+	inProbs := p.Verify()
 	c := &legacyContext{p: p, patchDir: dir, owned: map[int]bool{}, load: load}
 	before := make([]reader.Export, len(p.Exports))
 	copy(before, p.Exports)
+	names := append([]reader.Name(nil), p.Names...)
+	imports := append([]reader.Import(nil), p.Imports...)
 	for _, op := range t.Ops {
 		lop, ok := op.(legacyOp)
 		if !ok {
@@ -31,11 +37,19 @@ func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(st
 		}
 		changes, err := lop.applyLegacy(c)
 		if err != nil {
+			pos := op.Position()
 			var pe *Error
 			if errors.As(err, &pe) {
+				pos = pe.Pos
+			}
+			if len(inProbs) > 0 {
+				ie := inputProblems(in, inProbs, nil, nil, err)
+				return nil, nil, nil, &Error{Pos: pos, Msg: ie.Error(), Err: ie}
+			}
+			if pe != nil {
 				return nil, nil, nil, err
 			}
-			return nil, nil, nil, &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
+			return nil, nil, nil, &Error{Pos: pos, Msg: err.Error(), Err: err}
 		}
 		for _, ch := range changes {
 			tr.Changes = append(tr.Changes, ch)
@@ -76,11 +90,45 @@ func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(st
 		data, rep, err = writer.Encode(p, writer.Options{Layout: t.Layout})
 	}
 	if err != nil {
+		if len(inProbs) > 0 {
+			ie := inputProblems(in, inProbs, nil, nil, err)
+			return nil, nil, nil, &Error{Pos: t.Pos, Msg: ie.Error(), Err: ie}
+		}
 		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
 	}
-	q, err := writer.Check(out, data)
+	q, err := reader.Read(out, data)
 	if err != nil {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched package fails verification, nothing was written: " + err.Error(), Err: err}
+		msg := "the patched package does not decode, nothing was written: " + err.Error()
+		if len(inProbs) > 0 {
+			msg += fmt.Sprintf(" (the input already has %s: %s)", count(len(inProbs), "problem"), problemList(inProbs))
+		}
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: msg, Err: err}
+	}
+	kept, fresh := matchProblems(inProbs, q.Verify())
+	if len(fresh) > 0 {
+		// The patch made these: blame it, and say what the input had.
+		ve := &writer.VerifyError{File: out, Problems: fresh}
+		msg := "the patched package fails verification, nothing was written: " + ve.Error()
+		if len(inProbs) > 0 {
+			msg += fmt.Sprintf("\n(besides, the input already has %s: %s)", count(len(inProbs), "problem"), problemList(inProbs))
+		}
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: msg, Err: ve}
+	}
+	// What remains is the input's own. The patch goes on only when it
+	// changes none of the parts those problems are in.
+	changed := changedParts(p, before, names, imports, tr.Changed)
+	var touched []reader.Problem
+	for k, q := range inProbs {
+		if _, ok := changed[part{q.Part, q.Index}]; kept[k] && ok {
+			touched = append(touched, q)
+		}
+	}
+	if len(touched) > 0 {
+		ie := inputProblems(in, inProbs, touched, changed, nil)
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: ie.Error(), Err: ie}
+	}
+	for k, q := range inProbs {
+		tr.InputProblems = append(tr.InputProblems, InputProblem{Problem: q.String(), Kept: kept[k]})
 	}
 	for _, i := range dataChanged {
 		a, b := &before[i], &q.Exports[i]

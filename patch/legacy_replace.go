@@ -27,6 +27,7 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 	offset := e.SerialOffset
 	var note string
 	var warning string
+	var prof *classProfile
 	switch {
 	case op.data != nil:
 		data = op.data.bytes
@@ -37,8 +38,11 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 		}
 		// Given data comes from `unrmod export-data`, perhaps of an
 		// earlier version of this package: take it as laid out for the
-		// offset its lazy arrays name, and let the writer rebase it.
+		// offset its lazy arrays name, and let the writer rebase it. It is
+		// measured against what this export and the others of its class
+		// store now, before it replaces anything.
 		offset = layoutBase(p, i, data)
+		prof = newClassProfile(p, i)
 		note = "given data"
 	case op.from.file == "":
 		sr, err := resolve(op.from.pos, p, op.from.object, true, false)
@@ -90,13 +94,14 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 			return nil, errorf(op.Pos, "%v", err)
 		}
 	}
-	if err := checkData(p, i); err != nil {
-		restore()
-		hint := ""
-		if op.data != nil {
-			hint = " (given data must be a whole export of this class, as `unrmod export-data` writes it)"
+	if prof != nil {
+		if me := checkGivenData(p, i, prof); me != nil {
+			restore()
+			return nil, &Error{Pos: op.Pos, Msg: me.Error(), Err: me}
 		}
-		return nil, errorf(op.Pos, "%s: the new data is not a valid %s: %v%s", p.ExportPath(i), p.ClassName(i), err, hint)
+	} else if err := checkData(p, i); err != nil {
+		restore()
+		return nil, errorf(op.Pos, "%s: the new data is not a valid %s: %v", p.ExportPath(i), p.ClassName(i), err)
 	}
 	newRel := relativeData(p, i)
 	e.Data, e.SerialOffset = old, oldOff

@@ -7,10 +7,13 @@ import (
 // ReplaceExport replaces an export's serialised data, either with given
 // bytes or with a copy of another export (of this or another package).
 //
-// Given bytes are taken to come from this export (as `unrmod export-data`
-// writes them): their lazy-array offsets must match the export's current
-// offset. A copy is rebased to where it lands; a copy from another package
-// also has its names and object references remapped into this package.
+// Given bytes must be this export's own (as `unrmod export-data` writes
+// them), perhaps edited in place: they are checked against the package's
+// names and objects and the export's class, and refused with a
+// *DataMisfitError when they do not fit; they are rebased from the offset
+// their lazy arrays name. A copy is rebased to where it lands; a copy from
+// another package also has its names and object references remapped into
+// this package.
 type ReplaceExport struct {
 	Pos    Pos
 	Object string

@@ -11,7 +11,30 @@ type Problem struct {
 	Struct string // e.g. `export 12 "Light5"`, `name table entry 4`
 	Offset int64  // absolute file offset, or -1
 	Msg    string
+	// Part and Index say which structure the problem is in, for callers
+	// that compare the problems of two versions of a package (Struct
+	// names entries by their text, which a rename changes):
+	//
+	//   - PartHeader, PartHeritage, PartNames, PartImports, PartExports:
+	//     the header or a table as a whole; Index is -1;
+	//   - PartName, PartImport, PartExport: the table entry Index;
+	//   - PartExportData: the serialised data of export Index.
+	Part  string
+	Index int
 }
+
+// Problem parts (see Problem).
+const (
+	PartHeader     = "header"
+	PartHeritage   = "heritage"
+	PartNames      = "names"
+	PartImports    = "imports"
+	PartExports    = "exports"
+	PartName       = "name"
+	PartImport     = "import"
+	PartExport     = "export"
+	PartExportData = "export data"
+)
 
 func (q Problem) String() string {
 	if q.Offset >= 0 {
@@ -33,8 +56,12 @@ const MaxNameLen = 63
 // modified model, write it and read the result.
 func (p *Package) Verify() []Problem {
 	var out []Problem
+	var part string
+	index := -1
+	// in sets the part the problems added next are in.
+	in := func(pt string, i int) { part, index = pt, i }
 	add := func(s string, off int64, format string, args ...any) {
-		out = append(out, Problem{Struct: s, Offset: off, Msg: fmt.Sprintf(format, args...)})
+		out = append(out, Problem{Struct: s, Offset: off, Msg: fmt.Sprintf(format, args...), Part: part, Index: index})
 	}
 	h := &p.Header
 
@@ -54,6 +81,11 @@ func (p *Package) Verify() []Problem {
 			continue
 		}
 		if prev != nil && r.Offset < prev.End() {
+			if r.Kind == "export" {
+				in(PartExportData, r.Index)
+			} else {
+				in(r.Kind, -1)
+			}
 			add(label(*r), r.Offset, "overlaps %s (0x%X..0x%X)", label(*prev), prev.Offset, prev.End())
 		}
 		if prev == nil || r.End() > prev.End() {
@@ -62,6 +94,7 @@ func (p *Package) Verify() []Problem {
 	}
 
 	// Header tail.
+	in(PartHeader, -1)
 	if h.Version.File < VerGUIDGenerations {
 		if len(h.Heritage) == 0 {
 			add("header", 36, "heritage table is empty: the package has no GUID")
@@ -90,6 +123,7 @@ func (p *Package) Verify() []Problem {
 	for i := range p.Names {
 		n := &p.Names[i]
 		s := fmt.Sprintf("name %d %q", i, n.Name)
+		in(PartName, i)
 		switch {
 		case n.Name == "":
 			add(s, -1, "name is empty")
@@ -105,6 +139,7 @@ func (p *Package) Verify() []Problem {
 			none = true
 		}
 	}
+	in(PartNames, -1)
 	if !none && len(p.Names) > 0 {
 		add("name table", int64(h.NameOffset), "has no \"None\" entry")
 	}
@@ -113,6 +148,7 @@ func (p *Package) Verify() []Problem {
 	for i := range p.Imports {
 		im := &p.Imports[i]
 		s := fmt.Sprintf("import %d %q", i, p.NameOf(im.ObjectName))
+		in(PartImport, i)
 		if im.Outer > 0 {
 			add(s, -1, "package index %d points at an export; imports live in other packages", im.Outer)
 		}
@@ -130,6 +166,7 @@ func (p *Package) Verify() []Problem {
 			continue
 		}
 		s := func() string { return p.exportLabel(i) }
+		in(PartExport, i)
 		if e.Outer < 0 {
 			add(s(), -1, "package index %d points at an import; an export's outer must be an export or 0", e.Outer)
 		}
@@ -156,7 +193,7 @@ func (p *Package) verifyNative(i int) []Problem {
 		if fe, ok := err.(*FormatError); ok {
 			s, off, msg = fe.Struct, fe.Offset, fe.Msg
 		}
-		return []Problem{{Struct: s, Offset: off, Msg: msg}}
+		return []Problem{{Struct: s, Offset: off, Msg: msg, Part: PartExportData, Index: i}}
 	}
 	var out []Problem
 	for _, la := range nl.Lazy {
@@ -166,13 +203,15 @@ func (p *Package) verifyNative(i int) []Problem {
 		want := int64(e.SerialOffset) + int64(la.End)
 		if int64(la.SeekPos) != want {
 			out = append(out, Problem{Struct: p.exportLabel(i) + " " + la.Field, Offset: int64(e.SerialOffset) + int64(la.SeekPosAt),
-				Msg: fmt.Sprintf("lazy array SeekPos 0x%X should be 0x%X (the offset just past the array)", la.SeekPos, want)})
+				Msg:  fmt.Sprintf("lazy array SeekPos 0x%X should be 0x%X (the offset just past the array)", la.SeekPos, want),
+				Part: PartExportData, Index: i})
 		}
 	}
 	if nl.End >= 0 && nl.End != len(e.Data) {
 		out = append(out, Problem{Struct: p.exportLabel(i), Offset: int64(e.SerialOffset) + int64(nl.End),
 			Msg: fmt.Sprintf("%s data ends after %d bytes but the serial size is %d: the engine requires an exact size",
-				nl.Kind, nl.End, len(e.Data))})
+				nl.Kind, nl.End, len(e.Data)),
+			Part: PartExportData, Index: i})
 	}
 	return out
 }

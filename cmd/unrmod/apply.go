@@ -30,6 +30,11 @@ the same file. A changed legacy package gets a new GUID derived from its
 content (unless the target says guid: keep or gives one): clients that
 cached the old file must get the new one.
 
+A legacy input is verified first. When it already fails verification, the
+error says so ("the input already has N problems: ...") rather than
+blaming the patch, and the patch goes on only when those problems lie
+outside what it changes; the plan then warns that the output keeps them.
+
 A target may be a zen package saved as a file (a .uasset 'unrmod extract'
 wrote from a UE 4.26/4.27 or UE5 container): rename, add-name,
 package-flags, object-flags, replace-export (data:, or from: another
@@ -105,6 +110,7 @@ func printPlan(w io.Writer, res *patch.Result) {
 		for _, sc := range t.Store {
 			fmt.Fprintf(w, "  store entry: %s (the container header must say so)\n", sc)
 		}
+		printInputProblems(w, t.InputProblems)
 		if t.Changed && t.Kind == "legacy" {
 			switch {
 			case t.GUID.New != t.GUID.Old:
@@ -123,6 +129,36 @@ func printPlan(w io.Writer, res *patch.Result) {
 		fmt.Fprintf(w, "  %s: %s\n", verb, t.Summary())
 		if t.Backup != "" && t.Changed && !res.DryRun {
 			fmt.Fprintf(w, "  original kept as %s\n", t.Backup)
+		}
+	}
+}
+
+// printInputProblems says what the input already had wrong: the problems the
+// output keeps (outside what the patch changes) and those it no longer has.
+func printInputProblems(w io.Writer, probs []patch.InputProblem) {
+	var kept, gone []string
+	for _, q := range probs {
+		if q.Kept {
+			kept = append(kept, q.Problem)
+		} else {
+			gone = append(gone, q.Problem)
+		}
+	}
+	if len(kept) > 0 {
+		them := "them"
+		if len(kept) == 1 {
+			them = "it"
+		}
+		fmt.Fprintf(w, "  warning: the input already has %s, outside what this patch changes; the output keeps %s:\n",
+			plural(len(kept), "problem"), them)
+		for _, q := range kept {
+			fmt.Fprintf(w, "    %s\n", q)
+		}
+	}
+	if len(gone) > 0 {
+		fmt.Fprintf(w, "  note: the input had %s that the output no longer has:\n", plural(len(gone), "problem"))
+		for _, q := range gone {
+			fmt.Fprintf(w, "    %s\n", q)
 		}
 	}
 }

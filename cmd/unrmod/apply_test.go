@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/reader"
 )
@@ -132,6 +135,75 @@ func TestApplyErrors(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "patched")); err == nil {
 				t.Error("output written despite the error")
+			}
+		})
+	}
+}
+
+// A real texture package damaged in the test (one texture's Mips[1] SeekPos
+// 4 bytes off): apply names the input's problem instead of blaming the
+// patch, goes on when the patch does not change the damaged texture (and
+// warns that the output keeps the problem), and stops when it does.
+func TestApplyDamagedInput(t *testing.T) {
+	orig := corpus.Path(t, "legacy/ut99_stock/ArenaTex.utx")
+	p, err := reader.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, _ := p.Lookup("GreyTrim1")[0].Export()
+	nl, err := p.Native(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := append([]byte(nil), p.Source()...)
+	at := int(p.Exports[i].SerialOffset) + nl.Lazy[1].SeekPosAt
+	binary.LittleEndian.PutUint32(damaged[at:], uint32(nl.Lazy[1].SeekPos+4))
+	problem := fmt.Sprintf(`export 18 "GreyTrim1" Mips[1] at 0x%X: lazy array SeekPos 0x%X should be 0x%X`,
+		at, nl.Lazy[1].SeekPos+4, nl.Lazy[1].SeekPos)
+	for _, c := range []struct {
+		name   string
+		op     string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{name: "outside the patch", op: "package-flags: {set: [ServerSideOnly]}", code: 0,
+			stdout: []string{"  warning: the input already has 1 problem, outside what this patch changes; the output keeps it:\n    " + problem,
+				"wrote: "}},
+		{name: "in what the patch changes", op: "object-flags: {object: GreyTrim1, set: [Transactional]}", code: 1,
+			stderr: []string{"p.yaml:3:5: ", "ArenaTex.utx: the input already has 1 problem: " + problem,
+				"this patch changes export ArenaTex.GreyTrim1, where it is, so nothing was written", "unrmod verify "}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "ArenaTex.utx"), damaged, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			patchPath := filepath.Join(dir, "p.yaml")
+			text := "unrmod: 1\ntargets:\n  - file: ArenaTex.utx\n    ops:\n      - " + c.op + "\n"
+			if err := os.WriteFile(patchPath, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := runCLI(t, "apply", patchPath)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, stdout, stderr)
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, "the patched package fails verification") {
+				t.Errorf("the error blames the patch:\n%s", stderr)
+			}
+			_, err := os.Stat(filepath.Join(dir, "patched", "ArenaTex.utx"))
+			if written := err == nil; written != (c.code == 0) {
+				t.Errorf("output written: %v, want %v", written, c.code == 0)
 			}
 		})
 	}
