@@ -2,6 +2,7 @@ package iostore_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,93 @@ func TestWriterCorpus(t *testing.T) {
 				t.Logf("%d chunks, %d recompressed", len(src.Chunks()), decodable)
 			})
 		}
+	}
+}
+
+// failingReader returns n bytes, then an error.
+type failingReader struct{ n int }
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, errors.New("disk on fire")
+	}
+	k := min(len(p), r.n)
+	for i := range p[:k] {
+		p[i] = byte(i)
+	}
+	r.n -= k
+	return k, nil
+}
+
+// TestWriterFailureLeavesNothing checks that a write that fails halfway,
+// or is aborted, leaves no file, and that an existing container of the
+// same name is untouched.
+func TestWriterFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	utoc := filepath.Join(dir, "z_Fail_P.utoc")
+	old := []byte("an earlier container")
+	os.WriteFile(utoc, old, 0o644)
+	for _, tt := range []struct {
+		name string
+		run  func(w *iostore.Writer) error
+	}{
+		{"reader fails", func(w *iostore.Writer) error {
+			id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionPartitionSize)
+			if err := w.AddChunk(id, "Game/Content/A.ubulk", &failingReader{n: 300000}); err == nil {
+				t.Error("AddChunk did not report the read error")
+			}
+			return w.Close()
+		}},
+		{"duplicate chunk", func(w *iostore.Writer) error {
+			id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionPartitionSize)
+			w.AddChunk(id, "Game/Content/A.ubulk", strings.NewReader("a"))
+			if err := w.AddChunk(id, "Game/Content/B.ubulk", strings.NewReader("b")); err == nil {
+				t.Error("a duplicate chunk id was accepted")
+			}
+			w.Abort()
+			return errors.New("aborted")
+		}},
+		{"bad path", func(w *iostore.Writer) error {
+			id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionPartitionSize)
+			if err := w.AddChunk(id, "../escape.ubulk", strings.NewReader("a")); err == nil {
+				t.Error("a path leaving the root was accepted")
+			}
+			w.Abort()
+			return errors.New("aborted")
+		}},
+		{"unknown method", func(w *iostore.Writer) error {
+			id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionPartitionSize)
+			err := w.AddChunk(id, "Game/Content/A.ubulk", strings.NewReader("a"))
+			if err == nil || !strings.Contains(err.Error(), "Oodle") {
+				t.Errorf("Oodle without a compressor: %v", err)
+			}
+			w.Abort()
+			return errors.New("aborted")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := &iostore.WriterOptions{Version: iostore.VersionPartitionSize, Method: "Zlib"}
+			if tt.name == "unknown method" {
+				opts.Method = "Oodle"
+			}
+			w, err := iostore.NewWriter(utoc, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.run(w); err == nil {
+				t.Fatal("the write succeeded")
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 1 {
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Errorf("files after the failure: %v, want only the earlier container", names)
+			}
+			if b, _ := os.ReadFile(utoc); !bytes.Equal(b, old) {
+				t.Error("the earlier container was changed")
+			}
+		})
 	}
 }

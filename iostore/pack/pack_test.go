@@ -256,3 +256,79 @@ func TestPackGrounded(t *testing.T) {
 
 // zencorpusEntry reads a Grounded .metadata.json store entry.
 func zencorpusEntry(path string) (*zen.StoreEntry, error) { return zencorpus.GroundedEntry(path) }
+
+// TestScanRefusals builds hostile folders and checks that Scan or Pack
+// refuses each with a clear error, and that a refused pack leaves no file.
+func TestScanRefusals(t *testing.T) {
+	pkg, err := os.ReadFile("../../examples/packages/zen/DT_DemoItems.uasset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		setup func(t *testing.T, root string)
+		want  string
+	}{
+		{"over 4 GiB", func(t *testing.T, root string) {
+			f, err := os.Create(filepath.Join(root, "Game", "Content", "Big.ubulk"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(pack.MaxFileSize + 1); err != nil { // sparse: no disk used
+				t.Skip("the file system cannot make a sparse 4 GiB file:", err)
+			}
+		}, "under 4 GiB"},
+		{"path too long", func(t *testing.T, root string) {
+			d := filepath.Join(root, "Game", "Content")
+			for i := 0; i < 9; i++ {
+				d = filepath.Join(d, strings.Repeat("d", 120))
+			}
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Skip("the file system refuses the deep folder:", err)
+			}
+			os.WriteFile(filepath.Join(d, "X.uasset"), pkg, 0o644)
+		}, "more than the 1024"},
+		{"two files one chunk", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, "Game", "Content", "Data", "DT_DemoItems.umap"), pkg, 0o644)
+		}, "both chunk"},
+		{"bulk without package", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, "Game", "Content", "Orphan.ubulk"), []byte("x"), 0o644)
+		}, "has no Orphan.uasset"},
+		{"symlink", func(t *testing.T, root string) {
+			if err := os.Symlink("/etc/hostname", filepath.Join(root, "Game", "Content", "link.uasset")); err != nil {
+				t.Skip("no symlinks:", err)
+			}
+		}, "not a regular file"},
+		{"name mismatch", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, "Game", "Content", "Other.uasset"), pkg, 0o644)
+		}, "but its path makes it /Game/Other"},
+		{"legacy uasset", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, "Game", "Content", "Legacy.uasset"), []byte{0xC1, 0x83, 0x2A, 0x9E, 0, 0, 0, 0}, 0o644)
+		}, "legacy cooked package"},
+		{"wrong engine", func(t *testing.T, root string) {}, "cooked for"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			root := filepath.Join(dir, "root")
+			os.MkdirAll(filepath.Join(root, "Game", "Content", "Data"), 0o755)
+			os.WriteFile(filepath.Join(root, "Game", "Content", "Data", "DT_DemoItems.uasset"), pkg, 0o644)
+			tt.setup(t, root)
+			engine := zen.Engine{Major: 4, Minor: 27}
+			if tt.name == "wrong engine" {
+				engine = zen.Engine{Major: 5, Minor: 8}
+			}
+			out := filepath.Join(dir, "out", "z_P.utoc")
+			plan, err := pack.Scan(root, pack.TocVersionFor(engine))
+			if err == nil {
+				_, err = pack.Pack(plan, out, &pack.Options{Engine: engine})
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(dir, "out")); len(ents) != 0 {
+				t.Errorf("a refused pack left %d files", len(ents))
+			}
+		})
+	}
+}
