@@ -193,8 +193,6 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("%s: unrmod writes TOC versions 2 (UE 4.26), 3 (4.27), 5 (5.0–5.3), 6 (5.4) and 8 (5.5–5.8), not %d (%v)", utocPath, o.Version, o.Version)
 	case o.PartitionSize > 0 && !o.Version.HasPartitions():
 		return nil, fmt.Errorf("%s: TOC version %d has no partitions", utocPath, o.Version)
-	case o.PartitionSize > 0 && o.PartitionSize < align16(uint64(max(o.BlockSize, DefaultBlockSize))):
-		return nil, fmt.Errorf("%s: partition size %d is smaller than a block", utocPath, o.PartitionSize)
 	case o.PerfectHash && !o.Version.HasPerfectHash():
 		return nil, fmt.Errorf("%s: TOC version %d has no perfect-hash seeds", utocPath, o.Version)
 	}
@@ -203,6 +201,9 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 	}
 	if o.BlockSize > maxBlockSize || o.BlockSize%16 != 0 {
 		return nil, fmt.Errorf("%s: block size %d must be a multiple of 16 up to %d", utocPath, o.BlockSize, maxBlockSize)
+	}
+	if o.PartitionSize > 0 && o.PartitionSize < uint64(o.BlockSize) {
+		return nil, fmt.Errorf("%s: partition size %d is smaller than a block (%d bytes)", utocPath, o.PartitionSize, o.BlockSize)
 	}
 	if o.Level == 0 {
 		o.Level = DefaultCompression

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -40,10 +41,14 @@ func corpusContainers(t *testing.T) []string {
 }
 
 func corpusKey(t *testing.T, utoc string) *iostore.Key {
-	if !strings.Contains(utoc, "Encrypted") {
+	text := "CUE4ParseFixtureAESKey0123456789"
+	switch {
+	case strings.Contains(utoc, "UnrmodDemo58"):
+		text = iostorebuild.DemoKey
+	case !strings.Contains(utoc, "Encrypted"):
 		return nil
 	}
-	k, err := iostore.ParseKey("CUE4ParseFixtureAESKey0123456789")
+	k, err := iostore.ParseKey(text)
 	if err != nil {
 		t.Fatal(err)
 	}
