@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,7 +34,8 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	return append(out, writePak(f, nil, nil))
 }
 
-// FuzzPak decodes arbitrary bytes as a pak and reads every file: no
+// FuzzPak decodes arbitrary bytes as a pak, walks it as a file system and
+// reads every file: no
 // panic, no allocation beyond the input's size (decompressed data is
 // discarded as it streams), and decoding errors are *FormatError values.
 func FuzzPak(f *testing.F) {
@@ -62,6 +64,7 @@ func FuzzPak(f *testing.F) {
 			return
 		}
 		r.CheckIndex()
+		fs.WalkDir(r, ".", func(string, fs.DirEntry, error) error { return nil })
 		for _, file := range r.Files {
 			rc, err := file.Open()
 			if err != nil {
