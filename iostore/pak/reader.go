@@ -186,7 +186,7 @@ func (p *Reader) checkEntry(f *File) error {
 	if e.Method == 0 && e.Size != e.UncompressedSize {
 		return fail("stored file of %d bytes has an uncompressed size of %d", e.Size, e.UncompressedSize)
 	}
-	start := e.Offset + e.HeaderSize(p.Footer.Version, len(p.Footer.Methods))
+	start := f.DataOffset()
 	stored := e.Size
 	if e.Encrypted {
 		stored = align16(stored)
@@ -200,6 +200,12 @@ func (p *Reader) checkEntry(f *File) error {
 		}
 	}
 	return nil
+}
+
+// DataOffset returns where the file's stored bytes start: after the
+// record that precedes them.
+func (f *File) DataOffset() int64 {
+	return f.Offset + f.HeaderSize(f.r.Footer.Version, len(f.r.Footer.Methods))
 }
 
 // describe names the file's entry for errors.
