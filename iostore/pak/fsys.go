@@ -79,7 +79,8 @@ func boolInt(b bool) int {
 
 // Open opens the file or directory name (a path relative to the mount
 // point, compared exactly), so that the pak can be used as an fs.FS, e.g.
-// with fs.WalkDir. Files are read as File.Open reads them.
+// with fs.WalkDir. Files are read as File.Open reads them; the Sys method
+// of their fs.FileInfo returns the *File (nil for directories).
 func (p *Reader) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
