@@ -105,11 +105,10 @@ func TestCorpusDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := r.Files[len(r.Files)-1]
-			v, slots := r.Footer.Version, len(r.Footer.Methods)
 
 			// A stored byte: the hash (or, compressed, zlib) notices.
 			b := bytes.Clone(orig)
-			b[f.Offset+f.HeaderSize(v, slots)+f.Size-1] ^= 0x55
+			b[f.DataOffset()+f.Size-1] ^= 0x55
 			d, err := pak.Decode(bytes.NewReader(b), int64(len(b)), tc.rel, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -40,6 +40,9 @@
 // wrapping ErrNotPak, ErrUnsupportedVersion, ErrCorrupt, ErrKeyRequired,
 // ErrWrongKey or ErrHashMismatch.
 //
+// A Reader is also an fs.FS of the paths under the mount point, so
+// fs.WalkDir, fs.ReadFile and the like work on a pak.
+//
 // The model, decoder and encoder sit side by side: Footer and Entry are
 // what the file stores, Reader decodes them, Writer encodes them.
 package pak

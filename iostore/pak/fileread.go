@@ -38,7 +38,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := f.Offset + f.HeaderSize(p.Footer.Version, len(p.Footer.Methods))
+	start := f.DataOffset()
 	stored := f.Size
 	if f.Encrypted {
 		stored = align16(stored)

@@ -364,8 +364,8 @@ func PathHash(path string, seed uint64, v Version) uint64 {
 
 // CheckIndex cross-checks the indexes of a version 10+ pak: every file of
 // the full directory index must be in the path-hash index, under the hash
-// of its path, with the same location, and the two must list the same
-// number of files. Engines read one index or the other depending on their
+// of its path, with the same location, and both must list as many files
+// as the primary index counts. Engines read one index or the other depending on their
 // settings, so a pak whose indexes disagree loads differently from game to
 // game. For older paks it returns nil.
 func (p *Reader) CheckIndex() error {
@@ -388,6 +388,9 @@ func (p *Reader) CheckIndex() error {
 	}
 	if len(p.pathHashes) != len(p.Files) {
 		return errorf(p.Name, "path hash index", -1, ErrCorrupt, "lists %d files, the full directory index %d: %v", len(p.pathHashes), len(p.Files), ErrCorrupt)
+	}
+	if p.numEntries != int64(len(p.Files)) {
+		return errorf(p.Name, "index", p.Footer.IndexOffset, ErrCorrupt, "counts %d entries, the secondary indexes list %d: %v", p.numEntries, len(p.Files), ErrCorrupt)
 	}
 	return nil
 }

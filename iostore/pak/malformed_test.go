@@ -304,3 +304,40 @@ func checkFormatError(t *testing.T, err, want error, message string) {
 		t.Fatalf("%v, want it to mention %q", err, message)
 	}
 }
+
+// TestCheckIndex damages the path-hash index of a written pak (keeping
+// its SHA-1 right): decoding still works, as in an engine that reads the
+// directory index, but CheckIndex reports the disagreement.
+func TestCheckIndex(t *testing.T) {
+	b := writePak(t, nil, []testFile{{"Game/a.ini", []byte("a")}, {"Game/b.ini", []byte("b")}})
+	f, _ := pak.DecodeFooter(bytes.NewReader(b), int64(len(b)), "x")
+	ix := f.IndexOffset
+	phiOffset := int64(binary.LittleEndian.Uint64(b[ix+primaryPHIOffset:]))
+	phiSize := int64(binary.LittleEndian.Uint64(b[ix+primaryPHIOffset+8:]))
+	for _, tc := range []struct {
+		name    string
+		at      int64 // in the path-hash index
+		message string
+	}{
+		{"hash", 4, "has no hash"},
+		{"location", 4 + 8, "location"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := bytes.Clone(b)
+			d[phiOffset+tc.at] ^= 0x20
+			sum := sha1.Sum(d[phiOffset : phiOffset+phiSize])
+			copy(d[ix+primaryPHIOffset+16:], sum[:])
+			r := decodePak(t, rehash(t, d), nil)
+			checkFormatError(t, r.CheckIndex(), pak.ErrCorrupt, tc.message)
+		})
+	}
+	t.Run("entry count", func(t *testing.T) {
+		d := bytes.Clone(b)
+		put32(d, ix+primaryNumEntries, 3)
+		r := decodePak(t, rehash(t, d), nil)
+		checkFormatError(t, r.CheckIndex(), pak.ErrCorrupt, "counts 3 entries")
+	})
+	if err := decodePak(t, b, nil).CheckIndex(); err != nil {
+		t.Errorf("undamaged: %v", err)
+	}
+}

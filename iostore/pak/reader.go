@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // Options configures decoding.
 type Options struct {
 	// Key decrypts an encrypted index and encrypted files. Without it an
 	// encrypted index fails with ErrKeyRequired (DecodeFooter still gives
-	// the key GUID), and so does reading an encrypted file.
+	// the key GUID), and so does reading an encrypted file. A wrong key
+	// fails the index's SHA-1 (ErrWrongKey) and the decompression of
+	// compressed files; the bytes of a stored encrypted file come out
+	// scrambled, since its SHA-1 is of the encrypted bytes.
 	Key *Key
 }
 
@@ -44,6 +48,8 @@ type Reader struct {
 	pathHashes []pathHashEntry  // the path-hash index, version 10+
 	locations  map[*File]int32  // each file's location in the directory index, version 10+
 	byPath     map[string]*File // files by ASCII-lower-cased path
+	fsOnce     sync.Once        // builds fsEntries, the io/fs view
+	fsEntries  []fsEntry
 }
 
 // File is one file of a pak: its path relative to the mount point and its
@@ -79,12 +85,12 @@ func Open(name string, opts *Options) (*ReadCloser, error) {
 		f.Close()
 		return nil, err
 	}
-	r, err := Decode(f, st.Size(), name, opts)
-	if err != nil {
+	rc := &ReadCloser{f: f}
+	if err := rc.init(f, st.Size(), name, opts); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &ReadCloser{Reader: *r, f: f}, nil
+	return rc, nil
 }
 
 // Decode decodes the footer and index of a pak of size bytes read through
@@ -94,21 +100,30 @@ func Open(name string, opts *Options) (*ReadCloser, error) {
 // *FormatError values wrapping ErrNotPak, ErrUnsupportedVersion,
 // ErrCorrupt, ErrKeyRequired or ErrWrongKey.
 func Decode(r io.ReaderAt, size int64, name string, opts *Options) (*Reader, error) {
-	f, err := DecodeFooter(r, size, name)
-	if err != nil {
+	p := new(Reader)
+	if err := p.init(r, size, name, opts); err != nil {
 		return nil, err
 	}
-	p := &Reader{Name: name, Footer: *f, r: r, size: size}
+	return p, nil
+}
+
+// init decodes the pak into p.
+func (p *Reader) init(r io.ReaderAt, size int64, name string, opts *Options) error {
+	f, err := DecodeFooter(r, size, name)
+	if err != nil {
+		return err
+	}
+	p.Name, p.Footer, p.r, p.size = name, *f, r, size
 	if opts != nil {
 		p.key = opts.Key
 	}
 	if f.Frozen {
-		return nil, errorf(name, "footer", size-int64(f.Size()), ErrUnsupportedVersion,
+		return errorf(name, "footer", size-int64(f.Size()), ErrUnsupportedVersion,
 			"the index is frozen (a memory image of the engine's structures), which unrmod does not decode: %v", ErrUnsupportedVersion)
 	}
 	index, err := p.readIndexPart(f.IndexOffset, f.IndexSize, f.IndexHash, "index")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if f.Version.HasPathHashIndex() {
 		err = p.decodeIndex(index)
@@ -116,18 +131,18 @@ func Decode(r io.ReaderAt, size int64, name string, opts *Options) (*Reader, err
 		err = p.decodeLegacyIndex(index)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.byPath = make(map[string]*File, len(p.Files))
 	for _, file := range p.Files {
 		if err := p.checkEntry(file); err != nil {
-			return nil, err
+			return err
 		}
 		if key := asciiLower(file.Path); file.Path != "" && p.byPath[key] == nil {
 			p.byPath[key] = file
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // readIndexPart reads size bytes at off (the index or a secondary index),
@@ -171,7 +186,7 @@ func (p *Reader) checkEntry(f *File) error {
 	if e.Method == 0 && e.Size != e.UncompressedSize {
 		return fail("stored file of %d bytes has an uncompressed size of %d", e.Size, e.UncompressedSize)
 	}
-	start := e.Offset + e.HeaderSize(p.Footer.Version, len(p.Footer.Methods))
+	start := f.DataOffset()
 	stored := e.Size
 	if e.Encrypted {
 		stored = align16(stored)
@@ -185,6 +200,12 @@ func (p *Reader) checkEntry(f *File) error {
 		}
 	}
 	return nil
+}
+
+// DataOffset returns where the file's stored bytes start: after the
+// record that precedes them.
+func (f *File) DataOffset() int64 {
+	return f.Offset + f.HeaderSize(f.r.Footer.Version, len(f.r.Footer.Methods))
 }
 
 // describe names the file's entry for errors.

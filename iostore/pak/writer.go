@@ -218,7 +218,8 @@ func (w *Writer) writeFile(name string, data []byte) error {
 		blocks = [][]byte{data}
 	}
 	// The stored bytes: the blocks back to back after the record, each
-	// padded to 16 bytes and encrypted when the files are encrypted.
+	// padded to 16 bytes (appendPadding) and encrypted when the files are
+	// encrypted.
 	// Size counts the padding of compressed blocks, not that after a
 	// stored file's bytes.
 	var stored []byte
@@ -232,7 +233,7 @@ func (w *Writer) writeFile(name string, data []byte) error {
 		start := int64(len(stored))
 		stored = append(stored, b...)
 		if e.Encrypted {
-			stored = append(stored, make([]byte, align16(int64(len(b)))-int64(len(b)))...)
+			stored = appendPadding(stored, b)
 		}
 		if e.Method != 0 {
 			e.Blocks[i] = Block{pos + start, pos + start + int64(len(b))}
@@ -324,18 +325,28 @@ func (w *Writer) writeIndex() error {
 	return err
 }
 
-// sealIndexPart pads an index part to 16 bytes and encrypts it when the
-// index is encrypted, and returns it with the SHA-1 of its plain bytes
+// sealIndexPart pads an index part to 16 bytes (appendPadding) and
+// encrypts it when the index is encrypted, and returns it with the SHA-1 of its plain bytes
 // (what readers check after decrypting).
 func (w *Writer) sealIndexPart(b []byte) ([]byte, [20]byte) {
 	if w.opts.EncryptIndex {
-		b = append(b, make([]byte, align16(int64(len(b)))-int64(len(b)))...)
+		b = appendPadding(b, b)
 	}
 	sum := sha1.Sum(b)
 	if w.opts.EncryptIndex {
 		encryptECB(w.cipher, b)
 	}
 	return b, sum
+}
+
+// appendPadding pads dst, which ends with b, to a multiple of 16 bytes
+// for AES, with bytes repeated from the start of b, as UnrealPak pads.
+func appendPadding(dst, b []byte) []byte {
+	n := int(align16(int64(len(b)))) - len(b)
+	for i := 0; i < n; i++ {
+		dst = append(dst, b[i%len(b)])
+	}
+	return dst
 }
 
 // splitIndex builds the primary index of a version 10+ pak at offset, its
