@@ -23,6 +23,13 @@
 // directory index and chunk metas), the decoded directory index, and each
 // block's stored bytes (ReadStoredBlock), which can be copied unchanged.
 //
+// The model also writes: TOC.AppendBinary encodes a .utoc (a decoded one
+// byte for byte), DirectoryIndex.AppendBinary a directory index,
+// NewDirectoryIndex and CommonMountPoint build an index and its mount point
+// as the engine's writer does, and BuildPerfectHash and TOC.ApplyPerfectHash
+// compute the engine's perfect-hash tables. They refuse what the format
+// cannot hold with errors wrapping ErrNotEncodable.
+//
 // Layout differences between versions are methods of TocVersion, one per
 // change (HasDirectoryIndex, HasPartitions, HasIoHashMetas, ...); chunk-type
 // numbering differs between 4.2x and UE5 (ChunkTypeOf, ChunkType.Raw), as

@@ -215,13 +215,20 @@ func TestMalformedDirectoryIndex(t *testing.T) {
 		{"huge mount point", "mount point", tcSet32(good, l.at, 0x7FFFFFF0), []string{"2147483632 bytes"}},
 		{"unterminated string", "string 0", tcSet8(good, l.strs+4+4+len("Blueprints"), 'x'), []string{"not zero-terminated"}},
 	}
-	// A path that climbs out of the mount point.
+	// A path that climbs out of the mount point. The builder writes only
+	// valid indexes, so build one with "xx" directories and turn the name
+	// into "..", which has the same length.
 	b := tcSynthetic(t, iostore.VersionReplaceIoChunkHashWithIoHash, "None", nil)
-	b.Chunks[0].Path = "../../../../etc/passwd"
+	b.Chunks[0].Path = "xx/xx/xx/xx/etc/passwd"
 	climb, _, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
+	name := []byte("\x03\x00\x00\x00xx\x00")
+	if bytes.Count(climb, name) != 1 {
+		t.Fatal("the name xx is not stored once")
+	}
+	climb = bytes.Replace(climb, name, []byte("\x03\x00\x00\x00..\x00"), 1)
 	tests = append(tests, struct {
 		name, structure string
 		toc             []byte

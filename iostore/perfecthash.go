@@ -2,6 +2,7 @@ package iostore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -245,7 +246,16 @@ func engineSort(a []int32, less func(x, y int32) bool) {
 		depth  uint32
 	}
 	stack := []run{{0, len(a) - 1, uint32(float32(math.Log(float64(float32(len(a))))) * 2)}}
-	for top := 0; top >= 0; top-- {
+	top := 0 // the run being sorted; pushing puts a run here and moves up
+	push := func(r run) {
+		if top == len(stack) {
+			stack = append(stack, r)
+		} else {
+			stack[top] = r
+		}
+		top++
+	}
+	for ; top >= 0; top-- {
 		cur := stack[top]
 		for {
 			count := cur.hi - cur.lo + 1
@@ -281,14 +291,6 @@ func engineSort(a []int32, less func(x, y int32) bool) {
 			}
 			a[cur.lo], a[j] = a[j], a[cur.lo]
 			cur.depth--
-			push := func(r run) {
-				if top == len(stack) {
-					stack = append(stack, r)
-				} else {
-					stack[top] = r
-				}
-				top++
-			}
 			// Keep the bigger part for later and go on with the smaller.
 			if j-1-cur.lo >= cur.hi-i {
 				if cur.lo+1 < j {
@@ -371,7 +373,8 @@ func (t *TOC) applyPerfectHash(primes []uint32) ([]int, error) {
 	}
 	seeds, overflow, slot, err := buildPerfectHash(t.ChunkIDs, primes)
 	if err != nil {
-		if fe, ok := err.(*FormatError); ok {
+		var fe *FormatError
+		if errors.As(err, &fe) {
 			fe.File = t.File
 		}
 		return nil, err

@@ -370,3 +370,26 @@ func BenchmarkBuildPerfectHash(b *testing.B) {
 		}
 	}
 }
+
+// TestApplyPerfectHashOnDemand: a version 6 container's per-chunk on-demand
+// metas move with their chunks; the per-block part stays.
+func TestApplyPerfectHashOnDemand(t *testing.T) {
+	d := tcSectionModels(t)["on-demand metas"]
+	n := len(d.ChunkIDs)
+	before := bytes.Clone(d.OnDemandMetas)
+	perm, err := d.ApplyPerfectHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range perm {
+		if !bytes.Equal(d.OnDemandMetas[20*k:20*k+20], before[20*i:20*i+20]) {
+			t.Errorf("chunk %d: on-demand meta not moved to %d", i, k)
+		}
+	}
+	if !bytes.Equal(d.OnDemandMetas[20*n:], before[20*n:]) {
+		t.Errorf("block metas changed")
+	}
+	if _, err := d.AppendBinary(nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -4,13 +4,14 @@
 // containers (TOC versions 2 and 3, the 4.2x chunk-type table, 33-byte SHA-1
 // metas), LZ4 and Gzip blocks, AES encryption and partitions. It is a test
 // builder, not the container writer: it supports what the tests need and
-// writes no signatures and no perfect-hash seeds.
+// writes no signatures and no perfect-hash seeds. It lays out the blocks and
+// the model; the bytes of the .utoc and of the directory index come from
+// package iostore's encoders (TOC.AppendBinary, DirectoryIndex.AppendBinary).
 package iostorebuild
 
 import (
 	"bytes"
 	"crypto/sha1"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -23,7 +24,6 @@ import (
 	"github.com/pierrec/lz4/v4"
 	"github.com/zeebo/blake3"
 
-	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
@@ -78,14 +78,8 @@ func (b *Container) Build() (toc []byte, cas [][]byte, err error) {
 	if b.Method != "" && !strings.EqualFold(b.Method, "None") {
 		methods = []string{b.Method}
 	}
-	le := binary.LittleEndian
-	type block struct {
-		offset           uint64
-		compressed, size uint32
-		method           uint8
-	}
 	var (
-		blocks []block
+		blocks []iostore.CompressionBlock
 		parts  = [][]byte{nil}
 		offlen []iostore.OffsetLength
 		metas  []iostore.ChunkMeta
@@ -137,7 +131,7 @@ func (b *Container) Build() (toc []byte, cas [][]byte, err error) {
 				off += uint64(p) * b.PartitionSize
 			}
 			parts[p] = append(parts[p], padded...)
-			blocks = append(blocks, block{offset: off, compressed: uint32(len(stored)), size: uint32(len(raw)), method: method})
+			blocks = append(blocks, iostore.CompressionBlock{Offset: off, CompressedSize: uint32(len(stored)), UncompressedSize: uint32(len(raw)), Method: method})
 		}
 		u += (uint64(len(ch.Data)) + bs - 1) / bs * bs
 		metas = append(metas, meta)
@@ -157,60 +151,33 @@ func (b *Container) Build() (toc []byte, cas [][]byte, err error) {
 	if index != nil {
 		flags |= iostore.FlagIndexed
 	}
-
-	h := make([]byte, iostore.HeaderSize)
-	copy(h, iostore.TocMagic)
-	h[16] = byte(v)
-	le.PutUint32(h[20:], iostore.HeaderSize)
-	le.PutUint32(h[24:], uint32(len(b.Chunks)))
-	le.PutUint32(h[28:], uint32(len(blocks)))
-	le.PutUint32(h[32:], 12)
-	le.PutUint32(h[36:], uint32(len(methods)))
-	le.PutUint32(h[40:], 32)
-	le.PutUint32(h[44:], uint32(bs))
-	le.PutUint32(h[48:], uint32(len(index)))
+	t := &iostore.TOC{
+		Header: iostore.Header{
+			Version:              v,
+			CompressionBlockSize: uint32(bs),
+			ContainerID:          zen.ContainerID(b.ContainerID),
+			EncryptionKeyGUID:    b.KeyGUID,
+			ContainerFlags:       flags,
+		},
+		OffsetLengths:  offlen,
+		Metas:          metas,
+		Blocks:         blocks,
+		Methods:        methods,
+		DirectoryIndex: index,
+	}
 	if v.HasPartitions() {
-		le.PutUint32(h[52:], uint32(len(parts)))
-		ps := uint64(math.MaxUint64)
+		t.Header.PartitionCount = uint32(len(parts))
+		t.Header.PartitionSize = math.MaxUint64
 		if b.PartitionSize > 0 {
-			ps = b.PartitionSize
+			t.Header.PartitionSize = b.PartitionSize
 		}
-		le.PutUint64(h[88:], ps)
 	}
-	le.PutUint64(h[56:], b.ContainerID)
-	for i, x := range b.KeyGUID {
-		le.PutUint32(h[64+4*i:], x)
-	}
-	h[80] = byte(flags)
-
-	out := h
 	for _, ch := range b.Chunks {
-		out = append(out, ch.ID[:]...)
+		t.ChunkIDs = append(t.ChunkIDs, ch.ID)
 	}
-	for _, ol := range offlen {
-		out = appendBE40(out, ol.Offset)
-		out = appendBE40(out, ol.Length)
-	}
-	for _, bl := range blocks {
-		out = append(out, byte(bl.offset), byte(bl.offset>>8), byte(bl.offset>>16), byte(bl.offset>>24), byte(bl.offset>>32))
-		out = append(out, byte(bl.compressed), byte(bl.compressed>>8), byte(bl.compressed>>16))
-		out = append(out, byte(bl.size), byte(bl.size>>8), byte(bl.size>>16))
-		out = append(out, bl.method)
-	}
-	for _, m := range methods {
-		name := make([]byte, 32)
-		copy(name, m)
-		out = append(out, name...)
-	}
-	out = append(out, index...)
-	for _, m := range metas {
-		if v.HasIoHashMetas() {
-			out = append(out, m.Hash[:20]...)
-			out = append(out, byte(m.Flags), 0, 0, 0)
-		} else {
-			out = append(out, m.Hash[:]...)
-			out = append(out, byte(m.Flags))
-		}
+	out, err := t.AppendBinary(nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	return out, parts, nil
 }
@@ -289,38 +256,15 @@ func pad16(b []byte) []byte {
 	return out
 }
 
-func appendBE40(b []byte, v uint64) []byte {
-	return append(b, byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
-}
-
-// directoryIndex serializes FIoDirectoryIndexResource for the chunks with a
-// path (padded and encrypted when the container has a key), or nil when no
-// chunk has one.
+// directoryIndex serializes the directory index of the chunks with a path
+// (padded and encrypted when the container has a key), or nil when no
+// chunk has one. The tree is the builder's own layout, not the engine
+// writer's (see iostore.NewDirectoryIndex): paths in sorted order, each new
+// directory and file appended to its list, names in order of first use.
+// The shipped demo containers were made with it.
 func (b *Container) directoryIndex() ([]byte, error) {
 	if !b.Version.HasDirectoryIndex() {
 		return nil, nil
-	}
-	type dir struct {
-		name                       uint32
-		firstChild, next, firstFil uint32
-	}
-	type file struct{ name, next, chunk uint32 }
-	var (
-		dirs    = []dir{{iostore.NoEntry, iostore.NoEntry, iostore.NoEntry, iostore.NoEntry}}
-		files   []file
-		strs    []string
-		strIdx  = map[string]uint32{}
-		lastDir = map[uint32]uint32{} // last child of each directory, to append in order
-		lastFil = map[uint32]uint32{}
-		hasPath bool
-	)
-	str := func(s string) uint32 {
-		if i, ok := strIdx[s]; ok {
-			return i
-		}
-		strIdx[s] = uint32(len(strs))
-		strs = append(strs, s)
-		return strIdx[s]
 	}
 	type named struct {
 		path  string
@@ -332,61 +276,64 @@ func (b *Container) directoryIndex() ([]byte, error) {
 			list = append(list, named{ch.Path, i})
 		}
 	}
+	if len(list) == 0 {
+		return nil, nil
+	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].path < list[j].path })
+	const no = iostore.NoEntry
+	x := &iostore.DirectoryIndex{
+		MountPoint:       b.MountPoint,
+		DirectoryEntries: []iostore.DirectoryEntry{{Name: no, FirstChild: no, NextSibling: no, FirstFile: no}},
+	}
+	var (
+		strIdx  = map[string]uint32{}
+		lastDir = map[uint32]uint32{} // last child of each directory, to append in order
+		lastFil = map[uint32]uint32{}
+	)
+	str := func(s string) uint32 {
+		i, ok := strIdx[s]
+		if !ok {
+			i = uint32(len(x.StringTable))
+			strIdx[s] = i
+			x.StringTable = append(x.StringTable, s)
+		}
+		return i
+	}
 	for _, n := range list {
-		hasPath = true
 		parts := strings.Split(n.path, "/")
 		d := uint32(0)
 		for _, p := range parts[:len(parts)-1] {
-			found := iostore.NoEntry
-			for c := dirs[d].firstChild; c != iostore.NoEntry; c = dirs[c].next {
-				if strs[dirs[c].name] == p {
+			found := no
+			for c := x.DirectoryEntries[d].FirstChild; c != no; c = x.DirectoryEntries[c].NextSibling {
+				if x.StringTable[x.DirectoryEntries[c].Name] == p {
 					found = c
 					break
 				}
 			}
-			if found == iostore.NoEntry {
-				found = uint32(len(dirs))
-				dirs = append(dirs, dir{str(p), iostore.NoEntry, iostore.NoEntry, iostore.NoEntry})
+			if found == no {
+				found = uint32(len(x.DirectoryEntries))
+				x.DirectoryEntries = append(x.DirectoryEntries, iostore.DirectoryEntry{Name: str(p), FirstChild: no, NextSibling: no, FirstFile: no})
 				if last, ok := lastDir[d]; ok {
-					dirs[last].next = found
+					x.DirectoryEntries[last].NextSibling = found
 				} else {
-					dirs[d].firstChild = found
+					x.DirectoryEntries[d].FirstChild = found
 				}
 				lastDir[d] = found
 			}
 			d = found
 		}
-		f := uint32(len(files))
-		files = append(files, file{str(parts[len(parts)-1]), iostore.NoEntry, uint32(n.chunk)})
+		f := uint32(len(x.FileEntries))
+		x.FileEntries = append(x.FileEntries, iostore.FileEntry{Name: str(parts[len(parts)-1]), NextFile: no, UserData: uint32(n.chunk)})
 		if last, ok := lastFil[d]; ok {
-			files[last].next = f
+			x.FileEntries[last].NextFile = f
 		} else {
-			dirs[d].firstFil = f
+			x.DirectoryEntries[d].FirstFile = f
 		}
 		lastFil[d] = f
 	}
-	if !hasPath {
-		return nil, nil
-	}
-	le := binary.LittleEndian
-	out := binio.AppendFString32(nil, b.MountPoint)
-	out = le.AppendUint32(out, uint32(len(dirs)))
-	for _, d := range dirs {
-		out = le.AppendUint32(out, d.name)
-		out = le.AppendUint32(out, d.firstChild)
-		out = le.AppendUint32(out, d.next)
-		out = le.AppendUint32(out, d.firstFil)
-	}
-	out = le.AppendUint32(out, uint32(len(files)))
-	for _, f := range files {
-		out = le.AppendUint32(out, f.name)
-		out = le.AppendUint32(out, f.next)
-		out = le.AppendUint32(out, f.chunk)
-	}
-	out = le.AppendUint32(out, uint32(len(strs)))
-	for _, s := range strs {
-		out = binio.AppendFString32(out, s)
+	out, err := x.AppendBinary(nil)
+	if err != nil {
+		return nil, err
 	}
 	if b.Key != nil {
 		out = pad16(out)
