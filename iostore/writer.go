@@ -189,8 +189,8 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		o.Version = VersionReplaceIoChunkHashWithIoHash
 	}
 	switch {
-	case o.Version < VersionDirectoryIndex || o.Version > VersionReplaceIoChunkHashWithIoHash || o.Version == VersionPerfectHash || o.Version == VersionRemovedOnDemandMetaData:
-		return nil, fmt.Errorf("%s: unrmod writes TOC versions 2 (UE 4.26), 3 (4.27), 5 (5.0–5.3), 6 (5.4) and 8 (5.5–5.8), not %d (%v)", utocPath, o.Version, o.Version)
+	case !o.Version.Known():
+		return nil, fmt.Errorf("%s: TOC version %d is not one unrmod knows (1-%d; the engines' releases write 2 for UE 4.26, 3 for 4.27, 5 for 5.0–5.3, 6 for 5.4 and 8 for 5.5–5.8)", utocPath, o.Version, LatestVersion)
 	case o.PartitionSize > 0 && !o.Version.HasPartitions():
 		return nil, fmt.Errorf("%s: TOC version %d has no partitions", utocPath, o.Version)
 	case o.PerfectHash && !o.Version.HasPerfectHash():
@@ -496,6 +496,38 @@ func (w *Writer) newHasher() hash.Hash {
 	return blake3.New()
 }
 
+// AddCompressedChunk adds a chunk whose blocks the caller compressed:
+// blocks[k] is block k as stored before padding and encryption, compressed
+// with method ("None" for a block stored as it is), and data is the
+// chunk's uncompressed content, which gives the block sizes and the chunk
+// hash. The blocks are padded and encrypted like any other; they are not
+// decoded, so a caller can store the output of a compressor the Writer
+// does not have.
+func (w *Writer) AddCompressedChunk(h *ChunkHeader, method string, blocks [][]byte, data []byte) error {
+	c, err := w.newChunk(h)
+	if err != nil {
+		return err
+	}
+	if n := (uint64(len(data)) + w.bs - 1) / w.bs; uint64(len(blocks)) != n {
+		return fmt.Errorf("%s: chunk %v: %d stored blocks for %d bytes of data in %d-byte blocks (%d blocks)", w.path, h.ID, len(blocks), len(data), w.bs, n)
+	}
+	m := w.methodIndex(canonicalMethod(method))
+	for k, b := range blocks {
+		if len(b) == 0 || uint64(len(b)) > w.bs {
+			return fmt.Errorf("%s: chunk %v: stored block %d is %d bytes (1 to %d)", w.path, h.ID, k, len(b), w.bs)
+		}
+		size := min(w.bs, uint64(len(data))-uint64(k)*w.bs)
+		c.n++
+		c.size += size
+		w.submit(&job{raw: b, usize: uint32(size), method: m})
+	}
+	sum := HashChunk(w.opts.Version, data)
+	copy(c.meta.Hash[:20], sum[:])
+	c.copied = true // stored as given: the check does not decode it
+	w.commitChunk(c)
+	return w.firstErr()
+}
+
 // CopyChunk adds chunk i of src with its stored blocks as they are: no
 // decompression and no recompression, so blocks of any method (Oodle
 // included) are copied. Blocks are decrypted with src's key and encrypted
@@ -772,7 +804,7 @@ func (w *Writer) buildTOC() (*TOC, error) {
 		}
 		t.ChunkIDs, t.OffsetLengths, t.Metas = ids, ols, metas
 	}
-	if len(paths) > 0 {
+	if len(paths) > 0 && o.Version.HasDirectoryIndex() { // version 1 has no directory index
 		mount := o.MountPoint
 		if mount == "" {
 			mount = CommonMountPoint(paths)

@@ -99,6 +99,12 @@ func TestZlibBrokenStreams(t *testing.T) {
 		data := iostore.InflateTestData(r, r.IntN(3), 1+r.IntN(zBlockSize-64))
 		stream := iostore.InflateTestEncode(t, r.IntN(iostore.InflateTestEncoders), data)
 		stream, n := iostore.InflateTestDamage(r, stream, len(data), 1)
+		if len(stream) == 0 || len(stream) > zBlockSize {
+			// An empty stored block, or one longer than the block size, is
+			// refused before decoding (see the block-entry tests); the
+			// Writer does not store one.
+			continue
+		}
 		want, werr := iostore.InflateTestReference(stream, n)
 		c := zContainer(t, make([]byte, n), [][]byte{stream})
 		got, err := c.ReadBlock(0)
