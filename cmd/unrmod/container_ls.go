@@ -12,8 +12,8 @@ import (
 func lsCommand() *command {
 	return &command{
 		name:     "ls",
-		synopsis: "CONTAINER.utoc [--json] [--long] [--aes-key KEY]",
-		summary:  "list the chunks of an IoStore container",
+		synopsis: "CONTAINER.utoc|FILE.pak [--json] [--long] [--aes-key KEY]",
+		summary:  "list the chunks of an IoStore container, or the files of a .pak",
 		description: `List every chunk of an IoStore container in TOC order: its chunk id
 (24 hex digits, the 12 bytes as stored), type, uncompressed size, size as
 stored in the .ucas, compression method(s) and path. The path is the
@@ -26,7 +26,10 @@ uncompressed address space, its first compression block and block count,
 and the hash and flags of its chunk meta.
 
 Only the .utoc is read; the .ucas files need not exist. The paths of an
-encrypted container need its key (--aes-key).`,
+encrypted container need its key (--aes-key).
+
+A .pak lists its files: path (under the pak's mount point), size, stored
+size, compression method and whether the file is encrypted.`,
 		examples: []string{
 			"unrmod ls Content/Paks/pakchunk0-Windows.utoc",
 			"unrmod ls --long Paks/z_MyMod_P.utoc",
@@ -40,6 +43,9 @@ encrypted container need its key (--aes-key).`,
 				file, err := oneArg("ls", args, "CONTAINER.utoc")
 				if err != nil {
 					return err
+				}
+				if isPakFile(file) {
+					return lsPak(s, file, key, *asJSON)
 				}
 				c, err := openIndexedContainer(file, key)
 				if err != nil {

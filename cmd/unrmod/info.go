@@ -30,6 +30,10 @@ by its engine name and where each TOC section is. The .ucas files are not
 needed, except to read the container header. --aes-key decrypts the paths
 of an encrypted container.
 
+A .pak (the companion of an IoStore container, or a pak mod) shows its
+pak version, mount point, key GUID, whether its index is encrypted, its
+file count and the container it mounts.
+
 A container-header chunk saved as a file (by 'unrmod extract', under
 chunks/ContainerHeader/) shows its version and the engines that write it,
 the container id, the package count and store-entry size, and the counts of
@@ -67,6 +71,18 @@ where the layout has them, dependencies, bulk data and cells.`,
 				if z != nil {
 					defer z.Close()
 					doc := newZenInfoDoc(z)
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					return doc.writeText(s.out)
+				}
+				if isPakFile(file) {
+					p, err := openPak(file, key)
+					if err != nil {
+						return err
+					}
+					defer p.Close()
+					doc := newPakInfoDoc(file, &p.Reader)
 					if *asJSON {
 						return writeJSON(s.out, doc)
 					}

@@ -112,3 +112,36 @@ func TestRewriteContainerCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestPakCLI shows a written companion pak and a pak mod of the corpus
+// with info, ls and verify.
+func TestPakCLI(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(dir, "ex")
+	runCLI(t, "extract", demoContainer427, "-o", ex)
+	os.MkdirAll(filepath.Join(ex, "UnrmodDemo", "Config"), 0o755)
+	os.WriteFile(filepath.Join(ex, "UnrmodDemo", "Config", "DefaultGame.ini"), []byte("[/Script/UnrmodDemo]\n"), 0o644)
+	out := filepath.Join(dir, "z_Demo_P")
+	if _, stderr, code := runCLI(t, "pack", ex, "-o", out, "--engine", "4.27"); code != 0 {
+		t.Fatal(stderr)
+	}
+	stdout, _, code := runCLI(t, "info", out+".pak")
+	if code != 0 || !strings.Contains(stdout, "11 (Fnv64BugFix)") || !strings.Contains(stdout, "Files:            1 ") || !strings.Contains(stdout, "z_Demo_P.utoc") {
+		t.Errorf("info: %s", stdout)
+	}
+	stdout, _, code = runCLI(t, "ls", out+".pak")
+	if code != 0 || !strings.Contains(stdout, "UnrmodDemo/Config/DefaultGame.ini") {
+		t.Errorf("ls: %s", stdout)
+	}
+	stdout, _, code = runCLI(t, "verify", out+".pak", out+".utoc")
+	if code != 0 || !strings.Contains(stdout, "ok  "+out+".pak (pak version 11, 1 file read back)") {
+		t.Errorf("verify: %s", stdout)
+	}
+	// A damaged pak is a problem, not a crash.
+	data, _ := os.ReadFile(out + ".pak")
+	data[len(data)-170] ^= 0xFF // in the footer's SHA-1 of the index
+	os.WriteFile(out+".pak", data, 0o644)
+	if stdout, _, code := runCLI(t, "verify", out+".pak"); code != 1 || strings.Contains(stdout, "ok  ") {
+		t.Errorf("verify of a damaged pak: exit %d\n%s", code, stdout)
+	}
+}

@@ -83,6 +83,8 @@ the package id is the hash of the package name and that the store entry
 						z.Close()
 					} else if isContainerFile(file) {
 						r = verifyContainerFile(file, key)
+					} else if isPakFile(file) {
+						r = verifyPakFile(file, key)
 					} else if cf := readChunkFile(file); cf != nil {
 						r = verifyChunkFile(cf, zf)
 					} else {
@@ -133,6 +135,8 @@ type verifyFileDoc struct {
 	Imports   int                 `json:"imports"`
 	Exports   int                 `json:"exports"`
 	Container *containerVerifyDoc `json:"container,omitempty"`
+	// Pak summarizes a .pak.
+	Pak *pakVerifyDoc `json:"pak,omitempty"`
 	// ContainerHeader summarizes a container-header chunk given as a file.
 	ContainerHeader *zen.HeaderSummary `json:"container_header,omitempty"`
 	// Package is a zen package's name.
@@ -199,6 +203,10 @@ func (r *verifyFileDoc) writeText(s streams) {
 	if r.OK {
 		if r.Container != nil {
 			fmt.Fprintf(s.out, "ok  %s (%s)\n", r.File, r.Container.summary())
+			return
+		}
+		if r.Pak != nil {
+			fmt.Fprintf(s.out, "ok  %s (pak version %d, %s read back)\n", r.File, r.Pak.Version, plural(r.Pak.Files, "file"))
 			return
 		}
 		if h := r.ContainerHeader; h != nil {
