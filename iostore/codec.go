@@ -3,6 +3,7 @@ package iostore
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -31,41 +32,9 @@ const (
 func builtinCompressor(method string, level int) Compressor {
 	switch codecOf(method) {
 	case codecZlib:
-		pool := sync.Pool{}
-		return func(dst, src []byte) ([]byte, error) {
-			buf := bytes.NewBuffer(dst[:0])
-			w, _ := pool.Get().(*zlib.Writer)
-			if w == nil {
-				var err error
-				if w, err = zlib.NewWriterLevel(buf, level); err != nil {
-					return nil, err
-				}
-			} else {
-				w.Reset(buf)
-			}
-			w.Write(src)
-			err := w.Close()
-			pool.Put(w)
-			return buf.Bytes(), err
-		}
+		return streamCompressor(func(w io.Writer) (resetWriter, error) { return zlib.NewWriterLevel(w, level) })
 	case codecGzip:
-		pool := sync.Pool{}
-		return func(dst, src []byte) ([]byte, error) {
-			buf := bytes.NewBuffer(dst[:0])
-			w, _ := pool.Get().(*gzip.Writer)
-			if w == nil {
-				var err error
-				if w, err = gzip.NewWriterLevel(buf, level); err != nil {
-					return nil, err
-				}
-			} else {
-				w.Reset(buf)
-			}
-			w.Write(src)
-			err := w.Close()
-			pool.Put(w)
-			return buf.Bytes(), err
-		}
+		return streamCompressor(func(w io.Writer) (resetWriter, error) { return gzip.NewWriterLevel(w, level) })
 	case codecLZ4:
 		// Raw LZ4 blocks: the game calls LZ4_decompress_safe, which does
 		// not read the LZ4 frame format.
@@ -88,6 +57,34 @@ func builtinCompressor(method string, level int) Compressor {
 		}
 	}
 	return nil
+}
+
+// resetWriter is a stream compressor that can be reused.
+type resetWriter interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// streamCompressor makes a Compressor of a stream format (zlib, gzip),
+// reusing its writers through a pool.
+func streamCompressor(newWriter func(io.Writer) (resetWriter, error)) Compressor {
+	var pool sync.Pool
+	return func(dst, src []byte) ([]byte, error) {
+		buf := bytes.NewBuffer(dst[:0])
+		w, _ := pool.Get().(resetWriter)
+		if w == nil {
+			var err error
+			if w, err = newWriter(buf); err != nil {
+				return nil, err
+			}
+		} else {
+			w.Reset(buf)
+		}
+		w.Write(src)
+		err := w.Close()
+		pool.Put(w)
+		return buf.Bytes(), err
+	}
 }
 
 // canonicalMethod spells a method the way the engine names it in TOCs.

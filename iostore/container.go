@@ -532,16 +532,8 @@ func (c *Container) decodeStored(k int, raw []byte, p int, off uint64, s *scratc
 		return nil, &MethodError{Method: method, Block: k}
 	}
 	enc := h.Encryption()
-	switch enc {
-	case EncryptionAESECB:
-		if c.key == nil {
-			return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrKeyRequired,
-				"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
-		}
-		c.cipher.decrypt(raw)
-	case EncryptionAESCTR:
-		return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrUnsupportedMethod,
-			"encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
+	if err := c.decrypt(k, raw); err != nil {
+		return nil, err
 	}
 	src := raw[:b.CompressedSize]
 	if cd == codecNone {
@@ -569,19 +561,28 @@ func (c *Container) storedPlain(k int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.decrypt(k, raw); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), raw[:c.toc.Blocks[k].CompressedSize]...), nil
+}
+
+// decrypt decrypts block k's stored bytes raw in place, as the container's
+// encryption says.
+func (c *Container) decrypt(k int, raw []byte) error {
 	h := &c.toc.Header
 	switch h.Encryption() {
 	case EncryptionAESECB:
 		if c.key == nil {
-			return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrKeyRequired,
+			return errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrKeyRequired,
 				"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
 		}
 		c.cipher.decrypt(raw)
 	case EncryptionAESCTR:
-		return nil, errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrUnsupportedMethod,
+		return errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrUnsupportedMethod,
 			"encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
 	}
-	return append([]byte(nil), raw[:c.toc.Blocks[k].CompressedSize]...), nil
+	return nil
 }
 
 // ReadStoredBlock returns block k exactly as stored in the .ucas: compressed,

@@ -402,7 +402,6 @@ func (w *Writer) buildPreserved() (*TOC, error) {
 	t.Blocks = blocks
 	n := len(live)
 	t.ChunkIDs, t.OffsetLengths, t.Metas = make([]ChunkID, n), make([]OffsetLength, n), make([]ChunkMeta, n)
-	slot := make(map[int]int, n) // w.chunks index → TOC position
 	for p, i := range live {
 		c := &w.chunks[i]
 		m := c.meta
@@ -414,46 +413,9 @@ func (w *Writer) buildPreserved() (*TOC, error) {
 			}
 		}
 		t.ChunkIDs[p], t.OffsetLengths[p], t.Metas[p] = c.ID, OffsetLength{Offset: c.off, Length: c.size}, m
-		slot[i] = p
 	}
-	if len(t.PerfectHashSeeds) > 0 {
-		seeds, overflow, s, err := BuildPerfectHash(t.ChunkIDs)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", w.path, err)
-		}
-		t.PerfectHashSeeds, t.ChunksWithoutPerfectHash = seeds, overflow
-		ids, ols, metas := make([]ChunkID, n), make([]OffsetLength, n), make([]ChunkMeta, n)
-		for i, p := range s {
-			ids[p], ols[p], metas[p] = t.ChunkIDs[i], t.OffsetLengths[i], t.Metas[i]
-		}
-		t.ChunkIDs, t.OffsetLengths, t.Metas = ids, ols, metas
-		for i, p := range slot {
-			slot[i] = s[p]
-		}
-	}
-	// The directory index again, from the chunks' paths.
-	var files []IndexedFile
-	mount := w.opts.MountPoint
-	for _, i := range live {
-		c := &w.chunks[i]
-		if c.Path == "" {
-			continue
-		}
-		rel, ok := strings.CutPrefix("../../../"+c.Path, mount)
-		if !ok {
-			return nil, fmt.Errorf("%s: chunk %v: path %s is not under the mount point %s", w.path, c.ID, c.Path, mount)
-		}
-		files = append(files, IndexedFile{Path: rel, Chunk: uint32(slot[i])})
-	}
-	t.DirectoryIndex = nil
-	h.ContainerFlags &^= FlagIndexed
-	if len(files) > 0 {
-		index, err := w.encodeIndex(mount, files)
-		if err != nil {
-			return nil, err
-		}
-		t.DirectoryIndex = index
-		h.ContainerFlags |= FlagIndexed
+	if err := w.finishTOC(t, live, len(b.PerfectHashSeeds) > 0, w.opts.MountPoint); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

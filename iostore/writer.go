@@ -788,51 +788,66 @@ func (w *Writer) buildTOC() (*TOC, error) {
 	if w.virt > max40 {
 		return nil, fmt.Errorf("%s: the chunks pass the 1 TiB the 40-bit offsets reach", w.path)
 	}
-	slot := make([]int, n) // slot[i]: TOC position of chunk i
-	for i := range slot {
-		slot[i] = i
+	mount := o.MountPoint
+	if mount == "" && len(paths) > 0 {
+		mount = CommonMountPoint(paths)
 	}
-	if o.PerfectHash && n > 0 {
-		seeds, overflow, s, err := BuildPerfectHash(t.ChunkIDs)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", w.path, err)
-		}
-		t.PerfectHashSeeds, t.ChunksWithoutPerfectHash, slot = seeds, overflow, s
-		ids, ols, metas := make([]ChunkID, n), make([]OffsetLength, n), make([]ChunkMeta, n)
-		for i, p := range slot {
-			ids[p], ols[p], metas[p] = t.ChunkIDs[i], t.OffsetLengths[i], t.Metas[i]
-		}
-		t.ChunkIDs, t.OffsetLengths, t.Metas = ids, ols, metas
+	live := make([]int, n)
+	for i := range live {
+		live[i] = i
 	}
-	if len(paths) > 0 && o.Version.HasDirectoryIndex() { // version 1 has no directory index
-		mount := o.MountPoint
-		if mount == "" {
-			mount = CommonMountPoint(paths)
-		}
-		if !strings.HasSuffix(mount, "/") {
-			mount += "/"
-		}
-		var files []IndexedFile
-		for i := range w.chunks {
-			c := &w.chunks[i]
-			if c.Path == "" {
-				continue
-			}
-			full := "../../../" + c.Path
-			rel, ok := strings.CutPrefix(full, mount)
-			if !ok || rel == "" {
-				return nil, fmt.Errorf("%s: chunk %v: path %s is not under the mount point %s", w.path, c.ID, c.Path, mount)
-			}
-			files = append(files, IndexedFile{Path: rel, Chunk: uint32(slot[i])})
-		}
-		index, err := w.encodeIndex(mount, files)
-		if err != nil {
-			return nil, err
-		}
-		t.DirectoryIndex = index
-		h.ContainerFlags |= FlagIndexed
+	if err := w.finishTOC(t, live, o.PerfectHash, mount); err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// finishTOC gives t, whose chunk at position p is w.chunks[live[p]], its
+// perfect-hash tables (when hash is set: the chunks then move to their
+// slots) and the directory index of the chunks' paths under mount.
+func (w *Writer) finishTOC(t *TOC, live []int, hash bool, mount string) error {
+	pos := make([]int, len(live)) // pos[p]: final TOC position of the chunk at p
+	for p := range pos {
+		pos[p] = p
+	}
+	t.PerfectHashSeeds, t.ChunksWithoutPerfectHash = nil, nil
+	if hash && len(live) > 0 {
+		perm, err := t.ApplyPerfectHash()
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.path, err)
+		}
+		pos = perm
+	}
+	t.DirectoryIndex = nil
+	t.Header.ContainerFlags &^= FlagIndexed
+	if !t.Header.Version.HasDirectoryIndex() { // version 1 has no directory index
+		return nil
+	}
+	if mount != "" && !strings.HasSuffix(mount, "/") {
+		mount += "/"
+	}
+	var files []IndexedFile
+	for p, i := range live {
+		c := &w.chunks[i]
+		if c.Path == "" {
+			continue
+		}
+		rel, ok := strings.CutPrefix("../../../"+c.Path, mount)
+		if !ok || rel == "" {
+			return fmt.Errorf("%s: chunk %v: path %s is not under the mount point %s", w.path, c.ID, c.Path, mount)
+		}
+		files = append(files, IndexedFile{Path: rel, Chunk: uint32(pos[p])})
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	index, err := w.encodeIndex(mount, files)
+	if err != nil {
+		return err
+	}
+	t.DirectoryIndex = index
+	t.Header.ContainerFlags |= FlagIndexed
+	return nil
 }
 
 // encodeIndex builds and encodes the directory index, padded and

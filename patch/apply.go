@@ -294,13 +294,17 @@ func (tr *TargetResult) zenSummary() string {
 		parts = append(parts, fmt.Sprintf("%d export(s) changed", c.ChangedExports))
 	}
 	parts = append(parts, fmt.Sprintf("%d bytes, layout %s", tr.Size, tr.Layout))
-	store := "store entry unchanged"
-	if len(tr.Store) > 0 {
-		var s []string
-		for _, sc := range tr.Store {
-			s = append(s, sc.String())
-		}
-		store = "store entry: " + strings.Join(s, ", ")
+	return fmt.Sprintf("%s → %s: zen package %s: %s; %s", tr.Input, tr.Output, tr.Package, strings.Join(parts, ", "), storeText(tr.Store))
+}
+
+// storeText says which store-entry fields change.
+func storeText(store []StoreChange) string {
+	if len(store) == 0 {
+		return "store entry unchanged"
 	}
-	return fmt.Sprintf("%s → %s: zen package %s: %s; %s", tr.Input, tr.Output, tr.Package, strings.Join(parts, ", "), store)
+	s := make([]string, len(store))
+	for i, sc := range store {
+		s[i] = sc.String()
+	}
+	return "store entry: " + strings.Join(s, ", ")
 }

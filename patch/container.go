@@ -594,15 +594,7 @@ func (tr *TargetResult) containerSummary() string {
 	}
 	fmt.Fprintf(&b, "): %d chunks, %d copied as stored", r.Chunks, r.Copied)
 	for _, p := range r.Packages {
-		store := "store entry unchanged"
-		if len(p.Store) > 0 {
-			var s []string
-			for _, sc := range p.Store {
-				s = append(s, sc.String())
-			}
-			store = "store entry: " + strings.Join(s, ", ")
-		}
-		fmt.Fprintf(&b, "\n  package %s: %d → %d bytes, hash %s → %s; %s", p.Package, p.OldSize, p.NewSize, p.OldHash, p.NewHash, store)
+		fmt.Fprintf(&b, "\n  package %s: %d → %d bytes, hash %s → %s; %s", p.Package, p.OldSize, p.NewSize, p.OldHash, p.NewHash, storeText(p.Store))
 		for _, c := range p.Changes {
 			fmt.Fprintf(&b, "\n    %s", c.String())
 		}
