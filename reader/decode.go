@@ -1,9 +1,11 @@
 package reader
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -59,7 +61,7 @@ func (d *decoder) decode() (*Package, error) {
 		if tag == 0xC1832A9E {
 			return nil, d.errorf("header", 0, ErrUnsupportedVersion, "byte-swapped tag: big-endian console packages are not supported")
 		}
-		return nil, d.errorf("header", 0, ErrNotPackage, "tag is 0x%08X, want 0x%08X: not an Unreal package", tag, Tag)
+		return nil, d.errorf("header", 0, ErrNotPackage, "tag is 0x%08X, want 0x%08X: %s", tag, Tag, otherKind(d.file, data))
 	}
 	if size < 44 {
 		return nil, d.errorf("header", 0, binio.ErrTruncated, "file is %d bytes, shorter than the 44-byte header", size)
@@ -69,6 +71,9 @@ func (d *decoder) decode() (*Package, error) {
 	h := &p.Header
 	vd := c.U32("version")
 	h.Version = Version{File: uint16(vd), Licensee: uint16(vd >> 16)}
+	if int32(vd) < 0 && int32(vd) >= -9 {
+		return nil, d.errorf("header", 4, ErrUnsupportedVersion, "%s", ue4Package(d.file, data))
+	}
 	if h.Version.File < VerMin || h.Version.File > VerMax {
 		return nil, d.errorf("header", 4, ErrUnsupportedVersion,
 			"file version %d (licensee %d) is outside %d..%d: only Unreal Engine 1 and 2 packages are supported",
@@ -408,4 +413,58 @@ func (d *decoder) checkRefs() error {
 		}
 	}
 	return nil
+}
+
+// ue4Package describes a UE4 or UE5 package summary (its legacy file version
+// is negative, -9 to -1), which is not a legacy package. The layout of the
+// fields is in docs/zen.md.
+func ue4Package(file string, data []byte) string {
+	legacy := int32(binary.LittleEndian.Uint32(data[4:]))
+	at := 8
+	if legacy != -4 {
+		at += 4 // LegacyUE3Version
+	}
+	var ue4, ue5 int32
+	if len(data) >= at+4 {
+		ue4 = int32(binary.LittleEndian.Uint32(data[at:]))
+	}
+	if legacy <= -8 && len(data) >= at+8 {
+		ue5 = int32(binary.LittleEndian.Uint32(data[at+4:]))
+	}
+	kind := "a UE4 "
+	if legacy <= -8 { // the UE5 summary starts at legacy version -8
+		kind = "a UE5 "
+	}
+	if ext := strings.ToLower(filepath.Ext(file)); ext == ".uasset" || ext == ".umap" {
+		kind += ext
+	} else {
+		kind += "package"
+	}
+	ver := fmt.Sprintf("file version %d", ue4)
+	switch {
+	case ue4 == 0:
+		ver = "unversioned, as cooked"
+	case ue5 > 0:
+		ver += fmt.Sprintf(", UE5 version %d", ue5)
+	}
+	return fmt.Sprintf("%s (%s): not a legacy package; unrmod reads the zen packages of UE 4.26+ and UE5 games from their IoStore containers (see unrmod extract)", kind, ver)
+}
+
+// otherKind names what a file that is not a package is, when it is a file
+// of another Unreal format.
+func otherKind(file string, data []byte) string {
+	ext := strings.ToLower(filepath.Ext(file))
+	switch {
+	case len(data) >= 16 && string(data[:16]) == "-==--==--==--==-":
+		return "an IoStore table of contents (.utoc), not a legacy package: use info, ls, extract or verify on it"
+	case ext == ".ucas":
+		return "an IoStore block store (.ucas), not a package: give its .utoc"
+	case ext == ".uexp" || ext == ".ubulk" || ext == ".uptnl":
+		return "the export or bulk data of a UE4/UE5 package (" + ext + "), not a legacy package"
+	case ext == ".pak":
+		return "a .pak file, not a package: unrmod info, ls and verify read it"
+	case ext == ".uasset" || ext == ".umap":
+		return "not a legacy package (a zen package that unrmod does not recognise, or not an Unreal file)"
+	}
+	return "not an Unreal package"
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
@@ -112,9 +114,13 @@ func (c *command) execute(args []string, s streams) (code int) {
 			c.writeHelp(s.out, fs)
 			return 0
 		}
-		return exitCode(s.err, usagef(c.name, "%v", err))
+		return exitCode(s.err, usagef(c.name, "%s", flagError(fs, err)))
 	}
 	positional = append(fs.Args(), positional...)
+	positional, err := expandGlobs(positional, globArgs(c.name))
+	if err != nil {
+		return exitCode(s.err, usagef(c.name, "%v", err))
+	}
 	defer func() {
 		// Bad input must never crash the tool; a panic is a bug in unrmod.
 		if r := recover(); r != nil {
@@ -123,6 +129,90 @@ func (c *command) execute(args []string, s streams) (code int) {
 		}
 	}()
 	return exitCode(s.err, runFn(s, positional))
+}
+
+// flagError words a flag parsing error; an unknown flag is answered with
+// the closest flag the command has.
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
+	if !ok {
+		return msg
+	}
+	name = strings.TrimLeft(name, "-")
+	best, bestD := "", 4
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(strings.ToLower(name), f.Name); d < bestD || (d == bestD && best != "" && f.Name < best) {
+			best, bestD = f.Name, d
+		}
+	})
+	if best != "" && bestD <= max(2, len(name)/3) && bestD < len(name) {
+		return fmt.Sprintf("unknown flag --%s (did you mean --%s?)", name, best)
+	}
+	return fmt.Sprintf("unknown flag --%s", name)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// globArgs says how many leading arguments of a command are file names
+// whose patterns unrmod expands itself: Windows shells pass *.utx through
+// as it is. -1 means all.
+func globArgs(cmd string) int {
+	switch cmd {
+	case "verify":
+		return -1
+	case "diff":
+		return 2
+	case "hash", "help", "version":
+		return 0
+	}
+	return 1
+}
+
+// expandGlobs expands the patterns (*, ? and [...]) among the first n
+// arguments (all when n < 0) into the files they match, sorted; a pattern
+// that matches nothing is an error. Arguments without a pattern character
+// are kept as they are.
+func expandGlobs(args []string, n int) ([]string, error) {
+	var out []string
+	for i, a := range args {
+		if (n >= 0 && i >= n) || !strings.ContainsAny(a, "*?[") {
+			out = append(out, a)
+			continue
+		}
+		if _, err := os.Stat(a); err == nil { // a file whose name holds [ or ?
+			out = append(out, a)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.FromSlash(a))
+		if err != nil {
+			return nil, fmt.Errorf("bad pattern %q: %v", a, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("no file matches %s", a)
+		}
+		out = append(out, matches...)
+	}
+	return out, nil
 }
 
 // flagSet returns an empty flag set for the command that reports errors

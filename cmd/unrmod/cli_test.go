@@ -190,3 +190,70 @@ func TestTable(t *testing.T) {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestCLIPlatform checks what makes the CLI work the same in every shell:
+// patterns expanded by unrmod, folders for verify, diff --exit-code, the
+// closest flag for a typo and file kinds named in errors.
+func TestCLIPlatform(t *testing.T) {
+	dir := t.TempDir()
+	demo := "../../examples/packages/UnrmodDemo.u"
+	data, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755)
+	os.WriteFile(filepath.Join(dir, "A.u"), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "deeper", "B.utx"), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "notes.txt"), []byte("not a package"), 0o644)
+
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		out  []string // in stdout
+		err  []string // in stderr
+	}{
+		{"glob", []string{"verify", filepath.Join(dir, "*.u")}, 0, []string{"ok  " + filepath.Join(dir, "A.u")}, nil},
+		{"glob no match", []string{"verify", filepath.Join(dir, "*.utx")}, 2, nil, []string{"no file matches"}},
+		{"folder", []string{"verify", dir}, 0, []string{"A.u", filepath.Join("deeper", "B.utx")}, nil},
+		{"empty folder", []string{"verify", filepath.Join(dir, "sub", "deeper", "..", "..", "sub", "deeper", "none")}, 1, nil, nil},
+		{"typo flag", []string{"verify", "--jsno", demo}, 2, nil, []string{"unknown flag --jsno (did you mean --json?)"}},
+		{"typo flag far", []string{"dump", "--zzzzzz", demo}, 2, nil, []string{"unknown flag --zzzzzz"}},
+		{"diff same", []string{"diff", "--exit-code", demo, filepath.Join(dir, "A.u")}, 0, []string{"no differences"}, nil},
+		{"utoc as package", []string{"diff", "../../examples/containers/UnrmodDemo427_P.utoc", demo}, 1, nil, []string{"an IoStore table of contents"}},
+		{"ucas", []string{"dump", "../../examples/containers/UnrmodDemo427_P.ucas"}, 1, nil, []string{"an IoStore block store (.ucas)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			}
+			for _, w := range tt.out {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.err {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+	// diff --exit-code of two different packages: 1, with the differences.
+	other := "../../examples/packages/UnrmodDemoMap.unr"
+	stdout, _, code := runCLI(t, "diff", "--exit-code", demo, other)
+	if code != 1 || strings.Contains(stdout, "no differences") || stdout == "" {
+		t.Errorf("diff --exit-code of different packages: exit %d\n%s", code, stdout)
+	}
+	if _, _, code := runCLI(t, "diff", demo, other); code != 0 {
+		t.Errorf("diff without --exit-code: exit %d, want 0", code)
+	}
+	// A UE4 .uasset summary is named as one.
+	ue4 := make([]byte, 64)
+	copy(ue4, []byte{0xC1, 0x83, 0x2A, 0x9E, 0xF9, 0xFF, 0xFF, 0xFF, 0xF9, 0x02, 0, 0, 0x0A, 0x02, 0, 0})
+	os.WriteFile(filepath.Join(dir, "Item.uasset"), ue4, 0o644)
+	if _, stderr, _ := runCLI(t, "info", filepath.Join(dir, "Item.uasset")); !strings.Contains(stderr, "a UE4 .uasset (file version 522): not a legacy package") {
+		t.Errorf("UE4 .uasset: %s", stderr)
+	}
+}

@@ -13,7 +13,7 @@ import (
 func diffCommand() *command {
 	return &command{
 		name:     "diff",
-		synopsis: "OLD NEW [--json] [--package PACKAGE] [--engine VERSION]",
+		synopsis: "OLD NEW [--json] [--exit-code] [--package PACKAGE] [--engine VERSION]",
 		summary:  "show the semantic differences between two packages",
 		description: `Compare two packages by what they mean rather than byte by byte, and print
 one line per difference:
@@ -49,7 +49,10 @@ exports lists, with sizes and xxh3-64 hashes of changed export data.
 
 Exit status: 0 when both packages were read, whether or not they differ
 (identical packages print 'no differences'); 1 when a package cannot be
-read; 2 on a usage error.`,
+read; 2 on a usage error.
+
+With --exit-code the exit status is 1 when the packages differ and 0 when
+they do not, as with git diff --exit-code, so scripts can test it.`,
 		examples: []string{
 			"unrmod diff Maps/CTF-Face.unr /tmp/CTF-Face.unr",
 			"unrmod diff --json Textures/BluffFX.utx BluffFX-patched.utx",
@@ -58,6 +61,7 @@ read; 2 on a usage error.`,
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			asJSON := fs.Bool("json", false, "print one JSON document instead of text")
+			exitCode := fs.Bool("exit-code", false, "exit with status 1 when the packages differ (as git diff --exit-code), for scripts")
 			key := addKeyFlag(fs)
 			zf := addZenFlags(fs, key)
 			return func(s streams, args []string) error {
@@ -80,13 +84,16 @@ read; 2 on a usage error.`,
 					d = patch.Diff(a, b)
 				}
 				if *asJSON {
-					return writeJSON(s.out, d)
+					err = writeJSON(s.out, d)
+				} else if d.Empty() {
+					_, err = fmt.Fprintln(s.out, "no differences")
+				} else {
+					err = d.Format(s.out)
 				}
-				if d.Empty() {
-					_, err := fmt.Fprintln(s.out, "no differences")
-					return err
+				if err == nil && *exitCode && !d.Empty() {
+					return errReported // the differences are the report
 				}
-				return d.Format(s.out)
+				return err
 			}
 		},
 	}

@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
@@ -14,12 +17,17 @@ import (
 func verifyCommand() *command {
 	return &command{
 		name:     "verify",
-		synopsis: "FILE... [--json] [--aes-key KEY] [--package PACKAGE] [--engine VERSION]",
+		synopsis: "FILE|DIR... [--json] [--aes-key KEY] [--package PACKAGE] [--engine VERSION]",
 		summary:  "check packages and IoStore containers for problems",
 		description: `Read each package and check every structural rule the engine relies on:
 regions inside the file and not overlapping, references in range, names well
 formed, generations consistent with the tables, property lists ending inside
 their export, and lazy-array offsets pointing just past their array.
+
+A folder is searched for the files verify reads (legacy packages by their
+extensions, .utoc, .pak, .uasset, .umap and .uzenasset), all the way down.
+Patterns such as Textures/*.utx are expanded by unrmod, so they work in
+every shell.
 
 A sound file prints 'ok  FILE (N names, N imports, N exports)'. A bad file
 prints one 'FILE: problem' line per problem; a file that cannot be read at
@@ -53,6 +61,7 @@ the package id is the hash of the package name and that the store entry
 		examples: []string{
 			"unrmod verify Maps/CTF-Face.unr",
 			"unrmod verify System/*.u Textures/*.utx",
+			"unrmod verify Mods/",
 			"unrmod verify --json Maps/*.unr",
 			"unrmod verify Content/Paks/*.utoc",
 			"unrmod verify Paks/Game.utoc --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
@@ -69,6 +78,10 @@ the package id is the hash of the package name and that the store entry
 				}
 				if *zf.pkg != "" && (len(args) != 1 || !isContainerFile(args[0])) {
 					return usagef("verify", "%v: give one container with --package", errNotZen)
+				}
+				args, err := verifyTargets(args)
+				if err != nil {
+					return err
 				}
 				doc := verifyDoc{OK: true, Files: []verifyFileDoc{}}
 				bad := 0
@@ -114,6 +127,44 @@ the package id is the hash of the package name and that the store entry
 			}
 		},
 	}
+}
+
+// verifiable lists the file extensions verify looks for in a folder:
+// legacy packages, containers, paks and zen packages.
+var verifiable = map[string]bool{
+	".u": true, ".utx": true, ".unr": true, ".uax": true, ".umx": true, ".usx": true, ".ukx": true, ".ut2": true,
+	".dx": true, ".rom": true, ".upkg": true,
+	".utoc": true, ".pak": true, ".uasset": true, ".umap": true, ".uzenasset": true,
+}
+
+// verifyTargets replaces each folder among args by the files below it that
+// verify reads (by extension), in path order; an empty folder is an error.
+func verifyTargets(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && verifiable[strings.ToLower(filepath.Ext(p))] {
+				out = append(out, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == n {
+			return nil, usagef("verify", "%s holds no package, container or pak to verify", a)
+		}
+	}
+	return out, nil
 }
 
 // verifyDoc is the output of "unrmod verify --json".
