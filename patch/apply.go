@@ -27,7 +27,10 @@ type Options struct {
 
 // Result is what Apply did (or, with DryRun, would do).
 type Result struct {
-	Patch   string          `json:"patch"`
+	Patch string `json:"patch"`
+	// OK is true: Apply returns a Result only when every target applied
+	// (apply --json prints {"ok": false, "error": …} otherwise).
+	OK      bool            `json:"ok"`
 	DryRun  bool            `json:"dry_run"`
 	Targets []*TargetResult `json:"targets"`
 }
@@ -35,18 +38,21 @@ type Result struct {
 // TargetResult describes one patched package.
 type TargetResult struct {
 	// Kind is "legacy" or "zen".
-	Kind    string         `json:"kind"`
-	Package string         `json:"package,omitempty"` // a zen package's name
-	Input   string         `json:"input"`
-	Output  string         `json:"output"`
-	Backup  string         `json:"backup,omitempty"`
-	Changes []Change       `json:"changes"`
-	Changed bool           `json:"changed"` // false when every operation was already in effect
-	GUID    GUIDChange     `json:"guid"`
-	Layout  string         `json:"layout"`
-	Size    int64          `json:"size"`
-	Report  *writer.Report `json:"report"`
-	Counts  Counts         `json:"counts"`
+	Kind    string     `json:"kind"`
+	Package string     `json:"package,omitempty"` // a zen package's name
+	Input   string     `json:"input"`
+	Output  string     `json:"output"`
+	Backup  string     `json:"backup,omitempty"`
+	Changes []Change   `json:"changes"`
+	Changed bool       `json:"changed"` // false when every operation was already in effect
+	GUID    GUIDChange `json:"guid"`
+	Layout  string     `json:"layout"`
+	Size    int64      `json:"size"`
+	// DeadBytes counts the bytes of a legacy output that no structure uses
+	// (left behind by the preserve layout; layout: compact drops them).
+	DeadBytes int64          `json:"dead_bytes"`
+	Report    *writer.Report `json:"report"`
+	Counts    Counts         `json:"counts"`
 	// Data lists the exports whose data the operations changed, with
 	// where the data was and where it is in the output.
 	Data []DataChange `json:"data,omitempty"`
@@ -98,7 +104,7 @@ type Counts struct {
 // applied in memory and every output is encoded and verified before anything
 // is written; then every output is written atomically, or none is.
 func Apply(f *File, opt Options) (*Result, error) {
-	res := &Result{Patch: f.Path, DryRun: opt.DryRun}
+	res := &Result{Patch: f.Path, OK: true, DryRun: opt.DryRun}
 	dir := filepath.Dir(f.Path)
 	cache := map[string]*reader.Package{}
 	load := func(path string) (*reader.Package, error) {
@@ -253,6 +259,9 @@ func sameFile(a, b string) bool {
 // Summary returns one line describing a target's result.
 func (tr *TargetResult) Summary() string {
 	if !tr.Changed {
+		if tr.Output != tr.Input {
+			return fmt.Sprintf("%s: no changes (every operation was already in effect); wrote %s, the same package", tr.Input, tr.Output)
+		}
 		return fmt.Sprintf("%s: no changes (every operation was already in effect)", tr.Input)
 	}
 	switch tr.Kind {
@@ -276,6 +285,9 @@ func (tr *TargetResult) Summary() string {
 		parts = append(parts, fmt.Sprintf("%d moved, %d offsets rebased", tr.Report.MovedExports, tr.Report.Rebased))
 	}
 	parts = append(parts, fmt.Sprintf("%d bytes, layout %s", tr.Size, tr.Layout))
+	if tr.DeadBytes > 0 && tr.Layout == writer.Preserve.String() {
+		parts = append(parts, fmt.Sprintf("%d dead bytes (layout: compact drops them)", tr.DeadBytes))
+	}
 	guid := "GUID kept " + tr.GUID.New
 	if tr.GUID.New != tr.GUID.Old {
 		guid = fmt.Sprintf("GUID %s → %s", tr.GUID.Old, tr.GUID.New)

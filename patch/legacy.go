@@ -137,7 +137,7 @@ func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(st
 	}
 	tr.GUID.New = q.GUID().String()
 	tr.GUID.Generations = len(q.Header.Generations)
-	tr.Report, tr.Size = rep, int64(len(data))
+	tr.Report, tr.Size, tr.DeadBytes = rep, int64(len(data)), q.DeadBytes()
 	return tr, data, p.Source(), nil
 }
 

@@ -256,6 +256,21 @@ func (p *Package) Source() []byte { return p.src }
 // file order.
 func (p *Package) Regions() []Region { return p.regions }
 
+// DeadBytes returns how many bytes of the source file no structure uses:
+// space the preserve layout leaves behind when data moves, which the compact
+// layout drops.
+func (p *Package) DeadBytes() int64 {
+	var used, end int64
+	for _, r := range p.regions { // in file order
+		start := max(r.Offset, end)
+		if r.End() > start {
+			used += r.End() - start
+			end = r.End()
+		}
+	}
+	return int64(len(p.src)) - used
+}
+
 // GUID returns the package GUID: the header GUID, or for file versions below
 // 68 the last heritage entry.
 func (p *Package) GUID() GUID {

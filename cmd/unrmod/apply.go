@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,11 +78,11 @@ editors is in docs/patch.schema.json.`,
 				}
 				f, err := patch.ParseFile(path)
 				if err != nil {
-					return err
+					return applyFailure(s, *asJSON, path, err)
 				}
 				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir})
 				if err != nil {
-					return err
+					return applyFailure(s, *asJSON, path, err)
 				}
 				if *asJSON {
 					return writeJSON(s.out, res)
@@ -91,6 +92,39 @@ editors is in docs/patch.schema.json.`,
 			}
 		},
 	}
+}
+
+// applyErrorDoc is what apply --json prints when the patch fails: where,
+// and why. Nothing was written.
+type applyErrorDoc struct {
+	Patch string `json:"patch"`
+	OK    bool   `json:"ok"`
+	Error struct {
+		Message string `json:"message"`
+		File    string `json:"file,omitempty"`
+		Line    int    `json:"line,omitempty"`
+		Column  int    `json:"column,omitempty"`
+	} `json:"error"`
+}
+
+// applyFailure reports a failed apply: as a JSON document on standard
+// output with --json (exit status 1), else as the usual error line.
+func applyFailure(s streams, asJSON bool, path string, err error) error {
+	if !asJSON {
+		return err
+	}
+	doc := applyErrorDoc{Patch: path}
+	doc.Error.Message = err.Error()
+	var pe *patch.Error
+	if errors.As(err, &pe) {
+		doc.Error.Message = pe.Msg
+		doc.Error.File, doc.Error.Line, doc.Error.Column = pe.Pos.File, pe.Pos.Line, pe.Pos.Col
+	}
+	if werr := writeJSON(s.out, doc); werr != nil {
+		return werr
+	}
+	fmt.Fprintf(s.err, "unrmod: %v\n", err)
+	return errReported
 }
 
 // printPlan prints each target's changes and a summary line.

@@ -208,3 +208,37 @@ func TestApplyDamagedInput(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyReports checks the lines a modder reads after apply: the dead
+// bytes the preserve layout leaves, the file written when nothing changed,
+// and the JSON error object of a failed patch.
+func TestApplyReports(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := os.ReadFile("../../examples/packages/UnrmodDemoMap.unr")
+	os.WriteFile(filepath.Join(dir, "Map.unr"), data, 0o644)
+	patchFile := filepath.Join(dir, "p.yaml")
+	os.WriteFile(patchFile, []byte("unrmod: 1\r\ntargets:\r\n  - file: Map.unr\r\n    output: out/Map.unr\r\n    ops:\r\n      - set-property: {object: LevelInfo0, property: Title, value: A much longer title than before}\r\n"), 0o644)
+	stdout, stderr, code := runCLI(t, "apply", patchFile)
+	if code != 0 || !strings.Contains(stdout, "dead bytes (layout: compact drops them)") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The same patch on its output changes nothing, and says what it wrote.
+	os.WriteFile(patchFile, []byte("unrmod: 1\ntargets:\n  - file: out/Map.unr\n    output: again/Map.unr\n    ops:\n      - set-property: {object: LevelInfo0, property: Title, value: A much longer title than before}\n"), 0o644)
+	stdout, _, code = runCLI(t, "apply", patchFile)
+	if code != 0 || !strings.Contains(stdout, "no changes") || !strings.Contains(stdout, "wrote "+filepath.Join(dir, "again", "Map.unr")) {
+		t.Errorf("exit %d\n%s", code, stdout)
+	}
+	// A failing patch with --json: a JSON error object, exit 1.
+	os.WriteFile(patchFile, []byte("unrmod: 1\ntargets:\n  - file: Map.unr\n    ops:\n      - set-property: {object: NoSuchObject, property: Title, value: x}\n"), 0o644)
+	stdout, _, code = runCLI(t, "apply", "--json", patchFile)
+	var doc struct {
+		OK    bool `json:"ok"`
+		Error struct {
+			Message string `json:"message"`
+			Line    int    `json:"line"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 1 || doc.OK || doc.Error.Line != 5 || !strings.Contains(doc.Error.Message, "NoSuchObject") {
+		t.Errorf("exit %d, %v: %s", code, err, stdout)
+	}
+}
