@@ -127,7 +127,10 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 						return err
 					}
 				}
-				return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
+				if *asJSON {
+					return doc.streamJSON(s.out)
+				}
+				return writeDoc(s.out, false, *asYAML, doc, doc.writeText)
 			}
 		},
 	}

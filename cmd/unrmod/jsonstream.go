@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// appendJSONString appends s as a JSON string exactly as encoding/json
+// writes it (HTML-safe, invalid UTF-8 as U+FFFD), for documents written
+// row by row.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendFlagsJSON appends a flagsDoc as encoding/json indents it at the
+// given depth (the indentation of its opening brace's line).
+func appendFlagsJSON(b []byte, f flagsDoc, ind string) []byte {
+	b = append(b, "{\n"+ind+"  \"value\": "...)
+	b = appendJSONString(b, f.Value)
+	b = append(b, ",\n"+ind+"  \"names\": "...)
+	if len(f.Names) == 0 {
+		b = append(b, "[]"...)
+	} else {
+		b = append(b, "[\n"...)
+		for i, n := range f.Names {
+			b = append(b, ind+"    "...)
+			b = appendJSONString(b, n)
+			if i < len(f.Names)-1 {
+				b = append(b, ',')
+			}
+			b = append(b, '\n')
+		}
+		b = append(b, ind+"  ]"...)
+	}
+	return append(b, "\n"+ind+"}"...)
+}
+
+// streamJSON writes the dump as JSON row by row, with the bytes
+// writeJSON would produce for it, without building the whole document in
+// memory first.
+func (d *dumpDoc) streamJSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	b := make([]byte, 0, 1024)
+	b = append(b, "{\n  \"file\": "...)
+	b = appendJSONString(b, d.File)
+	b = append(b, ",\n  \"package\": "...)
+	b = appendJSONString(b, d.Package)
+	bw.Write(b)
+	section := func(name string, n int, row func(b []byte, i int) []byte) {
+		b = append(b[:0], ",\n  \""+name+"\": "...)
+		if n == 0 {
+			b = append(b, "[]"...)
+			bw.Write(b)
+			return
+		}
+		b = append(b, "[\n"...)
+		for i := 0; i < n; i++ {
+			b = append(b, "    {\n"...)
+			b = row(b, i)
+			b = append(b, "\n    }"...)
+			if i < n-1 {
+				b = append(b, ',')
+			}
+			b = append(b, '\n')
+			bw.Write(b)
+			b = b[:0]
+		}
+		b = append(b, "  ]"...)
+		bw.Write(b)
+	}
+	if d.Names != nil {
+		rows := *d.Names
+		section("names", len(rows), func(b []byte, i int) []byte {
+			r := &rows[i]
+			b = append(b, "      \"index\": "...)
+			b = strconv.AppendInt(b, int64(r.Index), 10)
+			b = append(b, ",\n      \"name\": "...)
+			b = appendJSONString(b, r.Name)
+			b = append(b, ",\n      \"flags\": "...)
+			return appendFlagsJSON(b, r.Flags, "      ")
+		})
+	}
+	if d.Imports != nil {
+		rows := *d.Imports
+		section("imports", len(rows), func(b []byte, i int) []byte {
+			r := &rows[i]
+			b = append(b, "      \"index\": "...)
+			b = strconv.AppendInt(b, int64(r.Index), 10)
+			b = append(b, ",\n      \"class\": "...)
+			b = appendJSONString(b, r.Class)
+			b = append(b, ",\n      \"path\": "...)
+			return appendJSONString(b, r.Path)
+		})
+	}
+	if d.Exports != nil {
+		rows := *d.Exports
+		section("exports", len(rows), func(b []byte, i int) []byte {
+			r := &rows[i]
+			b = append(b, "      \"index\": "...)
+			b = strconv.AppendInt(b, int64(r.Index), 10)
+			b = append(b, ",\n      \"class\": "...)
+			b = appendJSONString(b, r.Class)
+			b = append(b, ",\n      \"path\": "...)
+			b = appendJSONString(b, r.Path)
+			b = append(b, ",\n      \"serial_size\": "...)
+			b = strconv.AppendInt(b, int64(r.SerialSize), 10)
+			b = append(b, ",\n      \"serial_offset\": "...)
+			if r.SerialOffset == nil {
+				b = append(b, "null"...)
+			} else {
+				b = strconv.AppendInt(b, int64(*r.SerialOffset), 10)
+			}
+			b = append(b, ",\n      \"xxh3\": "...)
+			b = appendJSONString(b, r.XXH3)
+			b = append(b, ",\n      \"flags\": "...)
+			return appendFlagsJSON(b, r.Flags, "      ")
+		})
+	}
+	if d.Properties != nil {
+		props, err := json.MarshalIndent(d.Properties, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.WriteString(",\n  \"properties\": ")
+		bw.Write(props)
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
