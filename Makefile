@@ -22,8 +22,8 @@ fmt-check: ## fail when a file is not gofmt-formatted
 vet: ## go vet
 	$(GO) vet ./...
 
-test: fmt-check vet ## gofmt check, vet and every test (real-file tests need UNRMOD_CORPUS)
-	$(GO) test -count=1 ./...
+test: fmt-check vet ## gofmt check, vet and every test (real-file tests need UNRMOD_CORPUS); says how many were skipped
+	$(GO) test -count=1 -json ./... | $(GO) run ./internal/testreport
 
 bench: ## benchmarks with MB/s (need UNRMOD_CORPUS)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
