@@ -306,10 +306,20 @@ func (u *unchecked) at(k int) int {
 // uncheckedNative returns the bytes of export i's data (laid out as nl) that
 // unrmod neither decodes nor checks: the native data after the property list
 // outside the lazy arrays and mip sizes it parses. ok is false when the
-// class's data is parsed to its end or holds no references.
+// class's data is parsed to its end and holds no references (textures,
+// sounds, music), or holds no references at all. The UE2 layouts decoded to
+// their end (models, static meshes) do hold names and object references,
+// which unrmod does not check: their bytes outside the lazy arrays count as
+// unchecked.
 func uncheckedNative(p *reader.Package, i int, nl *reader.NativeLayout) (u *unchecked, ok bool) {
-	if nl.End >= 0 || noReferenceNative[strings.ToLower(nl.Classes[0])] {
+	if noReferenceNative[strings.ToLower(nl.Classes[0])] {
 		return nil, false
+	}
+	switch nl.Kind {
+	case reader.NativeTexture, reader.NativeSound, reader.NativeMusic:
+		if nl.End >= 0 {
+			return nil, false
+		}
 	}
 	data := p.Exports[i].Data
 	var parsed []span

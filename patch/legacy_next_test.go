@@ -2,17 +2,25 @@ package patch_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
 
-// openDX is a Deus Ex package (68/32) whose name table holds names with a
-// zero byte inside.
-const openDX = "legacy-next/deusex/OpenDX.u"
+// Real packages of corpus/legacy-next: a Deus Ex package (68/32) whose name
+// table holds names with a zero byte inside, and UE2 (128/29) packages.
+const (
+	openDX      = "legacy-next/deusex/OpenDX.u"
+	kfMenu      = "legacy-next/ue2/KF-Menu.ut2"
+	constMeshes = "legacy-next/ue2/ConstDefaultMeshes.usx"
+)
 
 // Flag toggles on a Deus Ex package whose name table holds names with a
 // zero byte inside: the output verifies, and every name entry keeps the
@@ -86,4 +94,153 @@ func firstExportOfClass(t testing.TB, p *reader.Package, class string) int {
 	}
 	t.Fatalf("%s has no %s export", p.FileName, class)
 	return -1
+}
+
+// A UE2 map and a UE2 static-mesh package, changed so that every export
+// moves, written in the compact layout: the output verifies, every export
+// decodes as before with the same lazy arrays holding the same bytes, and
+// only the lazy-array offsets differ, each rebased to point just past its
+// array. The Model's lightmaps and the static meshes' RawTriangles are the
+// offsets that matter; the values the heuristic scan used to take for
+// offsets (six in the map's Model, one or two per static mesh) are known
+// now, and no longer stop the compact layout.
+func TestUE2CompactAfterMove(t *testing.T) {
+	cases := []struct {
+		file    string
+		changed string // the export the ops grow, early in the file
+		ops     string
+		kinds   map[reader.NativeKind]int // exports of each decoded UE2 kind
+		lazies  int                       // lazy arrays in the package
+	}{
+		{kfMenu, "KF-Menu.LevelInfo0",
+			"      - set-property: {object: LevelInfo0, property: Title, type: str, value: Killing Floor menu (patched)}\n" +
+				"      - add-name: {name: UnrmodShift}\n",
+			map[reader.NativeKind]int{reader.NativeModel: 3, reader.NativePolys: 3, reader.NativeStaticMeshInstance: 7}, 4},
+		{constMeshes, "ConstDefaultMeshes.Generic.Stair",
+			// Stair is the first export: the added tag moves its own
+			// RawTriangles within it, and every other mesh in the file.
+			"      - set-property: {object: Generic.Stair, property: UseSimpleLineCollision, type: bool, value: true}\n",
+			map[reader.NativeKind]int{reader.NativeStaticMesh: 6}, 6},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := corpus.Path(t, c.file)
+			in := readPkg(t, path)
+			res, _ := applyText(t, oneTarget(path, c.ops), writer.Compact)
+			tr := res.Targets[0]
+			data, err := os.ReadFile(tr.Output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := writer.Check("out", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := exportByPath(t, in, c.changed)
+			kinds := map[reader.NativeKind]int{}
+			var lazies, withData int
+			for i := range in.Exports {
+				a, b := mustNative(t, in, i), mustNative(t, out, i)
+				if a.Kind != b.Kind || len(a.Lazy) != len(b.Lazy) {
+					t.Fatalf("%s: %s with %d lazy arrays, now %s with %d", in.ExportPath(i), a.Kind, len(a.Lazy), b.Kind, len(b.Lazy))
+				}
+				if a.Kind >= reader.NativeModel {
+					kinds[a.Kind]++
+				}
+				if len(in.Exports[i].Data) > 0 {
+					withData++
+					if in.Exports[i].SerialOffset == out.Exports[i].SerialOffset {
+						t.Errorf("%s did not move", in.ExportPath(i))
+					}
+				}
+				for k := range a.Lazy {
+					x, y := a.Lazy[k], b.Lazy[k]
+					if x.Count != y.Count || !bytes.Equal(in.Exports[i].Data[x.Start:x.End], out.Exports[i].Data[y.Start:y.End]) {
+						t.Errorf("%s %s: content differs", in.ExportPath(i), x.Field)
+					}
+					if y.SeekPos != out.Exports[i].SerialOffset+int32(y.End) || y.SeekPos == x.SeekPos {
+						t.Errorf("%s %s: SeekPos 0x%X → 0x%X, array now ends at 0x%X",
+							in.ExportPath(i), x.Field, x.SeekPos, y.SeekPos, out.Exports[i].SerialOffset+int32(y.End))
+					}
+				}
+				lazies += len(a.Lazy)
+				if !bytes.Equal(nativeRelative(t, in, i), nativeRelative(t, out, i)) {
+					t.Errorf("%s: native data differs beyond its lazy-array offsets", in.ExportPath(i))
+				}
+			}
+			sameExportContent(t, in, out, c.changed)
+			if len(out.Exports[changed].Data) <= len(in.Exports[changed].Data) {
+				t.Errorf("%s did not grow", c.changed)
+			}
+			for k, n := range c.kinds {
+				if kinds[k] != n {
+					t.Errorf("%d %s exports, want %d", kinds[k], k, n)
+				}
+			}
+			if len(kinds) != len(c.kinds) || lazies != c.lazies {
+				t.Errorf("decoded kinds %v, %d lazy arrays; want %v and %d", kinds, lazies, c.kinds, c.lazies)
+			}
+			rep := tr.Report
+			if rep == nil || rep.MovedExports != withData || rep.Rebased != lazies {
+				t.Errorf("report %+v: want %d moved exports and %d rebased offsets", rep, withData, lazies)
+			}
+			t.Logf("%s: %d exports moved, %d lazy-array offsets rebased, %d → %d bytes", c.file, withData, lazies, len(in.Source()), len(data))
+		})
+	}
+}
+
+// mustNative returns the native layout of export i, failing on an error.
+func mustNative(t testing.TB, p *reader.Package, i int) *reader.NativeLayout {
+	t.Helper()
+	nl, err := p.Native(i)
+	if err != nil {
+		t.Fatalf("%s: %v", p.ExportPath(i), err)
+	}
+	return nl
+}
+
+// nativeRelative returns export i's data after its property list, with each
+// lazy-array SeekPos made relative to the start of that native data: the
+// same native content stored anywhere compares equal.
+func nativeRelative(t testing.TB, p *reader.Package, i int) []byte {
+	t.Helper()
+	nl := mustNative(t, p, i)
+	e := &p.Exports[i]
+	from := 0
+	if nl.Props != nil {
+		from = nl.Props.End
+	}
+	d := append([]byte(nil), e.Data[from:]...)
+	for _, la := range nl.Lazy {
+		if la.SeekPosAt >= 0 {
+			binary.LittleEndian.PutUint32(d[la.SeekPosAt-from:], uint32(la.SeekPos-e.SerialOffset-int32(from)))
+		}
+	}
+	return d
+}
+
+// Bytes given as data: to a UE2 static mesh are checked beyond its lazy
+// array: unrmod decodes the layout, but does not check the names and object
+// references in it, so native bytes other than the export's own are refused
+// (here the mesh's own bytes with its last field changed).
+func TestUE2StaticMeshDataMisfit(t *testing.T) {
+	path := corpus.Path(t, constMeshes)
+	p := readPkg(t, path)
+	floor := exportByPath(t, p, "ConstDefaultMeshes.Generic.Floor")
+	own := p.Exports[floor].Data
+	edited := append([]byte(nil), own...)
+	edited[len(edited)-1] ^= 0x40
+	_, _, err := replaceWithData(t, path, "Generic.Floor", edited)
+	var me *patch.DataMisfitError
+	if !errors.As(err, &me) || len(me.Misfits) != 1 || !strings.Contains(err.Error(), "the StaticMesh data there is not this export's") {
+		t.Fatalf("err = %v, want a DataMisfitError about the StaticMesh data", err)
+	}
+	if want := len(own) - 1; me.Misfits[0].At != want {
+		t.Errorf("misfit at data offset %d, want %d", me.Misfits[0].At, want)
+	}
+	// The mesh's own bytes, as export-data writes them, are taken.
+	res, _, err := replaceWithData(t, path, "Generic.Floor", own)
+	if err != nil || !res.Targets[0].Changes[0].Already {
+		t.Fatalf("own data: %v", err)
+	}
 }
