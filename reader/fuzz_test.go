@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -395,14 +396,19 @@ func fuzzSeeds() [][]byte {
 	return seeds
 }
 
-// corpusSeeds lists the corpus's legacy packages when UNRMOD_CORPUS is set.
-// It reads the environment directly so that fuzzing also works without it.
+// corpusSeeds lists the corpus's legacy packages (legacy/ and legacy-next/)
+// when UNRMOD_CORPUS is set. It reads the environment directly so that
+// fuzzing also works without it.
 func corpusSeeds(f *testing.F) [][]byte {
 	dir := os.Getenv("UNRMOD_CORPUS")
 	if dir == "" {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "legacy", "*", "*"))
+	var files []string
+	for _, d := range corpus.LegacyDirs {
+		m, _ := filepath.Glob(filepath.Join(dir, d, "*", "*"))
+		files = append(files, m...)
+	}
 	sort.Strings(files)
 	var out [][]byte
 	for _, file := range files {
