@@ -177,10 +177,6 @@ func kindOf(p *reader.Package, q *reader.Property) propKind {
 	return k
 }
 
-// atomicStructSizes are the value sizes of the binary structs whose layout
-// no engine version changed.
-var atomicStructSizes = map[string]int{"vector": 12, "rotator": 12, "color": 4, "plane": 16}
-
 // checkGivenData checks bytes given as export i's data, already in place
 // (Data and the SerialOffset they are laid out for), against what export i
 // and the other exports of its class stored before (prof). It returns nil
@@ -429,7 +425,7 @@ func checkTags(p *reader.Package, i int, l *reader.PropertyList, prof *classProf
 			add(q.ValueStart, "the value of %s does not decode here: %s", name, msg)
 			continue
 		}
-		if size, ok := atomicStructSizes[kind.Struct]; ok && q.Type == reader.PropStruct && q.Size != size {
+		if size, ok := binaryStructSize(p.Header.Version, kind.Struct); ok && q.Type == reader.PropStruct && q.Size != size {
 			add(q.ValueStart, "%s is a %s struct of %d bytes; a %s has %d", name, kind.Struct, q.Size, kind.Struct, size)
 		}
 		if q.Type != reader.PropObject || v.Object == 0 || len(u.classes) == 0 {

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -243,4 +245,116 @@ func TestUE2StaticMeshDataMisfit(t *testing.T) {
 	if err != nil || !res.Targets[0].Changes[0].Already {
 		t.Fatalf("own data: %v", err)
 	}
+}
+
+// UE2 texture copies between two UE2 (128/29) texture packages: the corpus
+// has one, SmileSkins.utx (and KF-Menu.ut2 embeds no textures), so the other
+// is the demo package built at 128/29. SmileSkins' textures store MipZero
+// and MaxColor as Color structs, which hold no references and are copied as
+// they are; their Palette becomes an import of the source package's palette.
+// A copy within SmileSkins.utx is made too. Every output verifies and the
+// copied texture has the source's mips and property values.
+func TestUE2TextureCopy(t *testing.T) {
+	smile := corpus.Path(t, "legacy-next/ue2/SmileSkins.utx")
+	data, err := fixture.Demo(reader.Version{File: 128, Licensee: 29})
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo := filepath.Join(t.TempDir(), "UnrmodDemo.u")
+	if err := os.WriteFile(demo, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name         string
+		dst, dstObj  string
+		src, srcObj  string // src "" copies within dst
+		colorStructs int    // Color struct properties copied
+		paletteFrom  string // the package the copy's Palette is imported from; "" for an export
+	}{
+		{"SmileSkins into the demo", demo, "Skins.Checker", smile, "Smileys.COOL", 2, "SmileSkins"},
+		{"demo into SmileSkins", smile, "Smileys.COOL", demo, "Skins.Stripes", 0, "UnrmodDemo"},
+		{"within SmileSkins", smile, "Smileys.COOL", "", "Smileys.Ban", 1, ""},
+	}
+	for _, c := range cases {
+		for _, layout := range []writer.Layout{writer.Preserve, writer.Compact} {
+			t.Run(c.name+"/"+layout.String(), func(t *testing.T) {
+				srcPath := c.src
+				if srcPath == "" {
+					srcPath = c.dst
+				}
+				from := "{object: " + c.srcObj + "}"
+				if c.src != "" {
+					from = "{file: " + yamlQuote(c.src) + ", object: " + c.srcObj + "}"
+				}
+				res, _ := applyText(t, oneTarget(c.dst, "      - replace-export: {object: "+c.dstObj+", from: "+from+"}\n"), layout)
+				b, err := os.ReadFile(res.Targets[0].Output)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := writer.Check(filepath.Base(res.Targets[0].Output), b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in, src := readPkg(t, c.dst), readPkg(t, srcPath)
+				i, j := exportByPath(t, out, in.Name+"."+c.dstObj), exportByPath(t, src, src.Name+"."+c.srcObj)
+				srcNL, nl := checkMipsPointAtUSize(t, src, j), checkMipsPointAtUSize(t, out, i)
+				if len(nl.Mips) != len(srcNL.Mips) {
+					t.Fatalf("%d mips, the source has %d", len(nl.Mips), len(srcNL.Mips))
+				}
+				for k := range nl.Mips {
+					a, b := nl.Mips[k], srcNL.Mips[k]
+					if a.USize != b.USize || a.VSize != b.VSize ||
+						!bytes.Equal(out.Exports[i].Data[a.Lazy.Start:a.Lazy.End], src.Exports[j].Data[b.Lazy.Start:b.Lazy.End]) {
+						t.Errorf("mip %d differs from the source's", k)
+					}
+				}
+				sl, ol := mustProps(t, src, j), mustProps(t, out, i)
+				if len(ol.Props) != len(sl.Props) {
+					t.Fatalf("%d properties, the source has %d", len(ol.Props), len(sl.Props))
+				}
+				colors := 0
+				for k := range sl.Props {
+					sq, oq := &sl.Props[k], &ol.Props[k]
+					sv, err := src.PropertyValue(j, sq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ov, err := out.PropertyValue(i, oq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if src.NameOf(sq.Name) != out.NameOf(oq.Name) || sq.Type != oq.Type || sq.ArrayIndex != oq.ArrayIndex ||
+						src.FormatValue(sv) != out.FormatValue(ov) {
+						t.Errorf("property %s = %s, the source's %s = %s", out.NameOf(oq.Name), out.FormatValue(ov), src.NameOf(sq.Name), src.FormatValue(sv))
+					}
+					if sq.Type == reader.PropStruct && strings.EqualFold(src.NameOf(sq.StructName), "Color") {
+						colors++
+						if out.NameOf(oq.StructName) != "Color" || !bytes.Equal(sv.Raw, ov.Raw) {
+							t.Errorf("%s: Color %x, the source's %x", out.NameOf(oq.Name), ov.Raw, sv.Raw)
+						}
+					}
+					if strings.EqualFold(out.NameOf(oq.Name), "Palette") {
+						_, imported := ov.Object.Import()
+						if imported != (c.paletteFrom != "") || imported && !strings.HasPrefix(out.Path(ov.Object), c.paletteFrom+".") {
+							t.Errorf("Palette = %s", out.FormatValue(ov))
+						}
+					}
+				}
+				if colors != c.colorStructs {
+					t.Errorf("%d Color structs copied, want %d", colors, c.colorStructs)
+				}
+				sameExportContent(t, in, out, in.Name+"."+c.dstObj)
+			})
+		}
+	}
+}
+
+// mustProps returns the property list of export i.
+func mustProps(t testing.TB, p *reader.Package, i int) *reader.PropertyList {
+	t.Helper()
+	l, err := p.Properties(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
