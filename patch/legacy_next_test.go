@@ -358,3 +358,36 @@ func mustProps(t testing.TB, p *reader.Package, i int) *reader.PropertyList {
 	}
 	return l
 }
+
+// Editing a property of an export whose layout unrmod does not know, when
+// values in it look like absolute file offsets, is refused: the edit would
+// shift them, and shifted they no longer look like offsets, so nothing
+// later could catch them. The static-mesh package is given licensee 0 (a
+// temporary copy), a UE2 version whose layouts unrmod does not decode; with
+// its own licensee, 29, the same edit rebases RawTriangles.
+func TestSetPropertyRefusedBeforeUnknownOffsets(t *testing.T) {
+	data, err := os.ReadFile(corpus.Path(t, constMeshes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append([]byte(nil), data...)
+	binary.LittleEndian.PutUint16(data[6:], 0) // the licensee version
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ConstDefaultMeshes.usx")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	op := "      - set-property: {object: Generic.Stair, property: UseSimpleLineCollision, type: bool, value: true}\n"
+	f := parsePatch(t, filepath.Join(dir, "p.yaml"), oneTarget(path, op))
+	_, err = patch.Apply(f, patch.Options{OutputDir: filepath.Join(dir, "out")})
+	if err == nil || !strings.Contains(err.Error(), "Generic.Stair: unrmod does not know the native layout of class StaticMesh") ||
+		!strings.Contains(err.Error(), "look like absolute file offsets (first at data offset 0x1EF2)") {
+		t.Fatalf("err = %v", err)
+	}
+	res, _ := applyText(t, oneTarget(corpus.Path(t, constMeshes), op))
+	out := readPkg(t, res.Targets[0].Output)
+	nl := mustNative(t, out, exportByPath(t, out, "ConstDefaultMeshes.Generic.Stair"))
+	if len(nl.Lazy) != 1 || res.Targets[0].Report.Rebased != 1 {
+		t.Errorf("%d lazy arrays, %d rebased", len(nl.Lazy), res.Targets[0].Report.Rebased)
+	}
+}
