@@ -431,7 +431,8 @@ const fuzzFile = "Fuzz.u"
 
 // FuzzRead feeds arbitrary bytes to the reader. It must never panic; errors
 // are *reader.FormatError naming the file; a package that reads must survive
-// Verify, Native and Properties of every export and encode back to exactly
+// Verify, Native and Properties of every export (and StructTags of every
+// struct value) and encode back to exactly
 // the input with the preserve layout; and memory stays proportional to the
 // input.
 func FuzzRead(f *testing.F) {
@@ -465,7 +466,13 @@ func FuzzRead(f *testing.F) {
 		_ = p.Verify()
 		for i := range p.Exports {
 			_, _ = p.Native(i)
-			_, _ = p.Properties(i)
+			if l, err := p.Properties(i); err == nil {
+				for k := range l.Props {
+					if q := &l.Props[k]; q.Type == reader.PropStruct {
+						_, _ = p.StructTags(q.Value(p.Exports[i].Data))
+					}
+				}
+			}
 			_ = p.ExportPath(i)
 		}
 		out, _, err := writer.Encode(p, writer.Options{Layout: writer.Preserve})
