@@ -96,7 +96,7 @@ func TestDetectChunkContent(t *testing.T) {
 	}
 	dir := corpus.Dir(t)
 	var files []string
-	for _, pattern := range []string{"other/*/*", "other/*/*/*", "legacy/*/*"} {
+	for _, pattern := range []string{"other/*/*", "other/*/*/*", "legacy/*/*", "legacy-next/*/*"} {
 		m, _ := filepath.Glob(filepath.Join(dir, pattern))
 		files = append(files, m...)
 	}

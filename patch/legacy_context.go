@@ -181,6 +181,13 @@ func (c *legacyContext) splice(pos Pos, i, at, n int, repl []byte) error {
 	}
 	e := &p.Exports[i]
 	delta := len(repl) - n
+	if nl.Kind == reader.NativeUnknown && len(nl.Suspects) > 0 {
+		// Offsets unrmod cannot find would be left pointing at the old
+		// bytes, and once shifted no longer even look like offsets.
+		return errorf(pos, "%s: unrmod does not know the native layout of class %s and found %d value(s) in it that look like "+
+			"absolute file offsets (first at data offset 0x%X); the edit would move them, so it is refused",
+			p.ExportPath(i), p.ClassName(i), len(nl.Suspects), nl.Suspects[0])
+	}
 	for _, la := range nl.Lazy {
 		if la.SeekPosAt < 0 {
 			continue

@@ -177,10 +177,6 @@ func kindOf(p *reader.Package, q *reader.Property) propKind {
 	return k
 }
 
-// atomicStructSizes are the value sizes of the binary structs whose layout
-// no engine version changed.
-var atomicStructSizes = map[string]int{"vector": 12, "rotator": 12, "color": 4, "plane": 16}
-
 // checkGivenData checks bytes given as export i's data, already in place
 // (Data and the SerialOffset they are laid out for), against what export i
 // and the other exports of its class stored before (prof). It returns nil
@@ -306,10 +302,20 @@ func (u *unchecked) at(k int) int {
 // uncheckedNative returns the bytes of export i's data (laid out as nl) that
 // unrmod neither decodes nor checks: the native data after the property list
 // outside the lazy arrays and mip sizes it parses. ok is false when the
-// class's data is parsed to its end or holds no references.
+// class's data is parsed to its end and holds no references (textures,
+// sounds, music), or holds no references at all. The UE2 layouts decoded to
+// their end (models, static meshes) do hold names and object references,
+// which unrmod does not check: their bytes outside the lazy arrays count as
+// unchecked.
 func uncheckedNative(p *reader.Package, i int, nl *reader.NativeLayout) (u *unchecked, ok bool) {
-	if nl.End >= 0 || noReferenceNative[strings.ToLower(nl.Classes[0])] {
+	if noReferenceNative[strings.ToLower(nl.Classes[0])] {
 		return nil, false
+	}
+	switch nl.Kind {
+	case reader.NativeTexture, reader.NativeSound, reader.NativeMusic:
+		if nl.End >= 0 {
+			return nil, false
+		}
 	}
 	data := p.Exports[i].Data
 	var parsed []span
@@ -419,7 +425,7 @@ func checkTags(p *reader.Package, i int, l *reader.PropertyList, prof *classProf
 			add(q.ValueStart, "the value of %s does not decode here: %s", name, msg)
 			continue
 		}
-		if size, ok := atomicStructSizes[kind.Struct]; ok && q.Type == reader.PropStruct && q.Size != size {
+		if size, ok := binaryStructSize(p.Header.Version, kind.Struct); ok && q.Type == reader.PropStruct && q.Size != size {
 			add(q.ValueStart, "%s is a %s struct of %d bytes; a %s has %d", name, kind.Struct, q.Size, kind.Struct, size)
 		}
 		if q.Type != reader.PropObject || v.Object == 0 || len(u.classes) == 0 {

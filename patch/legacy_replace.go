@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -246,11 +247,36 @@ type remapper struct {
 	imported  []string
 }
 
-// atomicStructs are UE1 struct values with no name or object references.
-var atomicStructs = map[string]bool{
-	"vector": true, "rotator": true, "color": true, "plane": true, "sphere": true,
-	"scale": true, "coords": true, "box": true,
+// plainStruct is a struct that holds no name or object reference: numbers
+// and bytes only, so its binary form is copied between packages as it is.
+type plainStruct struct {
+	size int // bytes of its binary form
+	// binaryUE2 is set for the structs UE2 keeps storing in binary form
+	// from file version 118 on; the others are tag lists there.
+	binaryUE2 bool
 }
+
+// plainStructs are the structs of the Object class known to hold no
+// references, by lower-case name (see docs/legacy-layouts.md#struct-values).
+var plainStructs = map[string]plainStruct{
+	"vector": {12, true}, "rotator": {12, true}, "color": {4, true},
+	"plane": {16, false}, "sphere": {16, false}, "coords": {48, false}, "box": {25, false},
+	"scale": {17, false}, "range": {8, false}, "rangevector": {24, false}, "guid": {16, false},
+	"quat": {16, false}, "matrix": {64, false},
+}
+
+// binaryStructSize returns the size of struct sn's value when a version v
+// package stores it in binary form.
+func binaryStructSize(v reader.Version, sn string) (int, bool) {
+	ps, ok := plainStructs[strings.ToLower(sn)]
+	if !ok || v.File >= reader.VerTaggedStructs && !ps.binaryUE2 {
+		return 0, false
+	}
+	return ps.size, true
+}
+
+// maxStructDepth bounds the nesting of tagged struct values remapped.
+const maxStructDepth = 16
 
 func (m *remapper) refuse(format string, args ...any) error {
 	return errorf(m.pos, "cannot copy %s from %s: %s", m.src.ExportPath(m.srcExport), m.src.FileName, fmt.Sprintf(format, args...))
@@ -272,7 +298,7 @@ func (m *remapper) exportData() ([]byte, error) {
 	out := append([]byte(nil), e.Data[:props.Start]...)
 	for k := range props.Props {
 		q := &props.Props[k]
-		if out, err = m.property(out, q, q.Value(e.Data)); err != nil {
+		if out, err = m.property(out, q, q.Value(e.Data), 0); err != nil {
 			return nil, err
 		}
 	}
@@ -297,8 +323,9 @@ func (m *remapper) exportData() ([]byte, error) {
 	return nil, m.refuse("its class %s stores native data that unrmod cannot remap between packages", src.ClassName(j))
 }
 
-// property re-encodes one tag for the target package.
-func (m *remapper) property(out []byte, q *reader.Property, value []byte) ([]byte, error) {
+// property re-encodes one tag for the target package; depth is how deep
+// in struct values the tag lies.
+func (m *remapper) property(out []byte, q *reader.Property, value []byte, depth int) ([]byte, error) {
 	src := m.src
 	name := src.NameOf(q.Name)
 	tag := writer.PropertyTag{Name: m.c.addName(name), Type: q.Type, ArrayIndex: q.ArrayIndex, Bool: q.Bool}
@@ -326,9 +353,11 @@ func (m *remapper) property(out []byte, q *reader.Property, value []byte) ([]byt
 		value = binio.AppendIndex(nil, int32(r))
 	case reader.PropStruct:
 		sn := src.NameOf(q.StructName)
-		if !atomicStructs[strings.ToLower(sn)] || src.Header.Version.File >= reader.VerTaggedStructs {
-			return nil, m.refuse("struct property %s (%s) may hold references unrmod cannot remap", name, sn)
+		v, err := m.structValue(name, sn, value, depth)
+		if err != nil {
+			return nil, err
 		}
+		value = v
 		tag.StructName = m.c.addName(sn)
 	default:
 		return nil, m.refuse("property %s is of type %s, whose elements unrmod cannot remap", name, q.Type)
@@ -341,6 +370,45 @@ func (m *remapper) property(out []byte, q *reader.Property, value []byte) ([]byt
 		return nil, m.refuse("property %s: %v", name, err)
 	}
 	return out, nil
+}
+
+// structValue returns the value of struct property name (struct sn) for
+// the target package. A struct holding no references, in binary form, is
+// copied as it is. A struct stored as a tag list (UE2 from version 118 on)
+// has its tags re-encoded one by one, with their names and references
+// remapped. Other binary structs may hold references unrmod cannot find,
+// and are refused.
+func (m *remapper) structValue(name, sn string, value []byte, depth int) ([]byte, error) {
+	src := m.src
+	if size, ok := binaryStructSize(src.Header.Version, sn); ok {
+		if len(value) != size {
+			return nil, m.refuse("struct property %s (%s) has %d bytes; a %s has %d", name, sn, len(value), sn, size)
+		}
+		return value, nil
+	}
+	if src.Header.Version.File < reader.VerTaggedStructs {
+		return nil, m.refuse("struct property %s (%s) may hold references unrmod cannot remap", name, sn)
+	}
+	if depth >= maxStructDepth {
+		return nil, m.refuse("struct property %s (%s) nests structs more than %d deep", name, sn, maxStructDepth)
+	}
+	l, err := src.StructTags(value)
+	if err != nil {
+		var fe *reader.FormatError
+		msg := err.Error()
+		if errors.As(err, &fe) {
+			msg = fe.Msg
+		}
+		return nil, m.refuse("struct property %s (%s) is no tag list unrmod can remap: %s", name, sn, msg)
+	}
+	var out []byte
+	for k := range l.Props {
+		q := &l.Props[k]
+		if out, err = m.property(out, q, q.Value(value), depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return binio.AppendIndex(out, int32(m.c.addName("None"))), nil
 }
 
 // object maps a reference in the source package to the target package.

@@ -223,7 +223,13 @@ func (d *decoder) readNames(n int) error {
 		if c.Err() != nil {
 			return d.cursorErr(fmt.Sprintf("name table entry %d", i), c)
 		}
-		p.Names[i] = Name{Name: s, Flags: f, raw: c.Slice(start), orig: nameFields{s, f}}
+		// The engine copies the stored text into a C string: a zero inside
+		// ends the name (docs/legacy-layouts.md#names).
+		after := 0
+		if k := strings.IndexByte(s, 0); k >= 0 {
+			after, s = len([]rune(s[k:])), s[:k]
+		}
+		p.Names[i] = Name{Name: s, Flags: f, raw: c.Slice(start), orig: nameFields{s, f}, after: after}
 	}
 	p.regions = append(p.regions, Region{Kind: "names", Index: -1, Offset: int64(off), Size: int64(c.Pos())})
 	return nil

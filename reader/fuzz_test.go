@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -395,14 +396,19 @@ func fuzzSeeds() [][]byte {
 	return seeds
 }
 
-// corpusSeeds lists the corpus's legacy packages when UNRMOD_CORPUS is set.
-// It reads the environment directly so that fuzzing also works without it.
+// corpusSeeds lists the corpus's legacy packages (legacy/ and legacy-next/)
+// when UNRMOD_CORPUS is set. It reads the environment directly so that
+// fuzzing also works without it.
 func corpusSeeds(f *testing.F) [][]byte {
 	dir := os.Getenv("UNRMOD_CORPUS")
 	if dir == "" {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "legacy", "*", "*"))
+	var files []string
+	for _, d := range corpus.LegacyDirs {
+		m, _ := filepath.Glob(filepath.Join(dir, d, "*", "*"))
+		files = append(files, m...)
+	}
 	sort.Strings(files)
 	var out [][]byte
 	for _, file := range files {
@@ -425,7 +431,8 @@ const fuzzFile = "Fuzz.u"
 
 // FuzzRead feeds arbitrary bytes to the reader. It must never panic; errors
 // are *reader.FormatError naming the file; a package that reads must survive
-// Verify, Native and Properties of every export and encode back to exactly
+// Verify, Native and Properties of every export (and StructTags of every
+// struct value) and encode back to exactly
 // the input with the preserve layout; and memory stays proportional to the
 // input.
 func FuzzRead(f *testing.F) {
@@ -459,7 +466,13 @@ func FuzzRead(f *testing.F) {
 		_ = p.Verify()
 		for i := range p.Exports {
 			_, _ = p.Native(i)
-			_, _ = p.Properties(i)
+			if l, err := p.Properties(i); err == nil {
+				for k := range l.Props {
+					if q := &l.Props[k]; q.Type == reader.PropStruct {
+						_, _ = p.StructTags(q.Value(p.Exports[i].Data))
+					}
+				}
+			}
 			_ = p.ExportPath(i)
 		}
 		out, _, err := writer.Encode(p, writer.Options{Layout: writer.Preserve})

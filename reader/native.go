@@ -27,9 +27,25 @@ const (
 	NativeMusic
 	// NativeMesh: UE1 Mesh, LodMesh, SkeletalMesh (four lazy arrays).
 	NativeMesh
+	// NativeModel: UE2 Model (BSP; lightmap lazy arrays), decoded for
+	// the versions KnownUE2Layout accepts.
+	NativeModel
+	// NativeStaticMesh: UE2 StaticMesh (the RawTriangles lazy array).
+	NativeStaticMesh
+	// NativePolys: UE2 Polys (no offsets), decoded to check its end.
+	NativePolys
+	// NativeStaticMeshInstance: UE2 StaticMeshInstance (no offsets).
+	NativeStaticMeshInstance
 )
 
-var nativeKindNames = [...]string{"unknown", "none", "texture", "sound", "music", "mesh"}
+var nativeKindNames = [...]string{"unknown", "none", "texture", "sound", "music", "mesh",
+	"model", "static mesh", "polys", "static mesh instance"}
+
+// ue2Kinds are the UE2 classes decoded when KnownUE2Layout holds.
+var ue2Kinds = map[string]NativeKind{
+	"model": NativeModel, "staticmesh": NativeStaticMesh, "polys": NativePolys,
+	"staticmeshinstance": NativeStaticMeshInstance,
+}
 
 func (k NativeKind) String() string {
 	if int(k) < len(nativeKindNames) {
@@ -122,8 +138,12 @@ func (p *Package) NativeKind(i int) NativeKind {
 
 func (p *Package) nativeKind(chain []string) NativeKind {
 	ue1 := p.Header.Version.File < VerUE2
+	ue2 := KnownUE2Layout(p.Header.Version)
 	for _, c := range chain {
 		lc := strings.ToLower(c)
+		if k, ok := ue2Kinds[lc]; ok && ue2 {
+			return k
+		}
 		switch {
 		case textureClasses[lc]:
 			return NativeTexture
@@ -168,6 +188,14 @@ func (p *Package) Native(i int) (*NativeLayout, error) {
 		nd.soundOrMusic()
 	case NativeMesh:
 		nd.mesh()
+	case NativeModel:
+		nd.model()
+	case NativeStaticMesh:
+		nd.staticMesh()
+	case NativePolys:
+		nd.polys()
+	case NativeStaticMeshInstance:
+		nd.staticMeshInstance()
 	case NativeUnknown:
 		nl.Suspects = scanSuspects(e.Data, props.End, int64(e.SerialOffset))
 		return nl, nil

@@ -133,12 +133,18 @@ func ExportRef(i int) ObjectRef { return ObjectRef(i + 1) }
 // ImportRef returns the reference to import i.
 func ImportRef(i int) ObjectRef { return ObjectRef(-i - 1) }
 
-// Name is a name table entry.
+// Name is a name table entry. Name is the text the engine makes of the
+// entry: the stored characters up to the first zero. Some engine-written
+// packages (Deus Ex, see docs/legacy-layouts.md#names) store characters after that
+// zero; the engine ignores them, and the entry keeps them in its raw bytes.
 type Name struct {
 	Name  string
 	Flags ObjectFlags
 	raw   []byte
 	orig  nameFields
+	// after is how many stored characters follow the name: the zero that
+	// ends it and what comes after, before the terminating zero.
+	after int
 }
 
 type nameFields struct {
@@ -153,6 +159,16 @@ func (n *Name) Raw() []byte {
 		return n.raw
 	}
 	return nil
+}
+
+// StoredAfter returns how many characters the entry stores after its name
+// (from the zero that ends it to the terminating zero), when the raw bytes
+// are still the ones written; 0 for an entry written canonically.
+func (n *Name) StoredAfter() int {
+	if n.Raw() == nil {
+		return 0
+	}
+	return n.after
 }
 
 // Import is an import table entry: an object another package provides.

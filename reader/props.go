@@ -124,6 +124,30 @@ func (p *Package) Properties(i int) (*PropertyList, error) {
 	return l, nil
 }
 
+// StructTags decodes a struct value stored as a tag list, as UE2 stores
+// most structs from file version 118 on: tags up to "None", which must end
+// exactly where the value does. Start and ValueStart of the tags are offsets
+// in value. Errors are *FormatError values.
+func (p *Package) StructTags(value []byte) (*PropertyList, error) {
+	c := binio.NewCursor(value, 0)
+	l := &PropertyList{}
+	if err := p.walkTags(c, l); err != nil {
+		return nil, err
+	}
+	if err := c.Err(); err != nil {
+		msg := err.Error()
+		if what, at, m, ok := binio.Describe(err); ok {
+			msg = fmt.Sprintf("%s at value offset %d: %s", what, at, m)
+		}
+		return nil, &FormatError{File: p.FileName, Struct: "struct value", Offset: -1, Msg: msg, Err: err}
+	}
+	if l.End = c.Pos(); l.End != len(value) {
+		return nil, &FormatError{File: p.FileName, Struct: "struct value", Offset: -1,
+			Msg: fmt.Sprintf("its tag list ends after %d of its %d bytes", l.End, len(value))}
+	}
+	return l, nil
+}
+
 // walkTags reads tags until "None". Values are skipped by their size, so any
 // property type (including tagged UE2 structs) is stepped over.
 func (p *Package) walkTags(c *binio.Cursor, l *PropertyList) error {

@@ -21,6 +21,9 @@ type Problem struct {
 	//   - PartExportData: the serialised data of export Index.
 	Part  string
 	Index int
+	// Warning marks something the engine accepts as it is, which Verify
+	// does not count as a problem; Warnings lists these.
+	Warning bool
 }
 
 // Problem parts (see Problem).
@@ -37,10 +40,14 @@ const (
 )
 
 func (q Problem) String() string {
-	if q.Offset >= 0 {
-		return fmt.Sprintf("%s at 0x%X: %s", q.Struct, q.Offset, q.Msg)
+	s := q.Struct
+	if q.Warning {
+		s = "warning: " + s
 	}
-	return q.Struct + ": " + q.Msg
+	if q.Offset >= 0 {
+		return fmt.Sprintf("%s at 0x%X: %s", s, q.Offset, q.Msg)
+	}
+	return s + ": " + q.Msg
 }
 
 // MaxNameLen is the longest name the engine accepts (NAME_SIZE - 1).
@@ -130,6 +137,8 @@ func (p *Package) Verify() []Problem {
 		case len([]rune(n.Name)) > MaxNameLen:
 			add(s, -1, "name has %d characters; the engine allows %d", len([]rune(n.Name)), MaxNameLen)
 		case strings.ContainsRune(n.Name, 0):
+			// Only a changed model gets here: the reader ends names at
+			// their first zero, as the engine does.
 			add(s, -1, "name contains a zero byte")
 		}
 		if n.Flags&RFLoadContext == 0 {
@@ -180,6 +189,28 @@ func (p *Package) Verify() []Problem {
 			add(s(), -1, "serial size %d but %d data bytes", e.SerialSize, len(e.Data))
 		}
 		out = append(out, p.verifyNative(i)...)
+	}
+	return out
+}
+
+// Warnings lists what the package holds that the engine accepts as it is
+// but that unrmod never writes itself, so a reader of the package knows it
+// is there: name entries that store characters after the zero that ends
+// the name (Deus Ex packages hold such names; see docs/legacy-layouts.md#names).
+// The engine reads such a name up to the zero; unrmod keeps the entry's
+// bytes as written while the name is unchanged. Warnings are not problems:
+// Verify does not return them, and packages holding them are written and
+// verified as any other.
+func (p *Package) Warnings() []Problem {
+	var out []Problem
+	for i := range p.Names {
+		n := &p.Names[i]
+		if k := n.StoredAfter(); k > 0 {
+			out = append(out, Problem{Struct: fmt.Sprintf("name %d %q", i, n.Name), Offset: -1,
+				Msg: fmt.Sprintf("the entry stores %d more character(s) after the zero that ends the name; "+
+					"the engine reads the name up to that zero, and unrmod keeps the entry as written", k),
+				Part: PartName, Index: i, Warning: true})
+		}
 	}
 	return out
 }

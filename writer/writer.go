@@ -74,12 +74,17 @@ func (l Layout) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 var ErrRelocation = errors.New("cannot relocate export data")
 
 // Writable reports whether unrmod writes packages of version v: UE1 61..69
-// without a licensee, and UE2 100..129 from the engine and the UT2003/UT2004
-// licensees, whose generic layout is verified. Other licensee forks change
-// the layout and stay read-only.
+// without a licensee, Deus Ex packages saved as 68 with licensee 32, and UE2
+// 100..129 from the engine and the UT2003/UT2004 licensees, whose generic
+// layout is verified. Other licensee forks change the layout and stay
+// read-only.
 func Writable(v reader.Version) error {
 	switch {
 	case v.File >= reader.VerMin && v.File < reader.VerUE2 && v.Licensee == 0:
+		return nil
+	case v == reader.Version{File: 68, Licensee: 32}:
+		// Deus Ex: every table, property list and lazy array of such a
+		// package decodes as version 68's (docs/legacy-layouts.md#names).
 		return nil
 	case v.File >= reader.VerUE2 && v.File <= reader.VerMax && (v.Licensee == 0 || v.Licensee == 25 || v.Licensee == 28 || v.Licensee == 29):
 		return nil

@@ -123,7 +123,15 @@ func TestVerifyCorpus(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	var lines []string
+	warnings := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if file, _, ok := strings.Cut(line, ": warning: "); ok {
+			warnings[file]++
+			continue
+		}
+		lines = append(lines, line)
+	}
 	if len(lines) != len(files) {
 		t.Fatalf("%d lines for %d files:\n%s", len(lines), len(files), stdout)
 	}
@@ -131,6 +139,36 @@ func TestVerifyCorpus(t *testing.T) {
 		if !strings.HasPrefix(line, "ok  "+files[i]+" (") || !strings.HasSuffix(line, " exports)") && !strings.HasSuffix(line, " 1 export)") {
 			t.Errorf("line %q", line)
 		}
+	}
+	// Only the Deus Ex package has warnings (TestVerifyWarnings).
+	for file := range warnings {
+		if filepath.Base(file) != "OpenDX.u" {
+			t.Errorf("%s: %d warnings", file, warnings[file])
+		}
+	}
+}
+
+// The Deus Ex package stores 37 names with characters after a zero:
+// verify lists them as warnings, and the file is ok.
+func TestVerifyWarnings(t *testing.T) {
+	dx := corpus.Path(t, "legacy-next/deusex/OpenDX.u")
+	stdout, stderr, code := runCLI(t, "verify", dx)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != 0 || stderr != "" || len(lines) != 38 || !strings.HasPrefix(lines[37], "ok  "+dx+" (") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	for _, line := range lines[:37] {
+		if !strings.HasPrefix(line, dx+": warning: name ") || !strings.Contains(line, "after the zero that ends the name") {
+			t.Errorf("line %q", line)
+		}
+	}
+	stdout, _, code = runCLI(t, "verify", "--json", dx)
+	var doc verifyDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 {
+		t.Fatalf("exit %d, --json output: %v\n%s", code, err, stdout)
+	}
+	if f := doc.Files[0]; !doc.OK || !f.OK || len(f.Problems) != 0 || len(f.Warnings) != 37 || f.Warnings[0].Text != lines[0][len(dx)+2:] {
+		t.Errorf("--json: %+v", doc)
 	}
 }
 

@@ -34,6 +34,11 @@ prints one 'FILE: problem' line per problem; a file that cannot be read at
 all prints one line with the reason. Every file is checked even after a bad
 one; the exit status is 1 when any file has a problem.
 
+What the engine accepts as it is but unrmod would not write itself prints
+'FILE: warning: ...' lines and does not fail the file: name entries that
+store characters after the zero ending the name, as Deus Ex packages hold.
+The engine reads such a name up to the zero; unrmod keeps the entry's bytes.
+
 An IoStore container (a .utoc) is checked section by section: every TOC
 section in bounds and consistent (chunk block ranges, block sizes within
 the block size, offsets within their .ucas partition, no block shared or
@@ -193,6 +198,10 @@ type verifyFileDoc struct {
 	// Package is a zen package's name.
 	Package  string       `json:"package,omitempty"`
 	Problems []problemDoc `json:"problems"`
+	// Warnings are what a legacy package holds that the engine accepts as
+	// it is (names storing characters after a zero); they do not make the
+	// file fail.
+	Warnings []problemDoc `json:"warnings,omitempty"`
 }
 
 // problemDoc is one problem: the structure, the absolute file offset (null
@@ -215,6 +224,9 @@ func verifyFile(file string) verifyFileDoc {
 	r.Names, r.Imports, r.Exports = len(p.Names), len(p.Imports), len(p.Exports)
 	for _, q := range p.Verify() {
 		r.Problems = append(r.Problems, newProblemDoc(q))
+	}
+	for _, q := range p.Warnings() {
+		r.Warnings = append(r.Warnings, newProblemDoc(q))
 	}
 	r.OK = len(r.Problems) == 0
 	return r
@@ -251,6 +263,9 @@ func readProblem(err error) problemDoc {
 // writeText prints the result lines: "ok  FILE (...)" or one line per
 // problem. They are the command's data and go to standard output.
 func (r *verifyFileDoc) writeText(s streams) {
+	for _, q := range r.Warnings {
+		fmt.Fprintf(s.out, "%s: %s\n", r.File, q.Text)
+	}
 	if r.OK {
 		if r.Container != nil {
 			fmt.Fprintf(s.out, "ok  %s (%s)\n", r.File, r.Container.summary())

@@ -44,12 +44,23 @@ func Path(tb testing.TB, rel string) string {
 	return p
 }
 
-// Legacy returns every legacy package in the corpus (legacy/*/*), sorted.
+// LegacyDirs are the corpus folders that hold legacy packages, one folder
+// per origin below each: legacy/ (UE1 and a UE2 script package) and
+// legacy-next/ (UE2 maps, static meshes and textures, and a Deus Ex package).
+var LegacyDirs = []string{"legacy", "legacy-next"}
+
+// Legacy returns every legacy package in the corpus (legacy/*/* and
+// legacy-next/*/*), sorted.
 func Legacy(tb testing.TB) []string {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(Dir(tb), "legacy", "*", "*"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no legacy packages under %s/legacy", Dir(tb))
+	dir := Dir(tb)
+	var files []string
+	for _, d := range LegacyDirs {
+		m, err := filepath.Glob(filepath.Join(dir, d, "*", "*"))
+		if err != nil || len(m) == 0 {
+			tb.Fatalf("no legacy packages under %s", filepath.Join(dir, d))
+		}
+		files = append(files, m...)
 	}
 	sort.Strings(files)
 	return files
