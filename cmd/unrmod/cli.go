@@ -44,6 +44,7 @@ func commands() []*command {
 		packCommand(),
 		rewriteCommand(),
 		exportDataCommand(),
+		exportTextureCommand(),
 		applyCommand(),
 		diffCommand(),
 		hashCommand(),
