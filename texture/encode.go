@@ -159,7 +159,7 @@ func (t *Texture) Encode(img image.Image, opt Options) (*Encoded, error) {
 		return nil, err
 	}
 	if opt.Palette == PaletteNew && l != LayoutP8 {
-		return nil, fmt.Errorf("%s: %s is a %s texture; palette: new applies to P8 textures only", t.Package.FileName, t.Path, t.Format)
+		return nil, fmt.Errorf("%s: palette: new applies to P8 textures only; %s is in format %s", t.Package.FileName, t.Path, t.Format)
 	}
 	n := mipCount(w, h)
 	keep := max(1, min(len(t.Mips), n))
@@ -375,9 +375,15 @@ func average(m *image.NRGBA) color.NRGBA {
 	return color.NRGBA{byte(sum[0] / n), byte(sum[1] / n), byte(sum[2] / n), byte(sum[3] / n)}
 }
 
-// encodeG16 makes n levels of 16-bit grey from img.
+// encodeG16 makes n levels of 16-bit grey from img, ignoring its alpha.
 func encodeG16(img image.Image, n int) []Mip {
 	b := img.Bounds()
+	src := image.NewNRGBA64(image.Rect(0, 0, b.Dx(), b.Dy()))
+	stddraw.Draw(src, src.Rect, img, b.Min, stddraw.Src)
+	for k := 6; k < len(src.Pix); k += 8 {
+		src.Pix[k], src.Pix[k+1] = 0xFF, 0xFF
+	}
+	img, b = src, src.Rect
 	var out []Mip
 	for k := 0; k < n; k++ {
 		w, h := max(1, b.Dx()>>k), max(1, b.Dy()>>k)

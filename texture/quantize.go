@@ -9,9 +9,11 @@ import (
 	"github.com/soniakeys/quant/median"
 )
 
-// matcher finds the nearest palette colour. Distance weighs green most and
-// blue least, roughly as the eye does (docs/textures.md); when the palette's
-// alpha is the pixels' alpha, alpha counts too.
+// matcher finds the nearest palette colour. The squared differences of
+// red, green and blue weigh 3, 6 and 1, as the eye's sensitivity (Rec. 601
+// luma: 0.299, 0.587, 0.114; docs/textures.md), so that the nearest grey
+// of a colour is about as light; when the palette's alpha is the pixels'
+// alpha, alpha counts as much as green.
 type matcher struct {
 	pal   []color.NRGBA
 	first int // the first index an opaque pixel may take (1 in a masked texture)
@@ -33,9 +35,9 @@ func newMatcher(pal color.Palette, masked, alpha bool) *matcher {
 // Weights of the colour distance.
 const (
 	weightR = 3
-	weightG = 4
-	weightB = 2
-	weightA = 4
+	weightG = 6
+	weightB = 1
+	weightA = 6
 )
 
 // nearest returns the index of the colour nearest to c.
@@ -96,14 +98,16 @@ func (m *matcher) quantize(img *image.NRGBA, masked, dither bool) []byte {
 			if masked && p[3] == 0 {
 				continue
 			}
+			// The wanted colour, clamped: error a palette cannot give back
+			// (a hue missing from it) must not build up.
 			var want [4]float32
 			var c [4]byte
 			for ch := 0; ch < 4; ch++ {
 				want[ch] = float32(p[ch])
 				if ch < channels {
-					want[ch] += cur[x+1][ch]
+					want[ch] = min(255, max(0, want[ch]+cur[x+1][ch]))
 				}
-				c[ch] = byte(min(255, max(0, want[ch]+0.5)))
+				c[ch] = byte(want[ch] + 0.5)
 			}
 			ix := m.nearest(color.NRGBA{c[0], c[1], c[2], c[3]})
 			out[k] = ix

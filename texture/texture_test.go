@@ -497,7 +497,7 @@ func TestRefusals(t *testing.T) {
 			p, i := texPackage(t, ue2, 5, blank(texture.LayoutBGRA8, 4, 4, 1), 0, nil)
 			tex, _ := texture.Read(p, i)
 			return tex
-		}, pattern(4, 4), texture.Options{Palette: texture.PaletteNew}, nil, "palette: new applies to P8 textures only"},
+		}, pattern(4, 4), texture.Options{Palette: texture.PaletteNew}, nil, "palette: new applies to P8 textures only; TexTest.T is in format RGBA8"},
 		{"unknown format", func() *texture.Texture {
 			p, i := texPackage(t, ue2, 2, []texture.Mip{{Width: 4, Height: 4, Data: make([]byte, 32)}}, 0, nil)
 			tex, _ := texture.Read(p, i)
