@@ -683,3 +683,88 @@ func TestReplaceTextureTransparentWarning(t *testing.T) {
 // crc32IEEE is the PNG chunk checksum.
 func crc32IEEE(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
+// checkReplaceTextureExample checks examples/patches/replace-texture.yaml:
+// Skins.Stripes holds the 64×64 rings picture in the grey palette, with 7
+// mips and its size properties; the map's Sky holds the sky picture in a
+// new 16-colour palette; nothing else changed.
+func checkReplaceTextureExample(t *testing.T, _ *patch.File, res *patch.Result) {
+	want := [][]string{
+		{"replace-texture: export UnrmodDemo.Skins.Stripes texture: 32×32 P8, 6 mips → 64×64 P8, 7 mips (from Rings-64.png, palette kept, dithered)"},
+		{"replace-texture: export UnrmodDemoMap.Skins.Sky texture: 8×8 P8, 4 mips → 16×16 P8, 5 mips (from Sky-16.png, new palette)",
+			"replace-texture: export UnrmodDemoMap.Skins.SkyPalette colours: 16 colours → 16 colours, made for Sky-16.png"},
+	}
+	for k, w := range want {
+		var got []string
+		for _, c := range res.Targets[k].Changes {
+			got = append(got, c.String())
+		}
+		if strings.Join(got, "\n") != strings.Join(w, "\n") {
+			t.Errorf("target %d changes %q, want %q", k, got, w)
+		}
+	}
+	picture := func(name string) image.Image {
+		data, err := os.ReadFile(filepath.Join(examplesDir, "data", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+
+	in, out := targetInput(t, res, 0), targetOutput(t, res, 0)
+	sameExportContent(t, in, out, "UnrmodDemo.Skins.Stripes")
+	tex := readTexture(t, out, "UnrmodDemo.Skins.Stripes")
+	if tex.String() != "64×64 P8, 7 mips" {
+		t.Errorf("Stripes is %s", tex)
+	}
+	checkSizeProps(t, out, tex)
+	checkMipsPointAtUSize(t, out, tex.Export)
+	// Dithered greys: each 8×8 block is about as light as the picture
+	// there (error diffusion keeps each channel's mean, not the lightness,
+	// so colours the greys cannot show shift it a little).
+	src, got := picture("Rings-64.png"), mipImage(t, tex, 0)
+	levels := map[uint8]bool{}
+	for by := 0; by < 64; by += 8 {
+		for bx := 0; bx < 64; bx += 8 {
+			var a, b int
+			for y := by; y < by+8; y++ {
+				for x := bx; x < bx+8; x++ {
+					g := color.GrayModel.Convert(got.At(x, y)).(color.Gray).Y
+					levels[g] = true
+					a += int(g)
+					b += int(color.GrayModel.Convert(src.At(x, y)).(color.Gray).Y)
+				}
+			}
+			if d := (a - b) / 64; d < -24 || d > 24 {
+				t.Errorf("block (%d,%d): mean grey %d, the picture's %d", bx, by, a/64, b/64)
+			}
+		}
+	}
+	if len(levels) < 32 {
+		t.Errorf("only %d grey levels", len(levels))
+	}
+
+	in, out = targetInput(t, res, 1), targetOutput(t, res, 1)
+	sameExportContent(t, in, out, "UnrmodDemoMap.Skins.Sky", "UnrmodDemoMap.Skins.SkyPalette")
+	sky := readTexture(t, out, "UnrmodDemoMap.Skins.Sky")
+	if sky.String() != "16×16 P8, 5 mips" || len(sky.Palette.Colors) != 16 {
+		t.Errorf("Sky is %s with %d colours", sky, len(sky.Palette.Colors))
+	}
+	checkSizeProps(t, out, sky)
+	// 16 colours for a picture of more: every pixel near its colour.
+	src, got = picture("Sky-16.png"), mipImage(t, sky, 0)
+	for y := 0; y < 16; y++ {
+		for x := 0; x < 16; x++ {
+			a := color.NRGBAModel.Convert(got.At(x, y)).(color.NRGBA)
+			b := color.NRGBAModel.Convert(src.At(x, y)).(color.NRGBA)
+			for _, d := range []int{int(a.R) - int(b.R), int(a.G) - int(b.G), int(a.B) - int(b.B)} {
+				if d < -24 || d > 24 {
+					t.Fatalf("Sky pixel (%d,%d) is %v, the picture's %v", x, y, a, b)
+				}
+			}
+		}
+	}
+}
