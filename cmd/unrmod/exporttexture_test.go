@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -156,5 +157,47 @@ func TestTextureFileNames(t *testing.T) {
 	}
 	if names := textureFileNames(p, list[:1]); names[list[0]] != "T" {
 		t.Errorf("a texture whose name no other of the run has: %v", names)
+	}
+}
+
+// TestExportTextureApplyRoundTrip exports a texture, stores the PNG back
+// with a replace-texture patch through 'unrmod apply' and exports it
+// again: the same PNG (the same palette indices and palette).
+func TestExportTextureApplyRoundTrip(t *testing.T) {
+	demo, err := filepath.Abs(demoPackage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ file, object string }{{demo, "Skins.Stripes"}, {demo, "Checker"}}
+	if os.Getenv(corpus.EnvVar) != "" {
+		cases = append(cases, struct{ file, object string }{corpus.Path(t, "legacy/ut99_stock/Faces.utx"), "Kyla"},
+			struct{ file, object string }{corpus.Path(t, "legacy-next/ue2/SmileSkins.utx"), "SPAM"})
+	}
+	for _, tc := range cases {
+		t.Run(tc.object, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, stderr, code := runCLI(t, "export-texture", tc.file, tc.object, "-o", filepath.Join(dir, "a")); code != 0 {
+				t.Fatalf("export: %s", stderr)
+			}
+			name := tc.object[strings.LastIndexByte(tc.object, '.')+1:] + ".png"
+			out := filepath.Join(dir, "out", filepath.Base(tc.file))
+			patch := fmt.Sprintf("unrmod: 1\ntargets:\n  - file: %q\n    output: %q\n    layout: compact\n    ops:\n      - replace-texture: {object: %s, image: a/%s}\n",
+				tc.file, out, tc.object, name)
+			pf := filepath.Join(dir, "p.yaml")
+			if err := os.WriteFile(pf, []byte(patch), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if stdout, stderr, code := runCLI(t, "apply", pf); code != 0 {
+				t.Fatalf("apply: exit %d\n%s%s", code, stdout, stderr)
+			}
+			if _, stderr, code := runCLI(t, "export-texture", out, tc.object, "-o", filepath.Join(dir, "b")); code != 0 {
+				t.Fatalf("export again: %s", stderr)
+			}
+			a, _ := os.ReadFile(filepath.Join(dir, "a", name))
+			b, _ := os.ReadFile(filepath.Join(dir, "b", name))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("the texture stored back exports to another image (%d and %d bytes)", len(a), len(b))
+			}
+		})
 	}
 }
