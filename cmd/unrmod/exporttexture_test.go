@@ -129,6 +129,41 @@ func TestExportTextureCorpus(t *testing.T) {
 
 }
 
+// TestExportTextureFormatAndCorruption: a format unrmod does not decode is
+// named, and a mip whose bytes do not match its size is reported with its
+// offset; the other textures of the run are written.
+func TestExportTextureFormatAndCorruption(t *testing.T) {
+	b := fixture.New("Odd", reader.Version{File: 128, Licensee: 29}, reader.GUID{})
+	flags := reader.RFPublic | reader.RFLoadContext
+	tex := b.Class("Engine", "Texture")
+	mip := func(n int) []fixture.Mip { return []fixture.Mip{{USize: 4, VSize: 4, Pixels: make([]byte, n)}} }
+	b.Export(tex, 0, "Rgb16", flags, b.Texture(b.Props().Byte("Format", 2).Bytes(), mip(32)))
+	b.Export(tex, 0, "Short", flags, b.Texture(b.Props().Byte("Format", 5).Bytes(), mip(60)))
+	b.Export(tex, 0, "Fine", flags, b.Texture(b.Props().Byte("Format", 5).Bytes(), mip(64)))
+	data, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "Odd.utx")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "export-texture", file, "Rgb16", "Short", "Fine", "-o", dir)
+	for _, want := range []string{
+		"Odd.Rgb16 has format RGB16 (format 2); unrmod handles P8, DXT1, RGBA8, DXT3, DXT5, L8, G16",
+		`Odd.Short" Mips[0] at 0x`, "a 4×4 RGBA8 mip takes 64 bytes, but the mip holds 60",
+		"wrote " + filepath.Join(dir, "Fine.png"), "2 of 3 textures not written",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+}
+
 func TestTextureFileNames(t *testing.T) {
 	b := fixture.New("Dup", reader.Version{File: 69}, reader.GUID{})
 	flags := reader.RFPublic | reader.RFLoadContext
