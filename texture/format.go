@@ -92,7 +92,7 @@ type Format struct {
 	UE2  bool // the package is an Unreal Engine 2 package (file version 100 and up)
 }
 
-// FormatOf returns the format code of a package of version v.
+// FormatOf returns what format code means in a package of version v.
 func FormatOf(v reader.Version, code byte) Format {
 	return Format{Code: code, UE2: v.File >= reader.VerUE2}
 }

@@ -166,7 +166,7 @@ func topPackage(p *reader.Package, r reader.ObjectRef) string {
 	return p.ObjectName(r)
 }
 
-// Width and Height return the size of the first mip (0 when there is none).
+// Width returns the width of the first mip (0 when there is none).
 func (t *Texture) Width() int {
 	if len(t.Mips) == 0 {
 		return 0
@@ -174,7 +174,7 @@ func (t *Texture) Width() int {
 	return t.Mips[0].Width
 }
 
-// Height: see Width.
+// Height returns the height of the first mip (0 when there is none).
 func (t *Texture) Height() int {
 	if len(t.Mips) == 0 {
 		return 0
