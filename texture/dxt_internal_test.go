@@ -91,3 +91,31 @@ func TestEncodeBlocksExact(t *testing.T) {
 		}
 	}
 }
+
+// TestHalf checks the mip filter: each pixel the alpha-weighted average of
+// the pixels it covers, sides halving down to 1.
+func TestHalf(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(0, 0, 4, 2))
+	px := []color.NRGBA{
+		{200, 0, 0, 255}, {100, 0, 0, 255}, {0, 80, 0, 255}, {255, 255, 255, 0},
+		{0, 0, 0, 255}, {100, 0, 0, 255}, {0, 40, 0, 255}, {255, 255, 255, 0},
+	}
+	for k, c := range px {
+		src.SetNRGBA(k%4, k/4, c)
+	}
+	h := half(src)
+	if h.Rect != image.Rect(0, 0, 2, 1) {
+		t.Fatalf("half of 4×2 is %v", h.Rect)
+	}
+	// Left: four opaque pixels. Right: two opaque and two transparent
+	// ones, whose white must not leak into the colour.
+	if got := h.NRGBAAt(0, 0); got != (color.NRGBA{100, 0, 0, 255}) {
+		t.Errorf("left pixel %v", got)
+	}
+	if got := h.NRGBAAt(1, 0); got != (color.NRGBA{0, 60, 0, 128}) {
+		t.Errorf("right pixel %v, want green 60, half opaque (128: two of four opaque pixels make a masked mip pixel opaque)", got)
+	}
+	if q := half(half(h)); q.Rect != image.Rect(0, 0, 1, 1) {
+		t.Errorf("a 1×1 mip halves to %v", q.Rect)
+	}
+}

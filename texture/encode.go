@@ -9,8 +9,6 @@ import (
 	"image/png"
 	"math/bits"
 
-	"golang.org/x/image/draw"
-
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/reader"
 )
@@ -139,11 +137,12 @@ func mipCount(w, h int) int { return bits.Len(uint(max(w, h))) }
 
 // Encode makes the mips of t's format from img, whose size becomes the
 // texture's: each side a power of two (CheckSize). The first mip is the
-// image; the others are the image scaled down (Catmull-Rom), each side
-// halving down to 1. P8 pixels take the nearest palette colour (the
-// palette kept, or a new one; see PaletteMode); in a masked texture,
-// pixels less than half opaque take index 0 and the others never do. DXT
-// formats are encoded with a simple block encoder. t is not modified.
+// image; each of the others halves the one before (a 2×2 box filter, as
+// the engine makes mips), each side down to 1. P8 pixels take the nearest
+// palette colour (the palette kept, or a new one; see PaletteMode); in a
+// masked texture, pixels less than half opaque take index 0 and the others
+// never do. DXT formats are encoded with a simple block encoder. t is not
+// modified.
 func (t *Texture) Encode(img image.Image, opt Options) (*Encoded, error) {
 	l, err := t.checkFormat()
 	if err != nil {
@@ -194,7 +193,7 @@ func (t *Texture) Encode(img image.Image, opt Options) (*Encoded, error) {
 	levels := make([]*image.NRGBA, n)
 	levels[0] = src
 	for k := 1; k < n; k++ {
-		levels[k] = scale(src, max(1, w>>k), max(1, h>>k))
+		levels[k] = half(levels[k-1])
 		prep(levels[k])
 	}
 	if l == LayoutP8 {
@@ -327,21 +326,60 @@ func toNRGBA(img image.Image) *image.NRGBA {
 	return out
 }
 
-// scale returns src scaled to w×h with the Catmull-Rom filter, which
-// weighs every source pixel under each destination pixel when reducing.
-func scale(src *image.NRGBA, w, h int) *image.NRGBA {
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.CatmullRom.Scale(dst, dst.Rect, src, src.Rect, draw.Src, nil)
-	out := image.NewNRGBA(dst.Rect)
-	for k := 0; k < len(dst.Pix); k += 4 {
-		a := dst.Pix[k+3]
-		if a == 0 {
-			continue
+// half returns the next mip of src: each side halved (down to 1), each
+// pixel the average of the 2×2 (or 2×1) pixels it covers, its colour
+// weighted by their alpha so that transparent pixels do not darken it. The
+// sums are exact and rounded once: two opaque pixels of four make alpha 128,
+// at least half opaque, as the engine counts masked mips.
+func half(src *image.NRGBA) *image.NRGBA {
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	w, h := max(1, sw/2), max(1, sh/2)
+	fx, fy := sw/w, sh/h // 1 or 2
+	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var sum [3]int
+			alpha, n := 0, 0
+			for dy := 0; dy < fy; dy++ {
+				for dx := 0; dx < fx; dx++ {
+					p := src.Pix[src.PixOffset(x*fx+dx, y*fy+dy):]
+					a := int(p[3])
+					for c := 0; c < 3; c++ {
+						sum[c] += int(p[c]) * a
+					}
+					alpha += a
+					n++
+				}
+			}
+			o := out.PixOffset(x, y)
+			if alpha > 0 {
+				for c := 0; c < 3; c++ {
+					out.Pix[o+c] = byte((sum[c] + alpha/2) / alpha)
+				}
+			}
+			out.Pix[o+3] = byte((alpha + n/2) / n)
 		}
-		for c := 0; c < 3; c++ {
-			out.Pix[k+c] = byte(min(255, (int(dst.Pix[k+c])*255+int(a)/2)/int(a)))
+	}
+	return out
+}
+
+// half16 is half for 16-bit grey.
+func half16(src *image.Gray16) *image.Gray16 {
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	w, h := max(1, sw/2), max(1, sh/2)
+	fx, fy := sw/w, sh/h
+	out := image.NewGray16(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			sum, n := 0, 0
+			for dy := 0; dy < fy; dy++ {
+				for dx := 0; dx < fx; dx++ {
+					sum += int(src.Gray16At(x*fx+dx, y*fy+dy).Y)
+					n++
+				}
+			}
+			out.SetGray16(x, y, color.Gray16{Y: uint16((sum + n/2) / n)})
 		}
-		out.Pix[k+3] = a
 	}
 	return out
 }
@@ -378,21 +416,20 @@ func average(m *image.NRGBA) color.NRGBA {
 // encodeG16 makes n levels of 16-bit grey from img, ignoring its alpha.
 func encodeG16(img image.Image, n int) []Mip {
 	b := img.Bounds()
-	src := image.NewNRGBA64(image.Rect(0, 0, b.Dx(), b.Dy()))
-	stddraw.Draw(src, src.Rect, img, b.Min, stddraw.Src)
-	for k := 6; k < len(src.Pix); k += 8 {
-		src.Pix[k], src.Pix[k+1] = 0xFF, 0xFF
+	g := image.NewGray16(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			c := color.NRGBA64Model.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.NRGBA64)
+			c.A = 0xFFFF
+			g.SetGray16(x, y, color.Gray16Model.Convert(c).(color.Gray16))
+		}
 	}
-	img, b = src, src.Rect
 	var out []Mip
 	for k := 0; k < n; k++ {
-		w, h := max(1, b.Dx()>>k), max(1, b.Dy()>>k)
-		g := image.NewGray16(image.Rect(0, 0, w, h))
-		if k == 0 {
-			stddraw.Draw(g, g.Rect, img, b.Min, stddraw.Src)
-		} else {
-			draw.CatmullRom.Scale(g, g.Rect, img, b, draw.Src, nil)
+		if k > 0 {
+			g = half16(g)
 		}
+		w, h := g.Rect.Dx(), g.Rect.Dy()
 		data := make([]byte, 2*w*h)
 		for j := 0; j < w*h; j++ {
 			data[2*j], data[2*j+1] = g.Pix[2*j+1], g.Pix[2*j]
