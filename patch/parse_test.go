@@ -354,6 +354,7 @@ var opSamples = map[string]string{
 	"replace-export":  "replace-export: {object: X, from: {object: Y}}",
 	"set-property":    "set-property: {object: X, property: Y, value: 1}",
 	"retarget-import": "retarget-import: {import: Engine.Light, package: Other}",
+	"replace-texture": "replace-texture: {object: X, image: a.png, palette: new, mips: keep-count, dither: true}",
 }
 
 // parserOps returns the operation names the parser accepts, as it lists

@@ -46,6 +46,7 @@ func commands() []*command {
 		packCommand(),
 		rewriteCommand(),
 		exportDataCommand(),
+		exportTextureCommand(),
 		applyCommand(),
 		diffCommand(),
 		hashCommand(),
