@@ -13,7 +13,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/reader"
-	"github.com/unrmod/unrmod/texture"
+	"github.com/unrmod/unrmod/reader/texture"
 	"github.com/unrmod/unrmod/writer"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/unrmod/unrmod/texture"
+	"github.com/unrmod/unrmod/reader/texture"
 )
 
 // ReplaceTexture replaces the pixels of a Texture export of a legacy

@@ -20,7 +20,7 @@ import (
 	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/reader"
-	"github.com/unrmod/unrmod/texture"
+	"github.com/unrmod/unrmod/reader/texture"
 	"github.com/unrmod/unrmod/writer"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
-	"github.com/unrmod/unrmod/texture"
+	"github.com/unrmod/unrmod/reader/texture"
 )
 
 // exportTextureCommand returns the "export-texture" command.

@@ -13,7 +13,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/reader"
-	"github.com/unrmod/unrmod/texture"
+	"github.com/unrmod/unrmod/reader/texture"
 )
 
 const demoPackage = "../../examples/packages/UnrmodDemo.u"

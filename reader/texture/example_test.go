@@ -7,13 +7,13 @@ import (
 	"log"
 
 	"github.com/unrmod/unrmod/reader"
-	"github.com/unrmod/unrmod/texture"
+	"github.com/unrmod/unrmod/reader/texture"
 )
 
 // Read a texture of a package, decode its first mip, and make new mips for
 // it from another image, as a patch would store them.
 func ExampleRead() {
-	p, err := reader.ReadFile("../examples/packages/UnrmodDemo.u")
+	p, err := reader.ReadFile("../../examples/packages/UnrmodDemo.u")
 	if err != nil {
 		log.Fatal(err)
 	}

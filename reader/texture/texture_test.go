@@ -16,7 +16,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/reader"
-	"github.com/unrmod/unrmod/texture"
+	"github.com/unrmod/unrmod/reader/texture"
 )
 
 var (
@@ -27,7 +27,7 @@ var (
 // readDemo reads the demo package and describes one of its textures.
 func readDemo(t *testing.T, path string) *texture.Texture {
 	t.Helper()
-	p, err := reader.ReadFile("../examples/packages/UnrmodDemo.u")
+	p, err := reader.ReadFile("../../examples/packages/UnrmodDemo.u")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,12 +550,12 @@ func TestCorruptMips(t *testing.T) {
 }
 
 func TestNotTexture(t *testing.T) {
-	p, err := reader.ReadFile("../examples/packages/UnrmodDemo.u")
+	p, err := reader.ReadFile("../../examples/packages/UnrmodDemo.u")
 	if err != nil {
 		t.Fatal(err)
 	}
 	i, _ := p.Lookup("Skins.DemoPalette")[0].Export()
-	if _, err := texture.Read(p, i); !errors.Is(err, texture.ErrNotTexture) || err.Error() != "../examples/packages/UnrmodDemo.u: UnrmodDemo.Skins.DemoPalette is a Palette" {
+	if _, err := texture.Read(p, i); !errors.Is(err, texture.ErrNotTexture) || err.Error() != "../../examples/packages/UnrmodDemo.u: UnrmodDemo.Skins.DemoPalette is a Palette" {
 		t.Errorf("palette read as a texture: %v", err)
 	}
 }
