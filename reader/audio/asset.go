@@ -15,7 +15,7 @@ import (
 // empty (server copies of packages are often stripped so).
 var (
 	ErrNotAudio = errors.New("not a Sound or Music export")
-	ErrNoData   = errors.New("no sound or music data")
+	ErrNoData   = errors.New("its data array is empty")
 )
 
 // Detect names the kind of file b is from its signature, as a file
@@ -172,7 +172,7 @@ func Extract(p *reader.Package, i int) (*Asset, error) {
 	}
 	label := fmt.Sprintf("export %d %s", i, a.Path)
 	if len(a.Data) == 0 {
-		return nil, fmt.Errorf("%s: %s holds no %s data: its data array is empty (servers often ship packages stripped so): %w",
+		return nil, fmt.Errorf("%s: %s holds no %s data (servers often ship packages stripped so): %w",
 			p.FileName, label, what, ErrNoData)
 	}
 	corrupt := func(format string, args ...any) error {
