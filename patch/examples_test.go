@@ -249,6 +249,7 @@ var exampleChecks = map[string]func(t *testing.T, f *patch.File, res *patch.Resu
 	"multi-target.yaml":        checkMultiTargetExample,
 	"zen-datatable.yaml":       checkZenDataTableExample,
 	"grounded-mod.yaml":        checkGroundedModExample,
+	"replace-sound.yaml":       checkReplaceSoundExample,
 }
 
 func TestExamples(t *testing.T) {

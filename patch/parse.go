@@ -255,6 +255,7 @@ var opParsers = map[string]func(ps *parser, at Pos, n *yaml.Node) (Op, error){
 	"set-property":    parseSetProperty,
 	"add-name":        parseAddName,
 	"retarget-import": parseRetargetImport,
+	"replace-sound":   parseReplaceSound,
 }
 
 func opNames() []string {

@@ -354,6 +354,7 @@ var opSamples = map[string]string{
 	"replace-export":  "replace-export: {object: X, from: {object: Y}}",
 	"set-property":    "set-property: {object: X, property: Y, value: 1}",
 	"retarget-import": "retarget-import: {import: Engine.Light, package: Other}",
+	"replace-sound":   "replace-sound: {object: X, file: x.wav}",
 }
 
 // parserOps returns the operation names the parser accepts, as it lists

@@ -3,7 +3,8 @@
 //
 // A patch file (YAML) names target packages and, for each, a list of
 // operations: rename a name, set or clear package and object flags, replace
-// an export's data, set a tagged property, add a name, retarget an import.
+// an export's data, set a tagged property, add a name, retarget an import,
+// replace a sound's WAV file.
 // Apply decodes every target, applies every operation to the in-memory model
 // (which is also how operations are validated), encodes and verifies every
 // output, and only then writes them all, atomically, or none of them.

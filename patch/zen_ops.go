@@ -57,6 +57,7 @@ func ApplyZen(p *zen.Package, ops []Op, dir string) ([]Change, error) {
 // zenUnsupported says why an operation does not apply to zen packages.
 var zenUnsupported = map[string]string{
 	"retarget-import": "a zen package's imports are hashes its store entry and dependency data repeat; changing them makes a new package",
+	"replace-sound":   "zen sounds (SoundWave) keep their audio in bulk data, which unrmod does not write",
 }
 
 // checkZenName applies the engine's rules for a name of a zen package: at
