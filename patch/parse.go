@@ -256,6 +256,7 @@ var opParsers = map[string]func(ps *parser, at Pos, n *yaml.Node) (Op, error){
 	"add-name":        parseAddName,
 	"retarget-import": parseRetargetImport,
 	"replace-sound":   parseReplaceSound,
+	"prune-imports":   parsePruneImports,
 }
 
 func opNames() []string {

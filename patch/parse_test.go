@@ -355,6 +355,7 @@ var opSamples = map[string]string{
 	"set-property":    "set-property: {object: X, property: Y, value: 1}",
 	"retarget-import": "retarget-import: {import: Engine.Light, package: Other}",
 	"replace-sound":   "replace-sound: {object: X, file: x.wav}",
+	"prune-imports":   "prune-imports: {}",
 }
 
 // parserOps returns the operation names the parser accepts, as it lists
@@ -539,6 +540,11 @@ func TestSchemaValidatesExamples(t *testing.T) {
 		doc("      - replace-export: {object: X, data: {hex: 'zz'}}\n"),
 		doc("      - replace-export: {object: X, from: {file: a.u}}\n"),
 		doc("      - retarget-import: {import: Engine.Light}\n"),
+		doc("      - replace-sound: {object: X}\n"),
+		doc("      - replace-sound: {object: X, file: a.wav, data: {hex: '00'}}\n"),
+		doc("      - prune-imports: {all: true}\n"),
+		doc("      - prune-imports: [a]\n"),
+		doc("      - prune-imports: yes\n"),
 	} {
 		if _, err := patch.Parse("p.yaml", []byte(text)); err == nil {
 			t.Errorf("the parser accepts\n%s", text)

@@ -4,7 +4,7 @@
 // A patch file (YAML) names target packages and, for each, a list of
 // operations: rename a name, set or clear package and object flags, replace
 // an export's data, set a tagged property, add a name, retarget an import,
-// replace a sound's WAV file.
+// replace a sound's WAV file, remove imports nothing refers to.
 // Apply decodes every target, applies every operation to the in-memory model
 // (which is also how operations are validated), encodes and verifies every
 // output, and only then writes them all, atomically, or none of them.

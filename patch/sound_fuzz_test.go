@@ -41,7 +41,7 @@ func FuzzReplaceSound(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &legacyContext{p: p, owned: map[int]bool{}}
+		c := &legacyContext{p: p, owned: map[int]bool{}, imports0: len(p.Imports)}
 		op := &ReplaceSound{Pos: Pos{File: "fuzz.yaml", Line: 1, Col: 3}, Object: "Sounds.Beep", File: "fuzz.wav", filePos: Pos{File: "fuzz.yaml", Line: 2, Col: 5}}
 		changes, err := replaceSound(c, op, wav)
 		_, werr := audio.CheckWAV(wav)
