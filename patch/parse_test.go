@@ -312,6 +312,8 @@ func TestChangeString(t *testing.T) {
 	}{
 		{patch.Change{Op: "add-name", Target: "name 40", New: "MyNewName"}, "add-name: name 40: added MyNewName"},
 		{patch.Change{Op: "rename", Target: "name 12", Old: "a", New: "b"}, "rename: name 12: a → b"},
+		{patch.Change{Op: "rename", Target: "name 12", Old: "a", New: "b", Note: "reaches 2 property tags", Warning: "w"},
+			"rename: name 12: a → b (reaches 2 property tags)\n    warning: w"},
 		{patch.Change{Op: "package-flags", Target: "header", Field: "flags", New: "AllowDownload", Already: true},
 			"package-flags: header flags: already AllowDownload (no change)"},
 	} {
