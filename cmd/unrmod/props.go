@@ -43,7 +43,7 @@ many UE5 games ship) store values without tags: reading them needs the
 game's property schema, so unrmod says so instead of guessing.`,
 		examples: []string{
 			"unrmod props Maps/CTF-Face.unr LevelInfo0",
-			"unrmod props System/Engine.u Class'Engine.LevelInfo' --yaml",
+			"unrmod props System/Engine.u \"Class'Engine.LevelInfo'\" --yaml",
 			"unrmod props out/Grounded/Content/Blueprints/BP_SpicyChoppingDamage.uasset Default__BP_SpicyChoppingDamage_C",
 			"unrmod props examples/containers/UnrmodDemo427_P.utoc --package /Game/Data/DT_DemoItems --row Stick",
 			"unrmod props examples/packages/zen/DT_DemoItems.uasset --json",
