@@ -250,6 +250,8 @@ var exampleChecks = map[string]func(t *testing.T, f *patch.File, res *patch.Resu
 	"zen-datatable.yaml":       checkZenDataTableExample,
 	"grounded-mod.yaml":        checkGroundedModExample,
 	"replace-texture.yaml":     checkReplaceTextureExample,
+	"replace-sound.yaml":       checkReplaceSoundExample,
+	"prune-imports.yaml":       checkPruneImportsExample,
 }
 
 func TestExamples(t *testing.T) {

@@ -25,7 +25,7 @@ func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(st
 	// What is wrong with the input is not the patch's doing: find it first,
 	// to tell it from what the patch would break.
 	inProbs := p.Verify()
-	c := &legacyContext{p: p, patchDir: dir, owned: map[int]bool{}, load: load}
+	c := &legacyContext{p: p, patchDir: dir, owned: map[int]bool{}, load: load, imports0: len(p.Imports)}
 	before := make([]reader.Export, len(p.Exports))
 	copy(before, p.Exports)
 	names := append([]reader.Name(nil), p.Names...)

@@ -16,6 +16,10 @@ type legacyContext struct {
 	patchDir string
 	owned    map[int]bool // exports whose Data is a private copy
 	load     func(path string) (*reader.Package, error)
+	// imports0 is how many imports the package had when it was read:
+	// imports at or past it were added by this patch, so only data this
+	// patch changed (owned) can refer to them.
+	imports0 int
 }
 
 // path resolves a path written in the patch against the patch's directory.

@@ -43,7 +43,8 @@ func (op *Rename) applyLegacy(c *legacyContext) ([]Change, error) {
 		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
 	}
 	p.Names[idx].Name = op.To
-	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: renameWarning(p, idx)}}, nil
+	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: renameWarning(p, idx),
+		Note: renameReach(p, idx)}}, nil
 }
 
 func (op *AddName) applyLegacy(c *legacyContext) ([]Change, error) {
@@ -269,6 +270,95 @@ func renameWarning(p *reader.Package, idx reader.NameRef) string {
 		}
 	}
 	return strings.Join(uses, "; ")
+}
+
+// renameReach counts what a name reaches besides its table entry: object
+// names, the classes and outers of objects, import fields, property tags,
+// struct names in tags and name-valued properties. Script bytecode and
+// native data are not searched.
+func renameReach(p *reader.Package, idx reader.NameRef) string {
+	var exportNames, importNames, importClasses, classOf, outerOf, tags, structs, values int
+	named := func(r reader.ObjectRef) bool {
+		if i, ok := r.Export(); ok && i < len(p.Exports) {
+			return p.Exports[i].ObjectName == idx
+		}
+		if i, ok := r.Import(); ok && i < len(p.Imports) {
+			return p.Imports[i].ObjectName == idx
+		}
+		return false
+	}
+	for i := range p.Imports {
+		im := &p.Imports[i]
+		if im.ObjectName == idx {
+			importNames++
+		}
+		if im.ClassName == idx || im.ClassPackage == idx {
+			importClasses++
+		}
+		if named(im.Outer) {
+			outerOf++
+		}
+	}
+	for i := range p.Exports {
+		e := &p.Exports[i]
+		if e.ObjectName == idx {
+			exportNames++
+		}
+		if e.Class != 0 && named(e.Class) {
+			classOf++
+		}
+		if named(e.Outer) {
+			outerOf++
+		}
+		l, err := p.Properties(i)
+		if err != nil {
+			continue
+		}
+		for k := range l.Props {
+			q := &l.Props[k]
+			if q.Name == idx {
+				tags++
+			}
+			if q.Type == reader.PropStruct && q.StructName == idx {
+				structs++
+			}
+			if q.Type == reader.PropName {
+				if v, err := p.PropertyValue(i, q); err == nil && v.Name == idx {
+					values++
+				}
+			}
+		}
+	}
+	var parts []string
+	add := func(n int, format string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf(format, n, plural(n)))
+		}
+	}
+	add(exportNames, "%d export name%s")
+	add(importNames, "%d import name%s")
+	add(importClasses, "%d import class field%s")
+	if classOf > 0 {
+		parts = append(parts, "the class of "+count(classOf, "export"))
+	}
+	if outerOf > 0 {
+		parts = append(parts, "the outer of "+count(outerOf, "object"))
+	}
+	add(tags, "%d property tag%s")
+	add(structs, "%d struct tag%s")
+	add(values, "%d name value%s")
+	if len(parts) == 0 {
+		return "reaches no object, import or property"
+	}
+	return "reaches " + strings.Join(parts, ", ")
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // retargetedSpec returns an import path spec with its top-level package

@@ -256,6 +256,8 @@ var opParsers = map[string]func(ps *parser, at Pos, n *yaml.Node) (Op, error){
 	"add-name":        parseAddName,
 	"retarget-import": parseRetargetImport,
 	"replace-texture": parseReplaceTexture,
+	"replace-sound":   parseReplaceSound,
+	"prune-imports":   parsePruneImports,
 }
 
 func opNames() []string {

@@ -312,6 +312,8 @@ func TestChangeString(t *testing.T) {
 	}{
 		{patch.Change{Op: "add-name", Target: "name 40", New: "MyNewName"}, "add-name: name 40: added MyNewName"},
 		{patch.Change{Op: "rename", Target: "name 12", Old: "a", New: "b"}, "rename: name 12: a → b"},
+		{patch.Change{Op: "rename", Target: "name 12", Old: "a", New: "b", Note: "reaches 2 property tags", Warning: "w"},
+			"rename: name 12: a → b (reaches 2 property tags)\n    warning: w"},
 		{patch.Change{Op: "package-flags", Target: "header", Field: "flags", New: "AllowDownload", Already: true},
 			"package-flags: header flags: already AllowDownload (no change)"},
 	} {
@@ -355,6 +357,8 @@ var opSamples = map[string]string{
 	"set-property":    "set-property: {object: X, property: Y, value: 1}",
 	"retarget-import": "retarget-import: {import: Engine.Light, package: Other}",
 	"replace-texture": "replace-texture: {object: X, image: a.png, palette: new, mips: keep-count, dither: true}",
+	"replace-sound":   "replace-sound: {object: X, file: x.wav}",
+	"prune-imports":   "prune-imports: {}",
 }
 
 // parserOps returns the operation names the parser accepts, as it lists
@@ -539,6 +543,11 @@ func TestSchemaValidatesExamples(t *testing.T) {
 		doc("      - replace-export: {object: X, data: {hex: 'zz'}}\n"),
 		doc("      - replace-export: {object: X, from: {file: a.u}}\n"),
 		doc("      - retarget-import: {import: Engine.Light}\n"),
+		doc("      - replace-sound: {object: X}\n"),
+		doc("      - replace-sound: {object: X, file: a.wav, data: {hex: '00'}}\n"),
+		doc("      - prune-imports: {all: true}\n"),
+		doc("      - prune-imports: [a]\n"),
+		doc("      - prune-imports: yes\n"),
 	} {
 		if _, err := patch.Parse("p.yaml", []byte(text)); err == nil {
 			t.Errorf("the parser accepts\n%s", text)

@@ -3,7 +3,8 @@
 //
 // A patch file (YAML) names target packages and, for each, a list of
 // operations: rename a name, set or clear package and object flags, replace
-// an export's data, set a tagged property, add a name, retarget an import.
+// an export's data, set a tagged property, add a name, retarget an import,
+// replace a sound's WAV file, remove imports nothing refers to.
 // Apply decodes every target, applies every operation to the in-memory model
 // (which is also how operations are validated), encodes and verifies every
 // output, and only then writes them all, atomically, or none of them.
@@ -103,9 +104,12 @@ type Change struct {
 	New     string `json:"new,omitempty"`     // new value, human form
 	Already bool   `json:"already,omitempty"` // the operation was already in effect
 	Warning string `json:"warning,omitempty"`
+	// Note adds what else the change reaches, e.g. for a rename "reaches 3
+	// export names, 12 property tags".
+	Note string `json:"note,omitempty"`
 }
 
-// String returns the change as the plan prints it: "OP: TARGET FIELD: OLD → NEW".
+// String returns the change as the plan prints it: "OP: TARGET FIELD: OLD → NEW (NOTE)".
 func (c Change) String() string {
 	s := c.Op + ": " + c.Target
 	if c.Field != "" {
@@ -120,6 +124,9 @@ func (c Change) String() string {
 		s += ": removed " + c.Old
 	case c.Old != "" || c.New != "":
 		s += ": " + c.Old + " → " + c.New
+	}
+	if c.Note != "" {
+		s += " (" + c.Note + ")"
 	}
 	if c.Warning != "" {
 		s += "\n    warning: " + c.Warning

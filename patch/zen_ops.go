@@ -58,6 +58,8 @@ func ApplyZen(p *zen.Package, ops []Op, dir string) ([]Change, error) {
 var zenUnsupported = map[string]string{
 	"retarget-import": "a zen package's imports are hashes its store entry and dependency data repeat; changing them makes a new package",
 	"replace-texture": "it rebuilds the Texture exports of legacy packages; UE4/UE5 textures keep their pixels in bulk data of platform formats",
+	"replace-sound":   "zen sounds (SoundWave) keep their audio in bulk data, which unrmod does not write",
+	"prune-imports":   "a zen package's imports are hashes its store entry and dependency data repeat; removing them makes a new package",
 }
 
 // checkZenName applies the engine's rules for a name of a zen package: at

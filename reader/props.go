@@ -152,64 +152,74 @@ func (p *Package) StructTags(value []byte) (*PropertyList, error) {
 // property type (including tagged UE2 structs) is stepped over.
 func (p *Package) walkTags(c *binio.Cursor, l *PropertyList) error {
 	for c.Err() == nil {
-		start := c.Pos()
-		name := NameRef(c.Index("property name"))
-		if c.Err() != nil {
-			break
-		}
-		if name < 0 || int(name) >= len(p.Names) {
-			c.Seek(start, "")
-			c.Fail("property name", fmt.Errorf("name index %d out of range (%d names)", name, len(p.Names)))
-			break
-		}
-		if strings.EqualFold(p.Names[name].Name, "None") {
+		q, end := p.readTag(c)
+		if end || c.Err() != nil {
 			return nil
 		}
-		info := c.U8("property info")
-		q := Property{Name: name, Type: PropertyType(info & 0x0F), SizeCode: (info >> 4) & 7, StructName: -1, Start: start}
-		if q.Type == PropStruct {
-			q.StructName = NameRef(c.Index("struct name"))
-		}
-		switch q.SizeCode {
-		case 0:
-			q.Size = 1
-		case 1:
-			q.Size = 2
-		case 2:
-			q.Size = 4
-		case 3:
-			q.Size = 12
-		case 4:
-			q.Size = 16
-		case 5:
-			q.Size = int(c.U8("property size"))
-		case 6:
-			q.Size = int(c.U16("property size"))
-		case 7:
-			q.Size = int(c.I32("property size"))
-		}
-		if q.Type == PropBool {
-			q.Bool = info&0x80 != 0
-			q.Size = 0
-		} else if info&0x80 != 0 {
-			b := c.U8("array index")
-			switch {
-			case b < 0x80:
-				q.ArrayIndex = int(b)
-			case b&0xC0 == 0x80:
-				q.ArrayIndex = int(b&0x7F)<<8 | int(c.U8("array index"))
-			default:
-				b1, b2, b3 := c.U8("array index"), c.U8("array index"), c.U8("array index")
-				q.ArrayIndex = int(b&0x3F)<<24 | int(b1)<<16 | int(b2)<<8 | int(b3)
-			}
-		}
-		if q.Size < 0 {
-			c.Fail("property size", fmt.Errorf("negative size %d", q.Size))
-			break
-		}
-		q.ValueStart = c.Pos()
-		c.Bytes(q.Size, fmt.Sprintf("value of property %q", p.Names[name].Name))
 		l.Props = append(l.Props, q)
 	}
 	return nil
+}
+
+// readTag reads one tag and steps over its value; end is true when the
+// tag is "None", which ends a list. Problems are left in the cursor.
+func (p *Package) readTag(c *binio.Cursor) (q Property, end bool) {
+	start := c.Pos()
+	name := NameRef(c.Index("property name"))
+	if c.Err() != nil {
+		return q, false
+	}
+	if name < 0 || int(name) >= len(p.Names) {
+		c.Seek(start, "")
+		c.Fail("property name", fmt.Errorf("name index %d out of range (%d names)", name, len(p.Names)))
+		return q, false
+	}
+	if strings.EqualFold(p.Names[name].Name, "None") {
+		return q, true
+	}
+	info := c.U8("property info")
+	q = Property{Name: name, Type: PropertyType(info & 0x0F), SizeCode: (info >> 4) & 7, StructName: -1, Start: start}
+	if q.Type == PropStruct {
+		q.StructName = NameRef(c.Index("struct name"))
+	}
+	switch q.SizeCode {
+	case 0:
+		q.Size = 1
+	case 1:
+		q.Size = 2
+	case 2:
+		q.Size = 4
+	case 3:
+		q.Size = 12
+	case 4:
+		q.Size = 16
+	case 5:
+		q.Size = int(c.U8("property size"))
+	case 6:
+		q.Size = int(c.U16("property size"))
+	case 7:
+		q.Size = int(c.I32("property size"))
+	}
+	if q.Type == PropBool {
+		q.Bool = info&0x80 != 0
+		q.Size = 0
+	} else if info&0x80 != 0 {
+		b := c.U8("array index")
+		switch {
+		case b < 0x80:
+			q.ArrayIndex = int(b)
+		case b&0xC0 == 0x80:
+			q.ArrayIndex = int(b&0x7F)<<8 | int(c.U8("array index"))
+		default:
+			b1, b2, b3 := c.U8("array index"), c.U8("array index"), c.U8("array index")
+			q.ArrayIndex = int(b&0x3F)<<24 | int(b1)<<16 | int(b2)<<8 | int(b3)
+		}
+	}
+	if q.Size < 0 {
+		c.Fail("property size", fmt.Errorf("negative size %d", q.Size))
+		return q, false
+	}
+	q.ValueStart = c.Pos()
+	c.Bytes(q.Size, fmt.Sprintf("value of property %q", p.Names[name].Name))
+	return q, false
 }

@@ -55,6 +55,24 @@ func (p *Package) PropertyValue(i int, q *Property) (Value, error) {
 	e := &p.Exports[i]
 	label := p.exportLabel(i) + " property " + p.propLabel(q)
 	abs := int64(e.SerialOffset) + int64(q.ValueStart)
+	if q.Type != PropBool && (q.ValueStart < 0 || q.Size < 0 || q.ValueStart > len(e.Data) || q.Size > len(e.Data)-q.ValueStart) {
+		return v, &FormatError{File: p.FileName, Struct: label, Offset: abs,
+			Msg: fmt.Sprintf("value of %d bytes runs past the export data (%d bytes)", q.Size, len(e.Data))}
+	}
+	var b []byte
+	if q.Type != PropBool {
+		b = e.Data[q.ValueStart : q.ValueStart+q.Size]
+	}
+	return p.decodeValue(label, abs, q, b)
+}
+
+// decodeValue decodes b, the value bytes of tag q; label and abs name it
+// and its absolute offset in errors.
+func (p *Package) decodeValue(label string, abs int64, q *Property, b []byte) (Value, error) {
+	v := Value{Type: q.Type, StructName: -1}
+	if q.Type == PropStruct {
+		v.StructName = q.StructName
+	}
 	fail := func(off int64, format string, args ...any) (Value, error) {
 		return v, &FormatError{File: p.FileName, Struct: label, Offset: off, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -62,10 +80,6 @@ func (p *Package) PropertyValue(i int, q *Property) (Value, error) {
 		v.Bool = q.Bool
 		return v, nil
 	}
-	if q.ValueStart < 0 || q.Size < 0 || q.ValueStart > len(e.Data) || q.Size > len(e.Data)-q.ValueStart {
-		return fail(abs, "value of %d bytes runs past the export data (%d bytes)", q.Size, len(e.Data))
-	}
-	b := e.Data[q.ValueStart : q.ValueStart+q.Size]
 	fixed := func(n int) error {
 		if len(b) != n {
 			_, err := fail(abs, "%s value has %d bytes, want %d", q.Type, len(b), n)
@@ -165,8 +179,9 @@ const maxHexBytes = 32
 // FormatValue returns v as UnrealScript default-properties text: integers and
 // bytes in decimal, floats in their shortest form, True/False, names as
 // their text, objects as Class'Package.Group.Object' (None when null),
-// strings quoted Go-style, and the atomic structs Vector, Rotator and Color
-// as (X=1,Y=2,Z=3), (Pitch=0,Yaw=16384,Roll=0) and (R=255,G=0,B=0,A=0).
+// strings quoted Go-style, and structs whose members StructFields decodes
+// member by member: (X=1,Y=2,Z=3), (Pitch=0,Yaw=16384,Roll=0),
+// (R=255,G=0,B=0,A=0), (Zone=ZoneInfo'Map.ZoneInfo0',iLeaf=-1,ZoneNumber=0).
 // Other raw values are hex (0x...), truncated after 32 bytes with the total
 // size appended.
 func (p *Package) FormatValue(v Value) string {
@@ -214,29 +229,32 @@ func (p *Package) formatObject(r ObjectRef) string {
 	return class + "'" + p.Path(r) + "'"
 }
 
-// formatStruct decodes the atomic UE1 structs Vector, Rotator and Color.
+// formatStruct shows a struct whose members StructFields decodes as
+// (Name=value,...), with Name[i] for static-array members.
 func (p *Package) formatStruct(v Value) (string, bool) {
-	if v.StructName < 0 || int(v.StructName) >= len(p.Names) {
+	fields, ok := p.StructFields(v)
+	if !ok {
 		return "", false
 	}
-	b := v.Raw
-	f := func(k int) string { return formatFloat(math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))) }
-	n := func(k int) int32 { return int32(binary.LittleEndian.Uint32(b[4*k:])) }
-	switch strings.ToLower(p.Names[v.StructName].Name) {
-	case "vector":
-		if len(b) == 12 {
-			return fmt.Sprintf("(X=%s,Y=%s,Z=%s)", f(0), f(1), f(2)), true
+	return p.FormatFields(fields), true
+}
+
+// FormatFields shows struct members (from StructFields) as
+// (Name=value,...), nested structs in parentheses too.
+func (p *Package) FormatFields(fields []StructField) string {
+	parts := make([]string, len(fields))
+	for k, f := range fields {
+		name := f.Name
+		if f.Index != 0 {
+			name = fmt.Sprintf("%s[%d]", f.Name, f.Index)
 		}
-	case "rotator":
-		if len(b) == 12 {
-			return fmt.Sprintf("(Pitch=%d,Yaw=%d,Roll=%d)", n(0), n(1), n(2)), true
-		}
-	case "color":
-		if len(b) == 4 {
-			return fmt.Sprintf("(R=%d,G=%d,B=%d,A=%d)", b[0], b[1], b[2], b[3]), true
+		if f.Fields != nil {
+			parts[k] = name + "=" + p.FormatFields(f.Fields)
+		} else {
+			parts[k] = name + "=" + p.FormatValue(f.Value)
 		}
 	}
-	return "", false
+	return "(" + strings.Join(parts, ",") + ")"
 }
 
 // formatRaw shows bytes as 0x-prefixed hex, truncated after maxHexBytes.

@@ -178,7 +178,7 @@ func TestPropertyValueStructsAndRaw(t *testing.T) {
 		"Loc":   "(X=1,Y=-2.5,Z=3)",
 		"Rot":   "(Pitch=0,Yaw=16384,Roll=-1)",
 		"Col":   "(R=255,G=128,B=0,A=7)",
-		"Reg":   "0x01ffffffff00",
+		"Reg":   "(Zone=Obj'Hand.Obj',iLeaf=-1,ZoneNumber=0)",
 		"Short": "0x01020304",
 		"Arr":   "0x020908",
 		"Big":   "0x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f… (40 bytes)",

@@ -47,6 +47,7 @@ func commands() []*command {
 		rewriteCommand(),
 		exportDataCommand(),
 		exportTextureCommand(),
+		exportSoundCommand(),
 		applyCommand(),
 		diffCommand(),
 		hashCommand(),
@@ -349,6 +350,7 @@ Examples:
   unrmod rewrite Maps/CTF-Face.unr -o /tmp/CTF-Face.unr --layout compact
   unrmod diff Maps/CTF-Face.unr /tmp/CTF-Face.unr
   unrmod props Maps/CTF-Face.unr LevelInfo0
+  unrmod export-sound Sounds/Activates.uax -o sounds/
   unrmod apply examples/patches/set-property.yaml --dry-run
   unrmod ls Content/Paks/pakchunk0-Windows.utoc
   unrmod extract Content/Paks/pakchunk0-Windows.utoc -o out/ --filter '*.uasset'

@@ -18,7 +18,7 @@ import (
 func dumpCommand() *command {
 	return &command{
 		name:     "dump",
-		synopsis: "FILE [--json | --yaml] [--names] [--imports] [--exports] [--props] [--package PACKAGE] [--aes-key KEY]",
+		synopsis: "FILE [--json | --yaml] [--names] [--imports] [--exports] [--props] [--class CLASS] [--package PACKAGE] [--aes-key KEY]",
 		summary:  "list a package's tables, or a container header's store entries",
 		description: `Print a package's tables. Names: index, name, flags. Imports: index, class
 (ClassPackage.ClassName), path. Exports: index, class, path, serial size,
@@ -26,7 +26,12 @@ serial offset, the XXH3-64 hash of the export's data, and flags.
 
 Indices are 0-based, as in unrmod's error messages ('export 12 "Light5"').
 With none of --names, --imports and --exports, all three tables are printed;
---props adds every export's tagged properties, as 'unrmod props' shows them.
+--props adds every export's tagged properties, as 'unrmod props' shows them
+(for a class, its default properties). --class CLASS keeps only the exports
+of that class and its subclasses, as far as the package says (classes it
+defines follow their super class) and unrmod knows the stock engine
+classes (FireTexture is a Texture, LevelInfo a ZoneInfo ...); without a
+table flag it prints the exports.
 
 A zen package (a file 'unrmod extract' wrote, or --package in a container)
 prints its package id and layout, its names with their CityHash64 hashes,
@@ -51,6 +56,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 			"unrmod dump --exports Textures/ArenaTex.utx",
 			"unrmod dump System/Engine.u --imports --json",
 			"unrmod dump Maps/CTF-Face.unr --exports --props",
+			"unrmod dump Maps/CTF-Face.unr --class Texture --props",
 			"unrmod dump examples/containers/UnrmodDemo427_P.utoc --package /Game/Data/DT_DemoItems",
 			"unrmod dump --json out/chunks/ContainerHeader/8f1c35e1a2b3c4d500000006.bin",
 		},
@@ -61,6 +67,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 			imports := fs.Bool("imports", false, "print the import table")
 			exports := fs.Bool("exports", false, "print the export table")
 			withProps := fs.Bool("props", false, "also print every export's tagged properties")
+			class := fs.String("class", "", "legacy packages: only the exports of class `CLASS` and its subclasses")
 			key := addKeyFlag(fs)
 			zf := addZenFlags(fs, key)
 			return func(s streams, args []string) error {
@@ -74,6 +81,9 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				z, err := openZenArg("dump", file, zf)
 				if err != nil {
 					return err
+				}
+				if *class != "" && (z != nil || isContainerFile(file)) {
+					return usagef("dump", "--class selects exports of a legacy package; %s is not one", file)
 				}
 				if z != nil {
 					defer z.Close()
@@ -114,16 +124,35 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					doc := newHeaderDumpDoc(file, h)
 					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 				}
-				if !*names && !*imports && !*exports {
+				switch {
+				case *class != "" && !*names && !*imports && !*exports:
+					*exports = true
+				case !*names && !*imports && !*exports:
 					*names, *imports, *exports = true, true, true
 				}
 				p, err := reader.ReadFile(file)
 				if err != nil {
 					return err
 				}
+				list := make([]int, 0, len(p.Exports))
+				for i := range p.Exports {
+					if *class == "" || p.IsA(i, *class) {
+						list = append(list, i)
+					}
+				}
 				doc := newDumpDoc(file, p, *names, *imports, *exports)
+				if *class != "" {
+					doc.Class = *class
+					if doc.Exports != nil {
+						rows := make([]exportRow, 0, len(list))
+						for _, i := range list {
+							rows = append(rows, (*doc.Exports)[i])
+						}
+						doc.Exports = &rows
+					}
+				}
 				if *withProps {
-					if doc.Properties, err = legacyProps(file, p, nil); err != nil {
+					if doc.Properties, err = legacyPropsOf(file, p, list, true); err != nil {
 						return err
 					}
 				}
@@ -144,6 +173,9 @@ type dumpDoc struct {
 	Names   *[]nameRow   `json:"names,omitempty" yaml:"names,omitempty"`
 	Imports *[]importRow `json:"imports,omitempty" yaml:"imports,omitempty"`
 	Exports *[]exportRow `json:"exports,omitempty" yaml:"exports,omitempty"`
+	// Class is the --class filter: Exports and Properties hold only the
+	// exports of that class and its subclasses.
+	Class string `json:"class,omitempty" yaml:"class,omitempty"`
 	// Properties are the exports' tagged properties (--props).
 	Properties *propsDoc `json:"properties,omitempty" yaml:"properties,omitempty"`
 }
@@ -252,7 +284,11 @@ func (d *dumpDoc) writeText(w io.Writer) error {
 				}
 				t.add(strconv.Itoa(r.Index), r.Class, r.Path, strconv.Itoa(int(r.SerialSize)), off, r.XXH3, joinNames(r.Flags))
 			}
-			return writeSection(w, "Exports", len(*d.Exports), t)
+			title := "Exports"
+			if d.Class != "" {
+				title = "Exports of class " + d.Class + " (and subclasses)"
+			}
+			return writeSection(w, title, len(*d.Exports), t)
 		})
 	}
 	if d.Properties != nil {

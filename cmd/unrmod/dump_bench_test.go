@@ -72,6 +72,7 @@ func TestDumpStreamJSON(t *testing.T) {
 		if doc.Properties, err = legacyProps(f, p, nil); err != nil {
 			doc.Properties = nil
 		}
+		doc.Class = "Texture" // the field --class sets, to cover it too
 		var want, got bytes.Buffer
 		if err := writeJSON(&want, doc); err != nil {
 			t.Fatal(err)

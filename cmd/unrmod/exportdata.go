@@ -25,7 +25,8 @@ exactly as stored in the package) to OUT, atomically; '-o -' writes the raw
 bytes to standard output.
 
 OBJECT is the export's full path (CTF-Face.LevelInfo0) or any dotted suffix
-of it that is unique (LevelInfo0), compared case-insensitively; 'unrmod dump
+of it that is unique (LevelInfo0), compared case-insensitively, or either in
+the form Class'Path' (FireTexture'DevGarbage.Lball'); 'unrmod dump
 --exports FILE' lists the paths. An unknown OBJECT lists close matches and an
 ambiguous one lists every candidate. Two objects of different classes may
 share a path (a Palette and a FireTexture both called Lball); --class picks
@@ -38,6 +39,7 @@ a replace-export patch takes as data: for the same export.`,
 		examples: []string{
 			"unrmod export-data Maps/CTF-Face.unr LevelInfo0 -o LevelInfo0.bin",
 			"unrmod export-data Textures/BluffFX.utx DevGarbage.Lball --class FireTexture -o - | xxd | head",
+			"unrmod export-data Textures/BluffFX.utx \"FireTexture'DevGarbage.Lball'\" -o Lball.bin",
 			"unrmod export-data examples/packages/zen/BP_DemoPickup.uasset Default__BP_DemoPickup_C -o defaults.bin",
 		},
 		setup: func(fs *flag.FlagSet) runner {
@@ -82,7 +84,14 @@ a replace-export patch takes as data: for the same export.`,
 					if err != nil {
 						return err
 					}
-					i, err := findExport(file, p, object, *class)
+					cl, path := splitClassSpec(object)
+					switch {
+					case cl == "":
+						cl = *class
+					case *class != "" && !strings.EqualFold(*class, cl):
+						return usagef("export-data", "OBJECT %s names class %s, --class says %s", object, cl, *class)
+					}
+					i, err := findExport(file, p, path, cl)
 					if err != nil {
 						return err
 					}

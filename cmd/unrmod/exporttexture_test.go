@@ -16,8 +16,6 @@ import (
 	"github.com/unrmod/unrmod/reader/texture"
 )
 
-const demoPackage = "../../examples/packages/UnrmodDemo.u"
-
 // readPNG decodes a written image.
 func readPNG(t *testing.T, path string) image.Image {
 	t.Helper()

@@ -167,6 +167,11 @@ func (d *dumpDoc) streamJSON(w io.Writer) error {
 			return appendFlagsJSON(b, r.Flags, "      ")
 		})
 	}
+	if d.Class != "" {
+		b = append(b[:0], ",\n  \"class\": "...)
+		b = appendJSONString(b, d.Class)
+		bw.Write(b)
+	}
 	if d.Properties != nil {
 		props, err := json.MarshalIndent(d.Properties, "  ", "  ")
 		if err != nil {

@@ -28,14 +28,22 @@ FILE is a legacy package, a zen package saved as a file ('unrmod extract'
 writes them), or a container (.utoc) with --package naming one of its
 packages. OBJECT names an export as patches do: its path, a unique dotted
 suffix of it, its name, or Class'Path'. Without OBJECT every export whose
-data starts with a property list is shown, and the ones that do not (class
-exports, native data) are counted at the end.
+data starts with a property list is shown, and the ones that do not are
+counted at the end.
+
+In a legacy package (UE1 and UE2) a class export shows its default
+properties. Objects show as Class'Package.Path'; structs the engine lays
+out in binary (Vector, Rotator, Color, Plane, Sphere, Scale, Box, Coords,
+Guid, Range, RangeVector, PointRegion) and UE2's tagged structs show
+member by member, with their members in the JSON "fields"; other values
+(arrays, unknown structs) as hex.
 
 Packages cooked with unversioned properties (PKG_UnversionedProperties, as
 many UE5 games ship) store values without tags: reading them needs the
 game's property schema, so unrmod says so instead of guessing.`,
 		examples: []string{
 			"unrmod props Maps/CTF-Face.unr LevelInfo0",
+			"unrmod props System/Engine.u \"Class'Engine.LevelInfo'\" --yaml",
 			"unrmod props out/Grounded/Content/Blueprints/BP_SpicyChoppingDamage.uasset Default__BP_SpicyChoppingDamage_C",
 			"unrmod props examples/containers/UnrmodDemo427_P.utoc --package /Game/Data/DT_DemoItems --row Stick",
 			"unrmod props examples/packages/zen/DT_DemoItems.uasset --json",
@@ -109,7 +117,10 @@ type propsExport struct {
 	Path       string      `json:"path"`
 	Class      string      `json:"class"`
 	Properties []propEntry `json:"properties"`
-	Rows       []propsRow  `json:"rows,omitempty"`
+	// Defaults is set for a class export of a legacy package: Properties
+	// are the class's default properties.
+	Defaults bool       `json:"defaults,omitempty"`
+	Rows     []propsRow `json:"rows,omitempty"`
 	// NativeBytes is the size of the data after the properties (and
 	// rows): the class's own serialization.
 	NativeBytes int    `json:"native_bytes,omitempty"`
@@ -127,6 +138,7 @@ type propEntry struct {
 	Name     string      `json:"name"`            // the property or member name; "[i]" for an element
 	Index    int         `json:"index,omitempty"` // static-array index
 	Type     string      `json:"type,omitempty"`
+	Struct   string      `json:"struct,omitempty"`   // the struct of a legacy StructProperty
 	Value    string      `json:"value,omitempty"`    // the value, when it fits on a line
 	Fields   []propEntry `json:"fields,omitempty"`   // struct members
 	Elements []propEntry `json:"elements,omitempty"` // array elements
@@ -139,7 +151,11 @@ func (d *propsDoc) writeText(w io.Writer) error {
 		if k > 0 {
 			ew.printf("\n")
 		}
-		ew.printf("export %d %s (class %s)\n", e.Index, e.Path, e.Class)
+		if e.Defaults {
+			ew.printf("export %d %s (class %s): default properties\n", e.Index, e.Path, e.Class)
+		} else {
+			ew.printf("export %d %s (class %s)\n", e.Index, e.Path, e.Class)
+		}
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(e.text, "\n"), "\n") {
 			ew.printf("  %s", line)
 		}
@@ -288,30 +304,35 @@ func zenEntry(name string, v props.Value, object func(int32) string) propEntry {
 	return e
 }
 
-// legacyProps reads the properties of a legacy package's exports.
+// legacyProps reads the properties of a legacy package's exports (all
+// when objects is empty): an export's tagged properties, or a class's
+// default properties.
 func legacyProps(file string, p *reader.Package, objects []string) (*propsDoc, error) {
-	d := &propsDoc{File: file, Exports: []propsExport{}}
 	list, err := exportList(objects, len(p.Exports), func(o string) (int, error) {
-		class, path := "", o
-		if i := strings.IndexByte(o, '\''); i > 0 && strings.HasSuffix(o, "'") && len(o) > i+1 {
-			class, path = o[:i], o[i+1:len(o)-1]
-		}
+		class, path := splitClassSpec(o)
 		return findExport(file, p, path, class)
 	})
 	if err != nil {
 		return nil, err
 	}
-	all := len(objects) == 0
+	return legacyPropsOf(file, p, list, len(objects) == 0)
+}
+
+// legacyPropsOf reads the properties of the exports in list; with all set,
+// exports whose data has no property list are counted, not refused.
+func legacyPropsOf(file string, p *reader.Package, list []int, all bool) (*propsDoc, error) {
+	d := &propsDoc{File: file, Exports: []propsExport{}}
 	for _, i := range list {
 		e := propsExport{Index: i, Path: p.ExportPath(i), Class: p.ClassName(i)}
 		l, err := p.Properties(i)
+		if errors.Is(err, reader.ErrNoPropertyList) {
+			e.Defaults = true
+			l, err = p.ClassDefaults(i)
+		}
 		if err != nil {
 			if all {
 				d.Skipped++
 				continue
-			}
-			if errors.Is(err, reader.ErrNoPropertyList) {
-				return nil, fmt.Errorf("%s: %s is a class: %v", file, e.Path, err)
 			}
 			return nil, err
 		}
@@ -321,13 +342,17 @@ func legacyProps(file string, p *reader.Package, objects []string) (*propsDoc, e
 			q := &l.Props[k]
 			pe := propEntry{Name: p.NameOf(q.Name), Index: q.ArrayIndex, Type: q.Type.String() + "Property"}
 			if q.Type == reader.PropStruct {
-				pe.Type = "StructProperty(" + p.NameOf(q.StructName) + ")"
+				pe.Struct = p.NameOf(q.StructName)
+				pe.Type = "StructProperty(" + pe.Struct + ")"
 			}
 			v, err := p.PropertyValue(i, q)
 			if err != nil {
 				pe.Problem = err.Error()
 			} else {
 				pe.Value = p.FormatValue(v)
+				if fields, ok := p.StructFields(v); ok {
+					pe.Fields = legacyFields(p, fields)
+				}
 			}
 			label := pe.Name
 			if pe.Index != 0 {
@@ -339,7 +364,9 @@ func legacyProps(file string, p *reader.Package, objects []string) (*propsDoc, e
 			}
 			e.Properties = append(e.Properties, pe)
 		}
-		e.NativeBytes = len(p.Exports[i].Data) - l.End
+		if !e.Defaults {
+			e.NativeBytes = len(p.Exports[i].Data) - l.End
+		}
 		if e.NativeBytes > 0 {
 			fmt.Fprintf(&b, "(%d bytes of native data after the properties)\n", e.NativeBytes)
 		}
@@ -347,6 +374,24 @@ func legacyProps(file string, p *reader.Package, objects []string) (*propsDoc, e
 		d.Exports = append(d.Exports, e)
 	}
 	return d, nil
+}
+
+// legacyFields converts the members of a struct value to entries.
+func legacyFields(p *reader.Package, fields []reader.StructField) []propEntry {
+	out := make([]propEntry, 0, len(fields))
+	for _, f := range fields {
+		pe := propEntry{Name: f.Name, Index: f.Index, Type: f.Value.Type.String() + "Property", Value: p.FormatValue(f.Value)}
+		if f.Value.Type == reader.PropStruct {
+			pe.Struct = f.Struct
+			pe.Type = "StructProperty(" + pe.Struct + ")"
+			if f.Fields != nil {
+				pe.Value = p.FormatFields(f.Fields)
+				pe.Fields = legacyFields(p, f.Fields)
+			}
+		}
+		out = append(out, pe)
+	}
+	return out
 }
 
 // exportList returns the exports the OBJECT arguments name (find resolves
