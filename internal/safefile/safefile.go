@@ -1,11 +1,17 @@
 // Package safefile writes files atomically: each file is written to a
-// temporary file in the target's directory, synced, and renamed over the
-// target only when every file of a batch has been written.
+// temporary file in the target's directory (see TempPrefix), synced, and
+// renamed over the target only when every file of a batch has been written.
+//
+// A Session stands for one run: it locks the files the run reads and
+// writes against other runs, and tracks the temporary files so that an
+// interrupted run removes them (Session.Interrupt).
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -21,8 +27,15 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 
 // Batch stages several files and renames them into place together: either
 // every target is replaced or, on failure before the renames, none is.
+//
+// A target that exists keeps its permissions, and a target that is a
+// symbolic link is written through: the file it leads to is replaced and the
+// link stays.
 type Batch struct {
-	staged []staged
+	// Session, when set, tracks the temporary files (an interrupt removes
+	// them) and runs Commit's renames as one commit section.
+	Session *Session
+	staged  []staged
 }
 
 type staged struct {
@@ -31,33 +44,54 @@ type staged struct {
 	perm        os.FileMode
 }
 
-// TempPattern is the pattern of the temporary names beside a target: a dot,
-// the target's name, a random part and ".tmp".
-const TempPattern = ".%s.*.tmp"
+// destination returns where a write to path goes: the file a symbolic link
+// leads to, else path; and the permissions to give it: the existing file's,
+// else perm.
+func destination(path string, perm os.FileMode) (string, os.FileMode) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		perm = st.Mode().Perm()
+	}
+	return path, perm
+}
+
+// createTemp creates the temporary file of target beside it.
+func (b *Batch) createTemp(target string) (*os.File, error) {
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var f *os.File
+	err := b.Session.Create(func() (string, error) {
+		var err error
+		f, err = os.CreateTemp(dir, TempPrefix(filepath.Base(target))+"*.tmp")
+		if err != nil {
+			return "", err
+		}
+		return f.Name(), nil
+	})
+	return f, err
+}
 
 // Create opens a temporary file beside path for the caller to stream into.
 // Commit syncs, closes and renames it; Abort closes and removes it. The
 // caller must not close the file.
 func (b *Batch) Create(path string, perm os.FileMode) (*os.File, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create directory for %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, fmt.Sprintf(TempPattern, filepath.Base(path)))
+	target, perm := destination(path, perm)
+	f, err := b.createTemp(target)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	b.staged = append(b.staged, staged{tmp: f.Name(), target: path, f: f, perm: perm})
+	b.staged = append(b.staged, staged{tmp: f.Name(), target: target, f: f, perm: perm})
 	return f, nil
 }
 
 // Add writes data to a temporary file beside path.
 func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create directory for %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, fmt.Sprintf(TempPattern, filepath.Base(path)))
+	target, perm := destination(path, perm)
+	f, err := b.createTemp(target)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -73,11 +107,17 @@ func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
 		err = os.Chmod(tmp, perm)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		b.remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	b.staged = append(b.staged, staged{tmp: tmp, target: path})
+	b.staged = append(b.staged, staged{tmp: tmp, target: target, perm: perm})
 	return nil
+}
+
+// remove removes the temporary file tmp.
+func (b *Batch) remove(tmp string) {
+	os.Remove(tmp)
+	b.Session.Forget(tmp)
 }
 
 // finish syncs and closes the streamed files.
@@ -103,25 +143,98 @@ func (b *Batch) finish() error {
 	return err
 }
 
-// Commit renames every staged file over its target. If a rename fails, the
-// files not yet renamed are removed and the error names the target.
+// Unchanged reports whether every staged file holds what its target holds
+// already, so that the commit would change nothing on disk.
+func (b *Batch) Unchanged() bool {
+	for _, s := range b.staged {
+		if !sameContent(s.tmp, s.target) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameContent reports whether files a and b hold the same bytes.
+func sameContent(a, b string) bool {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false
+	}
+	defer fb.Close()
+	sa, errA := fa.Stat()
+	sb, errB := fb.Stat()
+	if errA != nil || errB != nil || !sb.Mode().IsRegular() || sa.Size() != sb.Size() {
+		return false
+	}
+	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		n, errA := io.ReadFull(fa, bufA)
+		m, errB := io.ReadFull(fb, bufB)
+		if n != m || !bytes.Equal(bufA[:n], bufB[:m]) {
+			return false
+		}
+		if errA == io.EOF || errA == io.ErrUnexpectedEOF {
+			return errB == errA
+		}
+		if errA != nil || errB != nil {
+			return false
+		}
+	}
+}
+
+// Commit renames every staged file over its target and syncs the folders
+// that hold them. If a rename fails, the files not yet renamed are removed
+// and the error names the target. With a Session, the renames are one
+// commit section (see Session.BeginCommit).
 func (b *Batch) Commit() error {
 	if err := b.finish(); err != nil {
 		b.Abort()
+		if b.Session.interrupted() {
+			return ErrInterrupted
+		}
 		return err
 	}
+	end, err := b.Session.BeginCommit()
+	if err != nil {
+		b.Abort()
+		return err
+	}
+	defer end()
 	var errs []error
+	dirs := map[string]bool{}
 	for k, s := range b.staged {
 		if err := os.Rename(s.tmp, s.target); err != nil {
 			errs = append(errs, fmt.Errorf("replace %s: %w (is the file open in another program?)", s.target, err))
 			for _, r := range b.staged[k:] {
-				os.Remove(r.tmp)
+				b.remove(r.tmp)
 			}
 			break
 		}
+		b.Session.Forget(s.tmp)
+		dirs[filepath.Dir(s.target)] = true
+	}
+	for d := range dirs {
+		SyncDir(d)
 	}
 	b.staged = nil
 	return errors.Join(errs...)
+}
+
+// SyncDir flushes a folder's entries (the names renames put there) to stable
+// storage. It is best effort: some systems (Windows) cannot sync folders,
+// and by the time it runs the renames are done.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // Abort removes every staged temporary file.
@@ -130,7 +243,7 @@ func (b *Batch) Abort() {
 		if s.f != nil {
 			s.f.Close()
 		}
-		os.Remove(s.tmp)
+		b.remove(s.tmp)
 	}
 	b.staged = nil
 }

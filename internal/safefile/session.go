@@ -1,0 +1,362 @@
+package safefile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// ErrInterrupted is returned by writes a Session refuses once it has been
+// interrupted.
+var ErrInterrupted = errors.New("interrupted")
+
+// DefaultLockWait is how long Lock waits for another run by default.
+const DefaultLockWait = 30 * time.Second
+
+// lockRetry is how often a waiting Lock tries again.
+const lockRetry = 50 * time.Millisecond
+
+// A Session is one run of unrmod as the files it touches see it. It locks
+// the files the run reads and writes, so that two runs never write one file
+// or read a file another is writing; it tracks the temporary files the run
+// writes, so that Interrupt can remove them; and it reports what the user
+// should know (a wait for another run, leftovers removed) through Log.
+//
+// The zero Session is ready to use; a nil *Session locks and tracks
+// nothing. A Session is safe for concurrent use, but concurrent Lock calls
+// should not race for the same file.
+type Session struct {
+	// LockDir holds the lock files; "" means DefaultLockDir().
+	LockDir string
+	// LockWait bounds how long Lock waits for another run to release a
+	// file; 0 means DefaultLockWait.
+	LockWait time.Duration
+	// Log, when set, receives messages for the user.
+	Log func(msg string)
+
+	mu      sync.Mutex
+	idle    *sync.Cond // broadcast when commits drops to 0
+	temps   map[string]bool
+	commits int  // commit sections running
+	stopped bool // Interrupt was called
+	held    map[string]*heldLock
+}
+
+type heldLock struct {
+	fl    *flock.Flock
+	write bool
+	refs  int
+}
+
+// DefaultLockDir returns the per-user folder of lock files:
+// os.UserCacheDir()/unrmod/locks.
+func DefaultLockDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no folder for lock files: %w", err)
+	}
+	return filepath.Join(d, "unrmod", "locks"), nil
+}
+
+func (s *Session) logf(format string, args ...any) {
+	if s.Log != nil {
+		s.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// Use is a file (or folder) a run reads or writes.
+type Use struct {
+	Path  string
+	Write bool
+}
+
+// Locks are the locks one Lock call took.
+type Locks struct {
+	s    *Session
+	keys []string
+}
+
+// Lock takes an advisory lock on every file of uses for the caller to hold
+// while it reads and writes them: shared for reading, exclusive for writing.
+// A file is known by its Identity, and its lock is a file named by the
+// identity's hash in LockDir, so that no lock file lands beside game files.
+// Locks are taken in the order of their names, so that two runs never wait
+// for each other. When a file is busy, Log is told which, and Lock waits up
+// to LockWait before it fails with an error naming the file. A file this
+// Session holds already is not locked again.
+//
+// Once every lock is held, the temporary files a killed run left beside
+// each file of uses written are removed (no other run can be writing them),
+// and Log says so.
+func (s *Session) Lock(uses ...Use) (*Locks, error) {
+	l := &Locks{s: s}
+	if s == nil {
+		return l, nil
+	}
+	type want struct {
+		path  string
+		write bool
+	}
+	wants := map[string]*want{}
+	for _, u := range uses {
+		k := Identity(u.Path)
+		if w := wants[k]; w != nil {
+			w.write = w.write || u.Write
+			continue
+		}
+		wants[k] = &want{u.Path, u.Write}
+	}
+	keys := make([]string, 0, len(wants))
+	for k := range wants {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		w := wants[k]
+		if err := s.lockOne(k, w.path, w.write); err != nil {
+			l.Release()
+			return nil, err
+		}
+		l.keys = append(l.keys, k)
+	}
+	for _, u := range uses {
+		if u.Write {
+			s.removeLeftovers(u.Path)
+		}
+	}
+	return l, nil
+}
+
+// lockOne takes or shares the lock of the file whose identity is key.
+func (s *Session) lockOne(key, path string, write bool) error {
+	s.mu.Lock()
+	if h := s.held[key]; h != nil {
+		defer s.mu.Unlock()
+		if write && !h.write {
+			return fmt.Errorf("%s: this run reads it and may not write it too", path)
+		}
+		h.refs++
+		return nil
+	}
+	s.mu.Unlock()
+
+	dir := s.LockDir
+	if dir == "" {
+		var err error
+		if dir, err = DefaultLockDir(); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	sum := sha256.Sum256([]byte(key))
+	fl := flock.New(filepath.Join(dir, hex.EncodeToString(sum[:])+".lock"))
+	tryNow, tryCtx := fl.TryRLock, fl.TryRLockContext
+	if write {
+		tryNow, tryCtx = fl.TryLock, fl.TryLockContext
+	}
+	ok, err := tryNow()
+	if !ok && err == nil {
+		wait := s.LockWait
+		if wait <= 0 {
+			wait = DefaultLockWait
+		}
+		what := "writes"
+		if write {
+			what = "reads or writes"
+		}
+		s.logf("waiting for another unrmod run that %s %s", what, path)
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		ok, err = tryCtx(ctx, lockRetry)
+		cancel()
+		if !ok && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
+			return fmt.Errorf("%s: another unrmod run still %s it after %v; try again when it has finished", path, what, wait)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = map[string]*heldLock{}
+	}
+	s.held[key] = &heldLock{fl: fl, write: write, refs: 1}
+	return nil
+}
+
+// Release gives the locks back (those another Lock call of the Session
+// shares stay until it releases them too).
+func (l *Locks) Release() {
+	if l == nil || l.s == nil {
+		return
+	}
+	s := l.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range l.keys {
+		h := s.held[k]
+		if h == nil {
+			continue
+		}
+		if h.refs--; h.refs == 0 {
+			h.fl.Unlock()
+			delete(s.held, k)
+		}
+	}
+	l.keys = nil
+}
+
+// removeLeftovers removes the temporary files of path (see TempPrefix) that
+// a killed run left beside it. The caller holds path's lock.
+func (s *Session) removeLeftovers(path string) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return
+	}
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, e := range entries {
+		if e.Type().IsRegular() && IsTempOf(e.Name(), name) && !s.tracked(filepath.Join(dir, e.Name())) {
+			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+				n++
+			}
+		}
+	}
+	s.ReportLeftovers(dir, n)
+}
+
+// ReportLeftovers tells Log that n temporary files a killed run left in dir
+// were removed.
+func (s *Session) ReportLeftovers(dir string, n int) {
+	if s == nil || n == 0 {
+		return
+	}
+	files := "files"
+	if n == 1 {
+		files = "file"
+	}
+	s.logf("removed %d temporary %s a killed unrmod run left in %s", n, files, dir)
+}
+
+// tracked reports whether path is a temporary file of this Session.
+func (s *Session) tracked(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.temps[path]
+}
+
+// Create runs create, which makes a temporary file and returns its path,
+// and tracks the file until Forget, so that Interrupt removes it. Once the
+// Session is interrupted, Create makes nothing and returns ErrInterrupted.
+// A nil Session just runs create.
+func (s *Session) Create(create func() (string, error)) error {
+	if s == nil {
+		_, err := create()
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return ErrInterrupted
+	}
+	path, err := create()
+	if err != nil {
+		return err
+	}
+	if s.temps == nil {
+		s.temps = map[string]bool{}
+	}
+	s.temps[path] = true
+	return nil
+}
+
+// interrupted reports whether Interrupt was called.
+func (s *Session) interrupted() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+// Forget stops tracking the temporary file path: it was renamed into place
+// or removed.
+func (s *Session) Forget(path string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	delete(s.temps, path)
+	s.mu.Unlock()
+}
+
+// BeginCommit starts a commit section, the renames that put a run's output
+// into place: Interrupt waits for running sections to end, so that an
+// interrupt never leaves half of a batch renamed. It fails with
+// ErrInterrupted once the Session is interrupted, unless another section is
+// still running (a section may open others). Call end when the renames are
+// done.
+func (s *Session) BeginCommit() (end func(), err error) {
+	if s == nil {
+		return func() {}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped && s.commits == 0 {
+		return nil, ErrInterrupted
+	}
+	s.commits++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.commits--; s.commits == 0 && s.idle != nil {
+				s.idle.Broadcast()
+			}
+		})
+	}, nil
+}
+
+// Interrupt stops the Session: it waits for the running commit sections,
+// removes every temporary file still tracked and returns their names. Later
+// Create and BeginCommit calls fail with ErrInterrupted. It is what a signal
+// handler calls before the program exits.
+func (s *Session) Interrupt() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	if s.idle == nil {
+		s.idle = sync.NewCond(&s.mu)
+	}
+	for s.commits > 0 {
+		s.idle.Wait()
+	}
+	var removed []string
+	for p := range s.temps {
+		if err := os.Remove(p); err == nil || errors.Is(err, os.ErrNotExist) {
+			removed = append(removed, p)
+		}
+	}
+	s.temps = nil
+	sort.Strings(removed)
+	return removed
+}
