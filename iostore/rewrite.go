@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/unrmod/unrmod/internal/safefile"
 )
 
 // RewriteLayout says where Rewrite puts the chunks it keeps.
@@ -70,6 +72,8 @@ type RewriteOptions struct {
 	Workers  int
 	Progress func(n int64)
 	Verify   VerifyLevel
+	// Session is as in WriterOptions.
+	Session *safefile.Session
 }
 
 // RewriteResult says what Rewrite did.
@@ -142,6 +146,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		Version: h.Version, ContainerID: h.ContainerID, BlockSize: h.CompressionBlockSize, Method: method,
 		Key: key, KeyGUID: h.EncryptionKeyGUID, PartitionSize: psize, PerfectHash: len(src.toc.PerfectHashSeeds) > 0,
 		MountPoint: src.MountPoint(), Workers: opts.Workers, Progress: opts.Progress, Verify: opts.Verify,
+		Session: opts.Session,
 	}
 	if h.Version == VersionPerfectHash || h.Version == VersionRemovedOnDemandMetaData || h.Version > VersionReplaceIoChunkHashWithIoHash {
 		return nil, nil, fmt.Errorf("%s: unrmod does not write TOC version %d (%v)", src.file, h.Version, h.Version)
@@ -193,7 +198,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		w.Abort()
 		return nil, nil, err
 	}
-	if err := w.Close(); err != nil {
+	if err := w.Stage(); err != nil {
 		return nil, nil, err
 	}
 	for _, c := range w.chunks {

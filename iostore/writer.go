@@ -70,6 +70,10 @@ type WriterOptions struct {
 	// chunk written from data, and the structure of copied chunks;
 	// VerifyAll decodes every chunk; VerifyStructure reads no block.
 	Verify VerifyLevel
+	// Session, when set, locks the output's .utoc, first .ucas and
+	// companion files from NewWriter (CreateCompanion) until Commit or
+	// Abort, and tracks the staged files, which an interrupt removes.
+	Session *safefile.Session
 }
 
 // VerifyLevel says how much of its output a Writer checks before it
@@ -118,6 +122,7 @@ type Writer struct {
 	bs   uint64
 
 	batch safefile.Batch
+	locks []*safefile.Locks
 	parts []*os.File // staged partitions
 	sizes []uint64   // bytes written to each partition
 
@@ -217,7 +222,33 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 	}
 	w.bs = uint64(o.BlockSize)
 	w.bufPool.New = func() any { b := make([]byte, 0, w.bs); return &b }
+	w.batch.Session = o.Session
+	if err := w.lock(utocPath, PartitionPath(utocPath, 0)); err != nil {
+		return nil, err
+	}
 	return w, nil
+}
+
+// lock locks output files for the Writer's Session.
+func (w *Writer) lock(paths ...string) error {
+	uses := make([]safefile.Use, len(paths))
+	for i, p := range paths {
+		uses[i] = safefile.Use{Path: p, Write: true}
+	}
+	l, err := w.opts.Session.Lock(uses...)
+	if err != nil {
+		return err
+	}
+	w.locks = append(w.locks, l)
+	return nil
+}
+
+// unlock releases the Writer's locks.
+func (w *Writer) unlock() {
+	for _, l := range w.locks {
+		l.Release()
+	}
+	w.locks = nil
 }
 
 // RegisterCompressor makes c the compressor of the named method for this
@@ -605,6 +636,7 @@ func (w *Writer) Abort() {
 		w.stop()
 	}
 	w.batch.Abort()
+	w.unlock()
 }
 
 // stop drains the pipeline.
@@ -687,6 +719,7 @@ func (w *Writer) Commit() error {
 	if !w.staged {
 		return errors.New("iostore: Commit before Stage")
 	}
+	defer w.unlock()
 	stale := w.stalePartitions()
 	if err := w.batch.Commit(); err != nil {
 		return err
@@ -697,10 +730,20 @@ func (w *Writer) Commit() error {
 	return nil
 }
 
+// Unchanged reports whether the staged output (see Stage) is, byte for
+// byte, the container it would replace, so that Commit would change
+// nothing: an earlier run wrote it.
+func (w *Writer) Unchanged() bool {
+	return w.staged && len(w.stalePartitions()) == 0 && w.batch.Unchanged()
+}
+
 // CreateCompanion stages another file, such as the container's .pak, to be
 // renamed into place together with the container by Commit (or removed by
 // Abort). The Writer owns the file: do not close it.
 func (w *Writer) CreateCompanion(path string) (*os.File, error) {
+	if err := w.lock(path); err != nil {
+		return nil, err
+	}
 	return w.batch.Create(path, 0o644)
 }
 
