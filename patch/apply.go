@@ -19,10 +19,23 @@ type Options struct {
 	// encoded and verified in memory.
 	DryRun bool
 	// InPlace writes each output over its input and keeps the original as
-	// INPUT.bak (an existing .bak, the older original, is kept).
+	// INPUT.bak (an existing .bak, the older original, is kept). The
+	// output keeps the input's mode; an input that is a symbolic link is
+	// written through, and the link stays.
 	InPlace bool
 	// OutputDir, when set, receives every output under its input's name.
 	OutputDir string
+	// Force lets an output replace an existing file that is not the
+	// target's earlier output (see Apply).
+	Force bool
+	// Session, when set, locks every file the patch reads or writes for
+	// the whole run and tracks the temporary files, which an interrupt
+	// removes (cmd/unrmod sets it); nil locks nothing.
+	Session *safefile.Session
+
+	// beforeCommit, when set, runs once every output is staged, before
+	// the renames (for tests).
+	beforeCommit func()
 }
 
 // Result is what Apply did (or, with DryRun, would do).
@@ -65,6 +78,10 @@ type TargetResult struct {
 	InputProblems []InputProblem `json:"input_problems,omitempty"`
 	// Container is what a container target did (Kind "container").
 	Container *ContainerResult `json:"container,omitempty"`
+
+	// AlreadyWritten says that the output held exactly this result
+	// already (an earlier run wrote it), so it was not written again.
+	AlreadyWritten bool `json:"already_written,omitempty"`
 }
 
 // DataChange is an export whose serialised data changed.
@@ -103,9 +120,43 @@ type Counts struct {
 // Apply applies every target of f. All operations of all targets are
 // applied in memory and every output is encoded and verified before anything
 // is written; then every output is written atomically, or none is.
+//
+// Before reading anything, Apply lists every file the patch reads and
+// writes and refuses outputs that are one file with another output, with
+// an input (but a target's own with InPlace) or with the patch file,
+// comparing the files' identities (links, folders reached through links,
+// case-insensitive names). With a Session it then locks them all for the
+// whole run.
+//
+// An output may replace an existing file only when that file is the
+// target's earlier output, or with Force: for a legacy package, a legacy
+// package whose exports have the names and classes of the new output's;
+// for a zen package, a zen package of the same name; for a container, a
+// .utoc of the same container id (with its .ucas and .pak), a .ucas
+// without its .utoc, or a .pak without its .utoc that holds no file. An
+// output that holds exactly the new result already is not written again
+// (TargetResult.AlreadyWritten).
 func Apply(f *File, opt Options) (*Result, error) {
 	res := &Result{Patch: f.Path, OK: true, DryRun: opt.DryRun}
 	dir := filepath.Dir(f.Path)
+	plans := make([]*targetFiles, len(f.Targets))
+	for i, t := range f.Targets {
+		tf, err := planTarget(t, dir, opt)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = tf
+	}
+	uses := fileUses(f, plans)
+	if err := checkClashes(f, uses, opt.InPlace); err != nil {
+		return nil, err
+	}
+	locks, err := opt.Session.Lock(lockUses(uses, opt.DryRun)...)
+	if err != nil {
+		return nil, err
+	}
+	defer locks.Release()
+
 	cache := map[string]*reader.Package{}
 	load := func(path string) (*reader.Package, error) {
 		abs, err := filepath.Abs(path)
@@ -125,6 +176,7 @@ func Apply(f *File, opt Options) (*Result, error) {
 	type staged struct {
 		out, backup string
 		data, orig  []byte
+		mode        os.FileMode
 	}
 	var outs []staged
 	var containers []*iostore.Writer
@@ -133,54 +185,63 @@ func Apply(f *File, opt Options) (*Result, error) {
 			w.Abort()
 		}
 	}
-	seen := map[string]Pos{}
-	for _, t := range f.Targets {
+	for i, t := range f.Targets {
+		tf := plans[i]
 		if t.Container != nil {
-			tr, w, err := applyContainerTarget(t, dir, opt)
+			tr, w, err := applyContainerTarget(t, dir, tf, opt)
 			if err != nil {
 				abortContainers()
 				return nil, err
 			}
-			key, _ := filepath.Abs(tr.Output)
-			if prev, dup := seen[key]; dup {
-				if w != nil {
-					w.Abort()
-				}
-				abortContainers()
-				return nil, errorf(t.Pos, "this target writes %s, which the target at %s writes too", tr.Output, prev)
-			}
-			seen[key] = t.Pos
 			res.Targets = append(res.Targets, tr)
-			if w != nil {
-				containers = append(containers, w)
+			if w == nil {
+				continue
 			}
+			if w.Unchanged() {
+				w.Abort()
+				tr.AlreadyWritten = true
+				continue
+			}
+			containers = append(containers, w)
 			continue
 		}
-		tr, data, src, err := applyTarget(t, dir, opt, load)
+		tr, data, src, err := applyTarget(t, dir, tf, opt, load)
 		if err != nil {
 			abortContainers()
 			return nil, err
 		}
-		key, _ := filepath.Abs(tr.Output)
-		if prev, dup := seen[key]; dup {
-			abortContainers()
-			return nil, errorf(t.Pos, "this target writes %s, which the target at %s writes too", tr.Output, prev)
-		}
-		seen[key] = t.Pos
 		res.Targets = append(res.Targets, tr)
-		if opt.InPlace && !tr.Changed {
-			continue // nothing to write over the input
+		if opt.InPlace {
+			if !tr.Changed {
+				// Nothing to write over the input; with a .bak beside
+				// it, an earlier run wrote it.
+				_, err := os.Stat(tr.Backup)
+				tr.AlreadyWritten = err == nil
+				continue
+			}
+		} else if alreadyWritten(tr.Output, data) {
+			tr.AlreadyWritten = true
+			continue
+		} else if !opt.Force {
+			if err := checkPackageOutput(t, tr, data); err != nil {
+				abortContainers()
+				return nil, err
+			}
 		}
-		outs = append(outs, staged{out: tr.Output, backup: tr.Backup, data: data, orig: src})
+		mode := os.FileMode(0o644)
+		if st, err := os.Stat(tr.Input); err == nil {
+			mode = st.Mode().Perm()
+		}
+		outs = append(outs, staged{out: tr.Output, backup: tr.Backup, data: data, orig: src, mode: mode})
 	}
 	if opt.DryRun {
 		return res, nil
 	}
-	var batch safefile.Batch
+	batch := safefile.Batch{Session: opt.Session}
 	for _, s := range outs {
 		if s.backup != "" {
 			if _, err := os.Stat(s.backup); errors.Is(err, os.ErrNotExist) {
-				if err := batch.Add(s.backup, s.orig, 0o644); err != nil {
+				if err := batch.Add(s.backup, s.orig, s.mode); err != nil {
 					batch.Abort()
 					abortContainers()
 					return nil, err
@@ -193,7 +254,18 @@ func Apply(f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	// Every output is staged and checked: rename them all into place.
+	if opt.beforeCommit != nil {
+		opt.beforeCommit()
+	}
+	// Every output is staged and checked: rename them all into place, as
+	// one commit section, which an interrupt lets finish.
+	end, err := opt.Session.BeginCommit()
+	if err != nil {
+		batch.Abort()
+		abortContainers()
+		return nil, err
+	}
+	defer end()
 	if err := batch.Commit(); err != nil {
 		abortContainers()
 		return nil, err
@@ -211,49 +283,24 @@ func Apply(f *File, opt Options) (*Result, error) {
 
 // applyTarget patches the package one target names, in memory, and returns
 // its encoded, verified output and the input's bytes.
-func applyTarget(t *Target, dir string, opt Options, load func(string) (*reader.Package, error)) (*TargetResult, []byte, []byte, error) {
-	in := filepath.FromSlash(t.File)
-	if !filepath.IsAbs(in) {
-		in = filepath.Join(dir, in)
+func applyTarget(t *Target, dir string, tf *targetFiles, opt Options, load func(string) (*reader.Package, error)) (*TargetResult, []byte, []byte, error) {
+	if src := readZenFile(tf.in); src != nil {
+		return applyZenTarget(t, dir, tf.in, src, tf.out, opt)
 	}
-	out, err := outputPath(t, dir, in, opt)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if src := readZenFile(in); src != nil {
-		return applyZenTarget(t, dir, in, src, out, opt)
-	}
-	return applyLegacyTarget(t, dir, in, out, opt, load)
+	return applyLegacyTarget(t, dir, tf.in, tf.out, opt, load)
 }
 
 // outputPath decides where a target is written.
-func outputPath(t *Target, dir, in string, opt Options) (string, error) {
-	var out string
+func outputPath(t *Target, dir, in string, opt Options) string {
 	switch {
 	case opt.InPlace:
-		return in, nil
+		return in
 	case opt.OutputDir != "":
-		out = filepath.Join(opt.OutputDir, filepath.Base(in))
+		return filepath.Join(opt.OutputDir, filepath.Base(in))
 	case t.Output != "":
-		out = filepath.FromSlash(t.Output)
-		if !filepath.IsAbs(out) {
-			out = filepath.Join(dir, out)
-		}
-	default:
-		out = filepath.Join(dir, "patched", filepath.Base(in))
+		return localPath(dir, t.Output)
 	}
-	ai, _ := filepath.Abs(in)
-	ao, _ := filepath.Abs(out)
-	if ai == ao || sameFile(in, out) {
-		return "", errorf(t.Pos, "the output %s is the input; use --in-place to overwrite it (a .bak is kept)", out)
-	}
-	return out, nil
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+	return filepath.Join(dir, "patched", filepath.Base(in))
 }
 
 // Summary returns one line describing a target's result.

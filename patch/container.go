@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/pak"
@@ -72,24 +73,15 @@ type containerJob struct {
 	removed map[zen.PackageID]bool
 	// unchanged counts packages whose operations were all in effect.
 	unchanged int
+	sess      *safefile.Session // locks and tracks the output's files
 }
 
 // applyContainerTarget applies a container target: it patches the packages
 // and files it names in memory, then (unless dry) stages the output
 // container, which the caller commits with the other outputs.
-func applyContainerTarget(t *Target, dir string, opt Options) (*TargetResult, *iostore.Writer, error) {
+func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (*TargetResult, *iostore.Writer, error) {
 	ct := t.Container
-	in := filepath.FromSlash(ct.Container)
-	if !filepath.IsAbs(in) {
-		in = filepath.Join(dir, in)
-	}
-	if opt.InPlace {
-		return nil, nil, errorf(ct.Pos, "--in-place does not apply to containers: give the target an output (mode: mod writes a new _P container beside the game's)")
-	}
-	out := containerOutPath(t, dir, in, opt)
-	if sameFile(in, out) {
-		return nil, nil, errorf(ct.Pos, "the output %s is the input container; write to another name", out)
-	}
+	in, out := tf.in, tf.out
 	c, err := iostore.Open(in, &iostore.Options{Key: ct.Key})
 	if err != nil {
 		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
@@ -98,7 +90,7 @@ func applyContainerTarget(t *Target, dir string, opt Options) (*TargetResult, *i
 	if _, err := c.DirectoryIndex(); err != nil {
 		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 	}
-	j := &containerJob{t: t, ct: ct, dir: dir, in: in, c: c, v: c.Header().Version,
+	j := &containerJob{t: t, ct: ct, dir: dir, in: in, c: c, v: c.Header().Version, sess: opt.Session,
 		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
 		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{}}
@@ -130,6 +122,15 @@ func applyContainerTarget(t *Target, dir string, opt Options) (*TargetResult, *i
 	}
 	if ct.Mode == ModeMod {
 		if err := j.checkModName(out); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !opt.Force {
+		id := zen.ContainerIDFromName(strings.TrimSuffix(filepath.Base(out), filepath.Ext(out)))
+		if ct.Mode == ModeFull {
+			id = c.Header().ContainerID
+		}
+		if err := checkContainerOutput(ct.Pos, tf, id); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -468,7 +469,7 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 		psize = 0
 	}
 	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Version: h.Version, BlockSize: h.CompressionBlockSize, Method: j.method(),
-		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint()})
+		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint(), Session: j.sess})
 	if err != nil {
 		return nil, err
 	}
@@ -561,7 +562,7 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 		}
 		changes = append(changes, iostore.ChunkChange{ID: j.c.Chunks()[hi].ID, Data: bytes.NewReader(data)})
 	}
-	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key})
+	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key, Session: j.sess})
 	if err != nil {
 		return nil, err
 	}
