@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/unrmod/unrmod/internal/safefile"
 )
 
 // ExtractOptions configures Extract.
@@ -27,7 +30,12 @@ type ExtractOptions struct {
 	// a sync per file makes extracting thousands of files many times
 	// slower. Every file is still written under a temporary name and
 	// renamed, so a failed run never leaves partial files under real names.
+	// With Sync, the folders are synced too after the renames.
 	Sync bool
+	// Session, when set, locks the output folder for the run, tracks the
+	// temporary files (an interrupt removes them) and removes those a
+	// killed run left beside the files written.
+	Session *safefile.Session
 }
 
 // ExtractResult says what Extract wrote.
@@ -102,15 +110,30 @@ const maxDirHandles = 128
 type dirHandle struct {
 	root   *os.Root
 	prefix string
+	path   string            // the directory, for the Session
+	sess   *safefile.Session // tracks the temporary files
 }
 
-func (h dirHandle) create(name string) (*os.File, error) {
-	return h.root.OpenFile(h.prefix+name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+func (h dirHandle) create(name string) (f *os.File, err error) {
+	err = h.sess.Create(func() (string, error) {
+		f, err = h.root.OpenFile(h.prefix+name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		return filepath.Join(h.path, name), err
+	})
+	return f, err
 }
 
-func (h dirHandle) rename(from, to string) error { return h.root.Rename(h.prefix+from, h.prefix+to) }
+func (h dirHandle) rename(from, to string) error {
+	err := h.root.Rename(h.prefix+from, h.prefix+to)
+	if err == nil {
+		h.sess.Forget(filepath.Join(h.path, from))
+	}
+	return err
+}
 
-func (h dirHandle) remove(name string) { h.root.Remove(h.prefix + name) }
+func (h dirHandle) remove(name string) {
+	h.root.Remove(h.prefix + name)
+	h.sess.Forget(filepath.Join(h.path, name))
+}
 
 // Extract writes the selected chunks as files under dir, decoding them in
 // parallel with bounded memory (one block per worker). Every file is
@@ -121,8 +144,10 @@ func (h dirHandle) remove(name string) { h.root.Remove(h.prefix + name) }
 // a failure leaves no new or half-written file under a real name.
 //
 // Before writing anything Extract checks that every selected chunk can be
-// decoded: an Oodle block, a missing key or .ucas fail at once.
-func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, error) {
+// decoded (an Oodle block, a missing key or .ucas fail at once) and that
+// every file can take its name (see checkDestinations); a failed extract
+// removes the folders it created.
+func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, err error) {
 	if opts == nil {
 		opts = &ExtractOptions{}
 	}
@@ -153,7 +178,10 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 		if opts.Filter != nil && !opts.Filter(ch, p) {
 			continue
 		}
-		key := strings.ToLower(p)
+		if err := checkNameLengths(p); err != nil {
+			return nil, errorf(c.file, c.chunkStruct(i), -1, ErrCorrupt, "output path %q: %v", p, err)
+		}
+		key := safefile.FoldName(p)
 		if j, dup := seen[key]; dup {
 			return nil, errorf(c.file, c.chunkStruct(i), -1, ErrCorrupt, "output path %q is also the path of chunk %d", p, j)
 		}
@@ -181,7 +209,7 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 	// Directories whose names are also files would make renames fail late.
 	for _, i := range sel {
 		for d := path.Dir(outPath[i]); d != "."; d = path.Dir(d) {
-			if j, clash := seen[strings.ToLower(d)]; clash {
+			if j, clash := seen[safefile.FoldName(d)]; clash {
 				return nil, errorf(c.file, c.chunkStruct(j), -1, ErrCorrupt, "output path %q is also a directory of %q", outPath[j], outPath[i])
 			}
 		}
@@ -190,6 +218,17 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 		return res, nil
 	}
 
+	locks, err := opts.Session.Lock(safefile.Use{Path: dir, Write: true})
+	if err != nil {
+		return nil, err
+	}
+	defer locks.Release()
+	created := newDirs(dir, outPath)
+	defer func() {
+		if err != nil {
+			removeDirs(created)
+		}
+	}()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -229,18 +268,22 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 		if err := root.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
+		h := dirHandle{root: root, path: filepath.Join(dir, filepath.FromSlash(d)), sess: opts.Session}
 		switch {
 		case d == ".":
-			dirs[d] = dirHandle{root: root}
 		case n < maxDirHandles:
 			r, err := root.OpenRoot(d)
 			if err != nil {
 				return nil, fmt.Errorf("open %s: %w", d, err)
 			}
-			dirs[d] = dirHandle{root: r}
+			h.root = r
 		default:
-			dirs[d] = dirHandle{root: root, prefix: d + "/"}
+			h.prefix = d + "/"
 		}
+		dirs[d] = h
+	}
+	if err := checkDestinations(dirs, sel, outPath, opts.Session); err != nil {
+		return nil, err
 	}
 
 	var (
@@ -274,7 +317,7 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 		}
 		d := dirs[path.Dir(outPath[i])]
 		final := path.Base(outPath[i])
-		tmp := "." + final + ".unrmod-" + tag + ".tmp"
+		tmp := safefile.TempName(final, tag)
 		if err := c.extractOne(d, i, tmp, s, opts.Sync, report); err != nil {
 			d.remove(tmp)
 			fail(fmt.Errorf("%w (writing %s)", err, outPath[i]))
@@ -290,6 +333,14 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 		}
 		return nil, firstErr
 	}
+	end, err := opts.Session.BeginCommit()
+	if err != nil {
+		for _, f := range staged {
+			f.dir.remove(f.tmp)
+		}
+		return nil, err
+	}
+	defer end()
 	for n, f := range staged {
 		if err := f.dir.rename(f.tmp, f.final); err != nil {
 			for _, r := range staged[n:] {
@@ -297,6 +348,9 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (*ExtractResult, e
 			}
 			return nil, fmt.Errorf("replace %s: %w", f.final, err)
 		}
+	}
+	if opts.Sync {
+		syncDirs(dirs, created)
 	}
 	for _, i := range sel {
 		res.Paths = append(res.Paths, outPath[i])
