@@ -306,6 +306,9 @@ func outputPath(t *Target, dir, in string, opt Options) string {
 // Summary returns one line describing a target's result.
 func (tr *TargetResult) Summary() string {
 	if !tr.Changed {
+		if tr.Output != tr.Input && tr.AlreadyWritten {
+			return fmt.Sprintf("%s: no changes (every operation was already in effect); %s holds the same package", tr.Input, tr.Output)
+		}
 		if tr.Output != tr.Input {
 			return fmt.Sprintf("%s: no changes (every operation was already in effect); wrote %s, the same package", tr.Input, tr.Output)
 		}

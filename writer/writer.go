@@ -153,9 +153,22 @@ func Check(name string, data []byte) (*reader.Package, error) {
 // WriteFile encodes p, re-reads and verifies the result, and only then
 // atomically replaces path with it.
 func WriteFile(path string, p *reader.Package, opt Options) (*Report, error) {
-	out, rep, err := Encode(p, opt)
+	out, rep, err := EncodeChecked(path, p, opt)
 	if err != nil {
 		return nil, err
+	}
+	if err := safefile.WriteFile(path, out, 0o644); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// EncodeChecked encodes p and re-reads and verifies the result, named path
+// in errors: what WriteFile writes.
+func EncodeChecked(path string, p *reader.Package, opt Options) ([]byte, *Report, error) {
+	out, rep, err := Encode(p, opt)
+	if err != nil {
+		return nil, nil, err
 	}
 	if _, err := Check(path, out); err != nil {
 		var ve *VerifyError
@@ -164,12 +177,9 @@ func WriteFile(path string, p *reader.Package, opt Options) (*Report, error) {
 				ve.InputToo = true
 			}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	if err := safefile.WriteFile(path, out, 0o644); err != nil {
-		return nil, err
-	}
-	return rep, nil
+	return out, rep, nil
 }
 
 type encoder struct {

@@ -14,12 +14,22 @@ import (
 func applyCommand() *command {
 	return &command{
 		name:     "apply",
-		synopsis: "PATCH.yaml [--dry-run] [--in-place] [--output-dir DIR] [--json]",
+		synopsis: "PATCH.yaml [--dry-run] [--in-place] [--output-dir DIR] [--force] [--json]",
 		summary:  "apply a YAML patch: rename names, set flags and properties, replace exports",
 		description: `Read PATCH.yaml, apply every operation of every target to the decoded
 packages, encode and verify each result, and only then write them all:
 every output is written atomically, or none is. Inputs are never modified
-unless --in-place is given (each original is kept as FILE.bak).
+unless --in-place is given (each original is kept as FILE.bak; the file
+keeps its mode, and a symbolic link is written through).
+
+Every file the patch reads or writes is locked for the whole run: a second
+run that needs one of them waits up to 30 seconds for the first, then
+fails naming the file. An output may not be another output, an input or
+the patch file (compared as files, through links). An output replaces an
+existing file only when that file is the target's earlier output (the same
+package or container), or with --force; an output that already holds the
+result is not written again ("already written"), so running a patch again,
+after a run that was stopped midway too, tells what was written.
 
 Outputs go where each target's "output:" says, or to patched/<name> beside
 the patch file, or into --output-dir. Paths in the patch are relative to
@@ -67,6 +77,7 @@ editors is in docs/patch.schema.json.`,
 			dry := fs.Bool("dry-run", false, "print the plan and verify the outputs, but write nothing")
 			inPlace := fs.Bool("in-place", false, "overwrite each input, keeping the original as FILE.bak")
 			outDir := fs.String("output-dir", "", "write every output into `DIR` under its input's name")
+			force := fs.Bool("force", false, "let outputs replace existing files that are not this patch's earlier outputs")
 			asJSON := fs.Bool("json", false, "print the plan and result as one JSON document")
 			return func(s streams, args []string) error {
 				path, err := oneArg("apply", args, "PATCH.yaml")
@@ -80,7 +91,7 @@ editors is in docs/patch.schema.json.`,
 				if err != nil {
 					return applyFailure(s, *asJSON, path, err)
 				}
-				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir})
+				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir, Force: *force, Session: s.sess})
 				if err != nil {
 					return applyFailure(s, *asJSON, path, err)
 				}
@@ -154,10 +165,14 @@ func printPlan(w io.Writer, res *patch.Result) {
 			}
 		}
 		verb := "wrote"
-		if res.DryRun {
+		switch {
+		case t.AlreadyWritten && t.Output == t.Input:
+			verb = "already written by an earlier run, left as it is"
+		case t.AlreadyWritten:
+			verb = "already written by an earlier run (the output holds this result), left as it is"
+		case res.DryRun:
 			verb = "would write (dry run)"
-		}
-		if !t.Changed && t.Output == t.Input {
+		case !t.Changed && t.Output == t.Input:
 			verb = "left unchanged"
 		}
 		fmt.Fprintf(w, "  %s: %s\n", verb, t.Summary())

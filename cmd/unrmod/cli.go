@@ -10,12 +10,16 @@ import (
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/unrmod/unrmod/internal/safefile"
 )
 
 // streams are the outputs a command writes to: data on out, progress,
-// warnings and errors on err.
+// warnings and errors on err; and the run's Session, which locks the files
+// the command reads and writes and tracks its temporary files.
 type streams struct {
 	out, err io.Writer
+	sess     *safefile.Session
 }
 
 // runner runs a command with its positional arguments, after its flags have
@@ -86,6 +90,19 @@ var errReported = errors.New("failure already reported")
 // run executes the command line args (without the program name) and returns
 // the exit status: 0 on success, 1 on failure, 2 on a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runSession(newSession(stderr), args, stdout, stderr)
+}
+
+// newSession returns the Session of a run: lock files in the per-user
+// folder (or $UNRMOD_LOCK_DIR), messages on stderr.
+func newSession(stderr io.Writer) *safefile.Session {
+	return &safefile.Session{LockDir: os.Getenv("UNRMOD_LOCK_DIR"), Log: func(msg string) {
+		fmt.Fprintf(stderr, "unrmod: %s\n", msg)
+	}}
+}
+
+// runSession is run with the given Session.
+func runSession(sess *safefile.Session, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return exitCode(stderr, usagef("", "missing command"))
 	}
@@ -103,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitCode(stderr, usagef("", "unknown command %q", name))
 	}
-	return c.execute(args[1:], streams{stdout, stderr})
+	return c.execute(args[1:], streams{stdout, stderr, sess})
 }
 
 // execute parses the command's flags, runs it and returns the exit status.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -75,12 +76,17 @@ is a terminal; the summary goes to standard output.`,
 				case *jobs < 0:
 					return usagef("extract", "--jobs must be positive, got %d", *jobs)
 				}
+				locks, err := s.sess.Lock(safefile.Use{Path: file})
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
 				c, err := openIndexedContainer(file, key)
 				if err != nil {
 					return err
 				}
 				defer c.Close()
-				opts := &iostore.ExtractOptions{Workers: *jobs, Sync: *sync}
+				opts := &iostore.ExtractOptions{Workers: *jobs, Sync: *sync, Session: s.sess}
 				if len(filters) > 0 {
 					opts.Filter = func(ch *iostore.Chunk, p string) bool { return matchAny(filters, p) }
 				}

@@ -58,7 +58,7 @@ func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, k
 		total += int64(ch.Size)
 	}
 	bar := newProgress(s.err, "rewrite", total)
-	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add}
+	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add, Session: s.sess}
 	start := time.Now()
 	res, err := iostore.Rewrite(c, utoc, nil, opts)
 	bar.finish()

@@ -13,10 +13,12 @@
 // after the arguments.
 //
 // Exit status: 0 on success, 1 when a file is bad, fails verification or
-// cannot be written, 2 on a usage error.
+// cannot be written, 2 on a usage error, 130 when interrupted (Ctrl-C,
+// SIGTERM), after removing the run's temporary files.
 package main
 
 import (
+	"io"
 	"os"
 	"runtime/debug"
 )
@@ -27,7 +29,16 @@ import (
 var version = "dev"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runMain runs the command line with a Session that an interrupt cleans
+// up before the program exits with status 130.
+func runMain(args []string, stdout, stderr io.Writer) int {
+	sess := newSession(stderr)
+	stop := onInterrupt(sess, stderr, os.Exit)
+	defer stop()
+	return runSession(sess, args, stdout, stderr)
 }
 
 // buildVersion returns the version to report: the -ldflags value, or the

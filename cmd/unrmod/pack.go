@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -135,6 +136,17 @@ it is a terminal.`,
 					}
 				}
 				utoc := containerOutput(*out)
+				uses := []safefile.Use{{Path: dir}}
+				if !*dry {
+					pak := strings.TrimSuffix(utoc, filepath.Ext(utoc)) + ".pak"
+					uses = append(uses, safefile.Use{Path: utoc, Write: true},
+						safefile.Use{Path: iostore.PartitionPath(utoc, 0), Write: true}, safefile.Use{Path: pak, Write: true})
+				}
+				locks, err := s.sess.Lock(uses...)
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
 				v := pack.TocVersionFor(opts.Engine)
 				if opts.TocVersion != 0 {
 					v = opts.TocVersion
@@ -146,6 +158,7 @@ it is a terminal.`,
 				if *dry {
 					return printPackPlan(s.out, plan, utoc, opts, v, *asJSON)
 				}
+				wo.Session = s.sess
 				bar := newProgress(s.err, "pack", plan.Bytes())
 				wo.Progress = bar.add
 				start := time.Now()

@@ -74,6 +74,15 @@ container needs --aes-key; the output is encrypted with the same key.`,
 				if *out == "-" {
 					return usagef("rewrite", "rewrite writes a file, not standard output: give -o a path")
 				}
+				target := *out
+				if isContainerFile(in) {
+					target = containerOutput(*out)
+				}
+				locks, err := s.sess.Lock(safefile.Use{Path: in}, safefile.Use{Path: target, Write: true})
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
 				if isContainerFile(in) {
 					cl, err := iostore.ParseRewriteLayout(*layout)
 					if err != nil {
@@ -97,7 +106,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 					return usagef("rewrite", "output %s is the input file; rewrite never modifies its input", *out)
 				}
 				if cf := readChunkFile(in); cf != nil && cf.isZen() {
-					doc, err := rewriteZen(cf, *out, lay, zf)
+					doc, err := rewriteZen(s.sess, cf, *out, lay, zf)
 					if err != nil {
 						return err
 					}
@@ -107,7 +116,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 					_, err = fmt.Fprintln(s.out, doc.summary())
 					return err
 				}
-				rep, err := rewrite(in, *out, lay)
+				rep, err := rewrite(s.sess, in, *out, lay)
 				if err != nil {
 					return err
 				}
@@ -133,12 +142,16 @@ container needs --aes-key; the output is encrypted with the same key.`,
 }
 
 // rewrite re-encodes in to out with the given layout.
-func rewrite(in, out string, layout writer.Layout) (*writer.Report, error) {
+func rewrite(sess *safefile.Session, in, out string, layout writer.Layout) (*writer.Report, error) {
 	p, err := reader.ReadFile(in)
 	if err != nil {
 		return nil, err
 	}
-	return writer.WriteFile(out, p, writer.Options{Layout: layout})
+	data, rep, err := writer.EncodeChecked(out, p, writer.Options{Layout: layout})
+	if err != nil {
+		return nil, err
+	}
+	return rep, sess.WriteFile(out, data, 0o644)
 }
 
 // rewriteDoc is the output of "unrmod rewrite".
@@ -184,7 +197,7 @@ func sameFile(a, b string) bool {
 
 // rewriteZen decodes a zen package file and writes it again to out, after
 // checking that the output decodes with no problem the input did not have.
-func rewriteZen(cf *chunkFile, out string, layout writer.Layout, zf *zenFlags) (*rewriteDoc, error) {
+func rewriteZen(sess *safefile.Session, cf *chunkFile, out string, layout writer.Layout, zf *zenFlags) (*rewriteDoc, error) {
 	z, err := openZenFile("rewrite", cf.file, cf.data, zf)
 	if err != nil {
 		return nil, err
@@ -206,7 +219,7 @@ func rewriteZen(cf *chunkFile, out string, layout writer.Layout, zf *zenFlags) (
 	if after := q.Problems(nil); len(after) > len(before) {
 		return nil, fmt.Errorf("the re-encoded package has problems the input has not, nothing was written: %s", after[0])
 	}
-	if err := safefile.WriteFile(out, data, 0o644); err != nil {
+	if err := sess.WriteFile(out, data, 0o644); err != nil {
 		return nil, err
 	}
 	doc := &rewriteDoc{Input: cf.file, Output: out, Layout: layout.String(), Size: int64(len(data)), MovedTables: []string{},

@@ -18,7 +18,13 @@ import (
 
 // WriteFile atomically replaces path with data.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	var b Batch
+	return (*Session)(nil).WriteFile(path, data, perm)
+}
+
+// WriteFile atomically replaces path with data, tracking the temporary
+// file (see Batch.Session).
+func (s *Session) WriteFile(path string, data []byte, perm os.FileMode) error {
+	b := Batch{Session: s}
 	if err := b.Add(path, data, perm); err != nil {
 		return err
 	}

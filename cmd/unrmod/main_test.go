@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// TestMain keeps the lock files of the tests in a folder of their own and
+// runs the test binary as a helper process when UNRMOD_TEST_HELPER says so.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("UNRMOD_TEST_HELPER"); mode != "" {
+		os.Exit(helperMain(mode))
+	}
+	dir, err := os.MkdirTemp("", "unrmod-locks-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("UNRMOD_LOCK_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// helperMain is the test binary run as a helper process.
+func helperMain(mode string) int {
+	switch mode {
+	case "slow-writer":
+		return slowWriter(os.Getenv("UNRMOD_TEST_OUT"))
+	}
+	fmt.Fprintf(os.Stderr, "unknown helper %q\n", mode)
+	return 2
+}
+
+// slowWriter writes a container to out as the unrmod commands do (a
+// Session, the interrupt handler of main), from a reader that gives 1 MiB,
+// prints "ready" and then never ends: an interrupt finds it writing.
+func slowWriter(out string) int {
+	sess := newSession(os.Stderr)
+	stop := onInterrupt(sess, os.Stderr, os.Exit)
+	defer stop()
+	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Session: sess, Method: "None", Workers: 1})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionReplaceIoChunkHashWithIoHash)
+	r := &slowReader{left: 1 << 20, ready: os.Stdout}
+	if err := w.AddChunk(id, "Game/Content/Big.ubulk", r); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// slowReader gives left zero bytes, then writes "ready" and blocks.
+type slowReader struct {
+	left  int
+	ready io.Writer
+}
+
+func (r *slowReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		fmt.Fprintln(r.ready, "ready")
+		select {}
+	}
+	n := min(len(p), r.left)
+	clear(p[:n])
+	r.left -= n
+	return n, nil
+}
+
+// staged lists the temporary files in dir.
+func staged(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if m, _ := filepath.Match(".*.unrmod-*.tmp", e.Name()); m {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
