@@ -39,8 +39,12 @@ against the hash in its chunk meta before it is kept.
 Nothing is written outside DIR: paths with "..", absolute paths, drive
 letters and symbolic links leading out of DIR are refused. Files are written
 under temporary names and renamed only when every selected chunk has been
-written, so a failure leaves no partial file; existing files are replaced.
---sync also flushes each file to disk first (slower).
+written, so a failure leaves no partial file and no folder it created;
+existing files are replaced. Every name is checked first: names that would
+be one file on Windows or macOS (case, Unicode normalisation), a folder in
+the way and names over 255 bytes fail before anything is written. DIR is
+locked against other unrmod runs. --sync also flushes each file, then the
+folders, to disk (slower).
 
 --filter selects chunks by path; it may be given several times (a chunk
 matching any is extracted). '*' matches within one path component, '**'
