@@ -46,6 +46,10 @@ func (op *ReplaceExport) readsFiles() []string {
 	return out
 }
 
+func (op *ReplaceTexture) readsFiles() []string { return []string{op.Image} }
+
+func (op *ReplaceSound) readsFiles() []string { return []string{op.File} }
+
 // opReads lists the files ops read, resolved against dir.
 func opReads(dir string, ops []Op) []string {
 	var out []string

@@ -149,7 +149,7 @@ func TestOutputClashes(t *testing.T) {
 ` + op + `
   - file: real/UnrmodDemoMap.unr
     output: real/UnrmodDemo.u
-` + op, false, "reads"},
+` + op, false, "reads: every file is read before any is written"},
 		{"in place twice through a link", `
   - file: real/UnrmodDemoMap.unr
 ` + op + `
@@ -174,7 +174,25 @@ func TestOutputClashes(t *testing.T) {
     output: out/UnrmodDemoMap.unr
     ops:
       - replace-export: {object: LevelInfo0, data: {file: link/data.bin}}
-`, false, "reads"},
+`, false, "reads: every file is read before any is written"},
+		{"output is the image another target reads", `
+  - file: real/UnrmodDemo.u
+    output: real/Sky.png
+` + op + `
+  - file: real/UnrmodDemoMap.unr
+    output: out/UnrmodDemoMap.unr
+    ops:
+      - replace-texture: {object: Skins.Checker, image: link/Sky.png}
+`, false, "reads: every file is read before any is written"},
+		{"output is the sound another target reads", `
+  - file: real/UnrmodDemo.u
+    output: real/Chirp.wav
+` + op + `
+  - file: real/UnrmodDemoMap.unr
+    output: out/UnrmodDemoMap.unr
+    ops:
+      - replace-sound: {object: Chirp, file: link/Chirp.wav}
+`, false, "reads: every file is read before any is written"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,7 +220,6 @@ func TestOutputClashes(t *testing.T) {
 			_, err = patch.Apply(f, patch.Options{InPlace: tt.inPlace, Force: true})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want an error saying %q", err, tt.want)
-
 			}
 			if after := snapshot(t, dir); after != before {
 				t.Errorf("the refused patch changed files:\n%s\nwas\n%s", after, before)
