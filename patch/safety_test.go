@@ -2,7 +2,9 @@ package patch_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,13 +29,15 @@ const (
 	demo58   = "../examples/containers/UnrmodDemo58_P.utoc"
 )
 
-// setTitle is a patch of one target that sets a property of the demo
-// map's LevelInfo0; extra is appended to the target (output: ...).
-func setLevelInfo(file, property, value, extra string) string {
-	return "unrmod: 1\ntargets:\n  - file: " + yamlQuote(file) + "\n" + extra +
+// setLevelInfo is a patch of one target that sets a property of the demo
+// map's LevelInfo0.
+func setLevelInfo(file, property, value string) string {
+	return "unrmod: 1\ntargets:\n  - file: " + yamlQuote(file) + "\n" +
 		"    ops:\n      - set-property: {object: LevelInfo0, property: " + property + ", value: " + yamlQuote(value) + "}\n"
 }
 
+// levelInfo returns the value of a string property of the demo map's
+// LevelInfo0 in the package at path.
 func levelInfo(t *testing.T, path, property string) string {
 	t.Helper()
 	p := readPkg(t, path)
@@ -49,8 +53,8 @@ func TestConcurrentInPlaceRunsKeepBothChanges(t *testing.T) {
 	dir := t.TempDir()
 	path := copyInto(t, demoMap, dir)
 	locks := t.TempDir()
-	first := parsePatch(t, filepath.Join(dir, "title.yaml"), setLevelInfo(filepath.Base(path), "Title", "First run", ""))
-	second := parsePatch(t, filepath.Join(dir, "author.yaml"), setLevelInfo(filepath.Base(path), "Author", "Second run", ""))
+	first := parsePatch(t, filepath.Join(dir, "title.yaml"), setLevelInfo(filepath.Base(path), "Title", "First run"))
+	second := parsePatch(t, filepath.Join(dir, "author.yaml"), setLevelInfo(filepath.Base(path), "Author", "Second run"))
 
 	firstStaged, secondWaits, secondStaged := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -109,7 +113,7 @@ func TestLockWaitIsBounded(t *testing.T) {
 	defer held.Release()
 	var log []string
 	s := &safefile.Session{LockDir: locks, LockWait: 300 * time.Millisecond, Log: func(m string) { log = append(log, m) }}
-	f := parsePatch(t, filepath.Join(dir, "p.yaml"), setLevelInfo(filepath.Base(path), "Title", "x", ""))
+	f := parsePatch(t, filepath.Join(dir, "p.yaml"), setLevelInfo(filepath.Base(path), "Title", "x"))
 	_, err = patch.Apply(f, patch.Options{InPlace: true, Session: s})
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "another unrmod run") {
 		t.Fatalf("got %v, want an error naming %s", err, path)
@@ -228,8 +232,8 @@ func TestOutputClashes(t *testing.T) {
 	}
 }
 
-// snapshot describes every file under dir and its content's size and
-// first bytes, to tell whether anything changed.
+// snapshot describes every file under dir by its content's hash, to tell
+// whether anything changed.
 func snapshot(t *testing.T, dir string) string {
 	t.Helper()
 	var b strings.Builder
@@ -239,7 +243,7 @@ func snapshot(t *testing.T, dir string) string {
 		}
 		data, _ := os.ReadFile(p)
 		rel, _ := filepath.Rel(dir, p)
-		b.WriteString(rel + " " + string(rune('0'+len(data)%10)) + " " + string(data[:min(len(data), 64)]) + "\n")
+		fmt.Fprintf(&b, "%s %x\n", rel, sha256.Sum256(data))
 		return nil
 	})
 	return b.String()
@@ -373,12 +377,9 @@ targets:
 // A multi-target run killed after some of its renames, run again, says
 // which outputs were already written and writes the others.
 func TestRerunAfterPartialCommit(t *testing.T) {
-	two := func(dir, extra string) string {
-		return "unrmod: 1\ntargets:\n" +
-			"  - file: UnrmodDemo.u\n" + extra + "    ops:\n      - set-property: {object: Skins.Checker, property: UClamp, value: 8}\n" +
-			"  - file: UnrmodDemoMap.unr\n" + strings.ReplaceAll(extra, "UnrmodDemo.u", "UnrmodDemoMap.unr") +
-			"    ops:\n      - set-property: {object: LevelInfo0, property: Author, value: rerun}\n"
-	}
+	const text = "unrmod: 1\ntargets:\n" +
+		"  - file: UnrmodDemo.u\n    ops:\n      - set-property: {object: Skins.Checker, property: UClamp, value: 8}\n" +
+		"  - file: UnrmodDemoMap.unr\n    ops:\n      - set-property: {object: LevelInfo0, property: Author, value: rerun}\n"
 	tests := []struct {
 		name    string
 		inPlace bool
@@ -401,7 +402,7 @@ func TestRerunAfterPartialCommit(t *testing.T) {
 			dir := t.TempDir()
 			copyInto(t, demoCode, dir)
 			copyInto(t, demoMap, dir)
-			f := parsePatch(t, filepath.Join(dir, "p.yaml"), two(dir, ""))
+			f := parsePatch(t, filepath.Join(dir, "p.yaml"), text)
 			opt := patch.Options{InPlace: tt.inPlace}
 			if _, err := patch.Apply(f, opt); err != nil {
 				t.Fatal(err)
@@ -441,7 +442,7 @@ func TestInPlaceKeepsModeAndLink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip(err)
 	}
-	f := parsePatch(t, filepath.Join(dir, "p.yaml"), setLevelInfo("UnrmodDemoMap.unr", "Title", "Linked", ""))
+	f := parsePatch(t, filepath.Join(dir, "p.yaml"), setLevelInfo("UnrmodDemoMap.unr", "Title", "Linked"))
 	if _, err := patch.Apply(f, patch.Options{InPlace: true}); err != nil {
 		t.Fatal(err)
 	}
