@@ -181,3 +181,24 @@ func TestRewriteBuilt(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteStagedRenamesNothing stages a rewrite and aborts it: no file
+// may appear under the output's name, and the staged files go.
+func TestRewriteStagedRenamesNothing(t *testing.T) {
+	src := tcOpen(t, tcZlib, nil)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "Staged-Windows.utoc")
+	for _, lay := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
+		w, _, err := iostore.RewriteStaged(src, out, nil, &iostore.RewriteOptions{Layout: lay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: %s exists before Commit (%v)", lay, out, err)
+		}
+		w.Abort()
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%v: %d files left after Abort", lay, len(left))
+		}
+	}
+}
