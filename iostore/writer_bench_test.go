@@ -1,0 +1,551 @@
+package iostore_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zlib"
+
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// tcContainerFiles returns the paths of a container's .utoc and .ucas
+// partitions and their total size.
+func tcContainerFiles(b *testing.B, utoc string, parts int) ([]string, int64) {
+	b.Helper()
+	files := []string{utoc}
+	for i := range parts {
+		files = append(files, iostore.PartitionPath(utoc, i))
+	}
+	var total int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += st.Size()
+	}
+	return files, total
+}
+
+// tcCopyFiles copies files into dir with io.Copy (which the system may do
+// without passing the bytes through the process), what a rewrite is
+// measured against; when durable, it also syncs each file to storage, as
+// the Writer does before it renames its output into place.
+func tcCopyFiles(files []string, dir string, durable bool) error {
+	for _, name := range files {
+		src, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		dst, err := os.Create(filepath.Join(dir, filepath.Base(name)))
+		if err != nil {
+			src.Close()
+			return err
+		}
+		_, err = io.Copy(dst, src)
+		if err == nil && durable {
+			err = dst.Sync()
+		}
+		src.Close()
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tcRemoveAll empties dir, untimed, so that each run writes new files.
+func tcRemoveAll(b *testing.B, dir string) {
+	b.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// tcChangedPackage returns the largest package chunk of c under 1 MiB
+// and its data with a byte of export data changed, so that it still
+// decodes and verifies.
+func tcChangedPackage(b *testing.B, c *iostore.Container) (iostore.ChunkID, []byte) {
+	b.Helper()
+	v := c.Header().Version
+	best := -1
+	for i, ch := range c.Chunks() {
+		if ch.Type == iostore.ChunkExportBundleData && ch.ID.Index(v) == 0 && ch.Size < 1<<20 &&
+			(best < 0 || ch.Size > c.Chunks()[best].Size) {
+			best = i
+		}
+	}
+	if best < 0 {
+		b.Fatal("no package chunk")
+	}
+	data, err := c.ReadChunk(best)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := zen.DecodePackage("bench", data, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for k := range p.Exports {
+		if e := &p.Exports[k]; len(e.Data) > 0 {
+			e.Data = bytes.Clone(e.Data)
+			e.Data[len(e.Data)/2] ^= 0x5A
+			out, err := p.Encode()
+			if err != nil {
+				b.Fatal(err)
+			}
+			return c.Chunks()[best].ID, out
+		}
+	}
+	b.Fatal("the package has no export data")
+	return iostore.ChunkID{}, nil
+}
+
+// BenchmarkRewrite rebuilds the realistic container (207 MiB of chunks,
+// see tcRealistic) with one package changed, with Rewrite in both layouts
+// (verification VerifyWritten, the default), against CopyBaseline, which
+// copies its .utoc and .ucas with io.Copy. MB/s counts the source's file
+// bytes for all three; the Preserve and Compact runs also time a plain copy
+// before each rewrite and report x-copy, the rewrite's speed over the
+// copy's (1 = as fast). Output goes to a temporary directory, or under
+// $UNRMOD_BENCH_DIR.
+func BenchmarkRewrite(b *testing.B) {
+	for _, method := range []string{"Zlib", "None"} {
+		b.Run(method, func(b *testing.B) {
+			c, utoc := tcRealistic(b, method)
+			files, size := tcContainerFiles(b, utoc, len(c.Partitions()))
+			id, data := tcChangedPackage(b, c)
+			dir := tcBenchDir(b)
+			copyDir := filepath.Join(dir, "copy")
+			outDir := filepath.Join(dir, "out")
+			for _, d := range []string{copyDir, outDir} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, durable := range []bool{false, true} {
+				name := "CopyBaseline"
+				if durable {
+					name = "CopySyncBaseline"
+				}
+				b.Run(name, func(b *testing.B) {
+					b.SetBytes(size)
+					for b.Loop() {
+						b.StopTimer()
+						tcRemoveAll(b, copyDir)
+						b.StartTimer()
+						if err := tcCopyFiles(files, copyDir, durable); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+			for _, l := range []struct {
+				name   string
+				layout iostore.RewriteLayout
+			}{{"Preserve", iostore.Preserve}, {"Compact", iostore.Compact}} {
+				b.Run(l.name, func(b *testing.B) {
+					b.SetBytes(size)
+					b.ReportAllocs()
+					var copying, rewriting time.Duration
+					for b.Loop() {
+						b.StopTimer()
+						tcRemoveAll(b, copyDir)
+						tcRemoveAll(b, outDir)
+						start := time.Now()
+						if err := tcCopyFiles(files, copyDir, false); err != nil {
+							b.Fatal(err)
+						}
+						copying += time.Since(start)
+						start = time.Now()
+						b.StartTimer()
+						changes := []iostore.ChunkChange{{ID: id, Data: bytes.NewReader(data)}}
+						res, err := iostore.Rewrite(c, filepath.Join(outDir, filepath.Base(utoc)), changes, &iostore.RewriteOptions{Layout: l.layout})
+						if err != nil {
+							b.Fatal(err)
+						}
+						rewriting += time.Since(start)
+						if res.Written != 1 {
+							b.Fatalf("%d chunks written, want 1", res.Written)
+						}
+					}
+					b.ReportMetric(copying.Seconds()/rewriting.Seconds(), "x-copy")
+				})
+			}
+		})
+	}
+}
+
+// tcGen reads n bytes of cooked-looking data: runs of 1 to 8 KiB of real
+// cooked bytes (pool) from pseudo-random places, each run's first bytes
+// varied, so that zlib compresses a block about as well and as fast as the
+// game's data and no two blocks are alike, without holding the data.
+type tcGen struct {
+	pool []byte
+	left int64
+	rng  uint64
+	run  []byte
+}
+
+func (g *tcGen) Read(p []byte) (int, error) {
+	if g.left == 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > g.left {
+		p = p[:g.left]
+	}
+	n := 0
+	for n < len(p) {
+		if len(g.run) == 0 {
+			g.rng ^= g.rng << 13
+			g.rng ^= g.rng >> 7
+			g.rng ^= g.rng << 17
+			at := int(g.rng % uint64(len(g.pool)))
+			size := 1024 + int(g.rng>>40)%(7*1024)
+			g.run = g.pool[at:min(at+size, len(g.pool))]
+		}
+		k := copy(p[n:], g.run)
+		for j := 0; j < 8 && j < k; j++ {
+			p[n+j] ^= byte(g.rng >> (8 * j))
+		}
+		g.run = g.run[k:]
+		n += k
+	}
+	g.left -= int64(n)
+	return n, nil
+}
+
+// tcPackSource is what the packing benchmarks write: the chunk sizes of
+// the shipped game's TOC sample (see tcRealistic) and real cooked bytes to
+// generate their data from.
+type tcPackSource struct {
+	sizes   []uint64
+	pool    []byte
+	version iostore.TocVersion
+}
+
+func tcNewPackSource(b *testing.B) *tcPackSource {
+	b.Helper()
+	ninja := tcOpen(b, tcTocOnly8, nil)
+	fixture := tcOpen(b, tcUncompressed, nil)
+	s := &tcPackSource{version: ninja.Header().Version}
+	for i := 0; i < len(ninja.Chunks()); i += tcRealisticStride {
+		if ch := ninja.Chunks()[i]; ch.Type != iostore.ChunkContainerHeader {
+			s.sizes = append(s.sizes, ch.Size)
+		}
+	}
+	for i := range fixture.Chunks() {
+		data, err := fixture.ReadChunk(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.pool = append(s.pool, data...)
+	}
+	return s
+}
+
+// pack writes total bytes of generated bulk-data chunks, the game's chunk
+// sizes cycled, into a new container at utoc; added, when not nil, is
+// called before Close.
+func (s *tcPackSource) pack(utoc string, total int64, opts *iostore.WriterOptions, added func()) error {
+	o := *opts
+	o.Version = s.version
+	w, err := iostore.NewWriter(utoc, &o)
+	if err != nil {
+		return err
+	}
+	var done int64
+	for k := 0; done < total; k++ {
+		n := min(int64(s.sizes[k%len(s.sizes)]), total-done)
+		id, err := iostore.NewChunkID(uint64(k)+1, 0, iostore.ChunkBulkData, s.version)
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		g := &tcGen{pool: s.pool, left: n, rng: uint64(k)*0x9E3779B97F4A7C15 + 1}
+		if err := w.AddChunk(id, fmt.Sprintf("Game/Content/Bench/%03d/B%05d.ubulk", k/1000, k), g); err != nil {
+			w.Abort()
+			return err
+		}
+		done += n
+	}
+	if added != nil {
+		added()
+	}
+	return w.Close()
+}
+
+// tcPackSize is what the packing benchmarks write: 200 MiB.
+const tcPackSize = 200 << 20
+
+// compress compresses total bytes of the chunks pack writes, in 64 KiB
+// blocks with klauspost zlib at the default level, in n goroutines that
+// take the blocks in turn, and does nothing else: what n cores can do at
+// best.
+func (s *tcPackSource) compress(total int64, n int) error {
+	var mu sync.Mutex
+	var gen tcGen
+	k, done := 0, int64(0)
+	// next reads the next block into buf.
+	next := func(buf []byte) int {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			if m, _ := io.ReadFull(&gen, buf); m > 0 {
+				return m
+			}
+			if done >= total {
+				return 0
+			}
+			size := min(int64(s.sizes[k%len(s.sizes)]), total-done)
+			gen = tcGen{pool: s.pool, left: size, rng: uint64(k)*0x9E3779B97F4A7C15 + 1}
+			k, done = k+1, done+size
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			block := make([]byte, iostore.DefaultBlockSize)
+			var out bytes.Buffer
+			zw, err := zlib.NewWriterLevel(&out, zlib.DefaultCompression)
+			if err != nil {
+				errs[g] = err
+				return
+			}
+			for m := next(block); m > 0; m = next(block) {
+				out.Reset()
+				zw.Reset(&out)
+				zw.Write(block[:m])
+				if err := zw.Close(); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// tcWithProcs runs f with GOMAXPROCS set to n and returns how long it took.
+func tcWithProcs(n int, f func() error) (time.Duration, error) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
+	start := time.Now()
+	err := f()
+	return time.Since(start), err
+}
+
+// BenchmarkPackZlib writes 200 MiB of generated chunks (tcGen: real cooked
+// bytes, the game's chunk sizes; zlib stores them in about half) into a
+// Zlib container through Writer.AddChunk, verified and synced as Close
+// does, on one core (Writer/1core: GOMAXPROCS=1, Workers=1) and on two
+// (Writer/2cores: GOMAXPROCS=2, Workers=2). ZlibBaseline compresses the
+// same bytes in 64 KiB blocks in one or two goroutines and does nothing
+// else: the most two cores give on this machine. MB/s counts uncompressed
+// bytes. The 2cores runs also time a one-core run before each run and
+// report x-1core, their speed over it.
+func BenchmarkPackZlib(b *testing.B) {
+	src := tcNewPackSource(b)
+	dir := tcBenchDir(b)
+	utoc := filepath.Join(dir, "Pack-Windows.utoc")
+	writer := func(n int) error {
+		return src.pack(utoc, tcPackSize, &iostore.WriterOptions{Method: "Zlib", Workers: n}, nil)
+	}
+	baseline := func(n int) error { return src.compress(tcPackSize, n) }
+	for _, bc := range []struct {
+		name string
+		run  func(n int) error
+	}{{"Writer", writer}, {"ZlibBaseline", baseline}} {
+		for _, n := range []int{1, 2} {
+			name := fmt.Sprintf("%s/%dcore", bc.name, n)
+			if n > 1 {
+				name += "s"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(tcPackSize)
+				b.ReportAllocs()
+				var one, this time.Duration
+				for b.Loop() {
+					if n > 1 {
+						b.StopTimer()
+						d, err := tcWithProcs(1, func() error { return bc.run(1) })
+						if err != nil {
+							b.Fatal(err)
+						}
+						one += d
+						b.StartTimer()
+					}
+					d, err := tcWithProcs(n, func() error { return bc.run(n) })
+					if err != nil {
+						b.Fatal(err)
+					}
+					this += d
+				}
+				if n > 1 {
+					b.ReportMetric(one.Seconds()/this.Seconds(), "x-1core")
+				}
+				if bc.name == "Writer" {
+					st, err := os.Stat(iostore.PartitionPath(utoc, 0))
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(100*float64(st.Size())/tcPackSize, "stored-%")
+				}
+			})
+		}
+	}
+}
+
+// tcPeakHeap samples the heap while a function runs: every 10 ms it reads
+// HeapInuse, and every 100 ms it collects garbage first, so that the peak
+// is of what is held rather than of what the collector has not yet freed.
+type tcPeakHeap struct {
+	stop           chan struct{}
+	done           chan struct{}
+	base           uint64
+	peak, peakLive atomic.Uint64
+}
+
+func tcStartPeakHeap() *tcPeakHeap {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	p := &tcPeakHeap{stop: make(chan struct{}), done: make(chan struct{}), base: ms.HeapInuse}
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for k := 1; ; k++ {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+			}
+			p.sample(k%10 == 0)
+		}
+	}()
+	return p
+}
+
+// sample reads the heap, after a collection when gc is set.
+func (p *tcPeakHeap) sample(gc bool) {
+	if gc {
+		runtime.GC()
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	tcMax(&p.peak, ms.HeapInuse)
+	if gc {
+		tcMax(&p.peakLive, ms.HeapInuse)
+	}
+}
+
+func tcMax(a *atomic.Uint64, v uint64) {
+	for {
+		old := a.Load()
+		if v <= old || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// now samples the heap and returns the peaks so far above the heap at the
+// start, in MiB.
+func (p *tcPeakHeap) now() (peak, live float64) {
+	p.sample(true)
+	mb := func(v uint64) float64 {
+		if v < p.base {
+			return 0
+		}
+		return float64(v-p.base) / (1 << 20)
+	}
+	return mb(p.peak.Load()), mb(p.peakLive.Load())
+}
+
+// end stops sampling and returns the peaks (see now).
+func (p *tcPeakHeap) end() (peak, live float64) {
+	close(p.stop)
+	<-p.done
+	return p.now()
+}
+
+// BenchmarkWriterMemory packs 200 MiB and 1 GiB of generated chunks (as
+// BenchmarkPackZlib, streamed from tcGen: the benchmark holds none of it)
+// with Zlib on every core, into a temporary directory (or under
+// $UNRMOD_BENCH_DIR), and reports the heap it needed above what it started
+// with (HeapInuse sampled every 10 ms, and right after the collections it
+// forces every 100 ms): add-heap-MB and add-live-MB while the chunks are
+// added, peak-heap-MB and peak-live-MB over the whole write, Close (the
+// TOC, the check) included. While adding, the Writer's memory does not
+// grow with the container but for its block list (24 bytes per 64 KiB
+// block) and chunk list; Close needs memory for the TOC, as large as the
+// chunk and block lists. The benchmark fails when the 1 GiB container
+// needs more than 2 MiB above the 200 MiB one while adding, or 16 MiB
+// over the whole write.
+func BenchmarkWriterMemory(b *testing.B) {
+	src := tcNewPackSource(b)
+	type peaks struct{ add, all float64 }
+	got := map[int64]peaks{}
+	for _, size := range []int64{200 << 20, 1 << 30} {
+		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
+			if size > tcPackSize && testing.Short() {
+				b.Skip("writes 1 GiB; not in short mode")
+			}
+			dir := tcBenchDir(b)
+			utoc := filepath.Join(dir, "Memory-Windows.utoc")
+			b.SetBytes(size)
+			var add, addLive, all, allLive float64
+			for b.Loop() {
+				b.StopTimer()
+				tcRemoveAll(b, dir)
+				debug.FreeOSMemory()
+				b.StartTimer()
+				p := tcStartPeakHeap()
+				err := src.pack(utoc, size, &iostore.WriterOptions{Method: "Zlib"}, func() {
+					pk, lv := p.now()
+					add, addLive = max(add, pk), max(addLive, lv)
+				})
+				pk, lv := p.end()
+				if err != nil {
+					b.Fatal(err)
+				}
+				all, allLive = max(all, pk), max(allLive, lv)
+			}
+			b.StopTimer()
+			tcRemoveAll(b, dir)
+			b.ReportMetric(add, "add-heap-MB")
+			b.ReportMetric(addLive, "add-live-MB")
+			b.ReportMetric(all, "peak-heap-MB")
+			b.ReportMetric(allLive, "peak-live-MB")
+			got[size] = peaks{add, all}
+		})
+	}
+	small, big := got[200<<20], got[1<<30]
+	if small.all > 0 && big.all > 0 && (big.add > small.add+2 || big.all > small.all+16) {
+		b.Errorf("the Writer's memory grows with the container: %.1f MiB while adding 1 GiB, %.1f MiB for 200 MiB; %.1f and %.1f MiB over the whole write", big.add, small.add, big.all, small.all)
+	}
+}
