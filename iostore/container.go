@@ -552,19 +552,25 @@ func (c *Container) decodeStored(k int, raw []byte, p int, off uint64, s *scratc
 	return out, nil
 }
 
-// storedPlain returns block k's stored bytes decrypted: CompressedSize
-// bytes, what a writer pads and encrypts again.
-func (c *Container) storedPlain(k int) ([]byte, error) {
-	s := getScratch()
-	defer putScratch(s)
-	raw, _, _, err := c.readStored(k, s)
+// storedPlain reads block k's stored bytes into buf (grown when short)
+// and returns them decrypted: CompressedSize bytes, what a writer pads and
+// encrypts again.
+func (c *Container) storedPlain(k int, buf []byte) ([]byte, error) {
+	if c.casErr != nil {
+		return nil, c.casErr
+	}
+	p, off, size, err := c.blockPlace(k)
 	if err != nil {
+		return nil, err
+	}
+	raw := grow(buf, int(size))
+	if err := c.readPart(p, raw, off, k); err != nil {
 		return nil, err
 	}
 	if err := c.decrypt(k, raw); err != nil {
 		return nil, err
 	}
-	return append([]byte(nil), raw[:c.toc.Blocks[k].CompressedSize]...), nil
+	return raw[:c.toc.Blocks[k].CompressedSize], nil
 }
 
 // decrypt decrypts block k's stored bytes raw in place, as the container's

@@ -114,8 +114,10 @@ type ChunkHeader struct {
 // renames every file into place together; until then no file under the
 // output's name changes, and a failed write leaves none.
 //
-// Memory stays bounded by the blocks in flight (a few per worker),
-// whatever the container's size. A Writer is not safe for concurrent use.
+// Memory stays bounded by the blocks in flight (a few per worker, in
+// pooled buffers), whatever the container's size; only the lists of
+// chunks and blocks (24 bytes per block) grow. A Writer is not safe for
+// concurrent use.
 type Writer struct {
 	path string // the .utoc
 	opts WriterOptions
@@ -127,8 +129,10 @@ type Writer struct {
 	sizes []uint64   // bytes written to each partition
 
 	compressors map[string]Compressor
-	methods     []string // names of methods 1..n
-	method      uint8    // method index of new blocks, 0 = None
+	methods     []string   // names of methods 1..n
+	method      uint8      // method index of new blocks, 0 = None
+	compress    Compressor // the compressor of method, set by start
+	cipher      *ecb       // encrypts blocks when opts.Key is set
 
 	chunks  []wchunk
 	byID    map[ChunkID]int
@@ -140,7 +144,8 @@ type Writer struct {
 	queue   chan *job
 	placed  chan struct{} // closed when the placer returns
 	wg      sync.WaitGroup
-	bufPool sync.Pool
+	bufPool sync.Pool // *[]byte of bufCap: blocks read, compressed, padded
+	bufCap  int
 	errMu   sync.Mutex
 	err     error // first pipeline error
 	closed  bool
@@ -166,16 +171,18 @@ type wchunk struct {
 	kept       bool // preserve layout: the source's blocks, where they were
 }
 
-// job is one block on its way through the pipeline.
+// job is one block on its way through the pipeline, read and encoded
+// (compressed, padded, encrypted) into out by a worker.
 type job struct {
 	raw      []byte // uncompressed (compress) or already compressed bytes
-	out      []byte
+	out      []byte // the stored bytes, padded to 16
+	size     uint32 // the stored size without the pad
 	usize    uint32
 	method   uint8
 	compress bool
 	done     chan struct{}
 	err      error
-	buf      *[]byte // pooled buffer behind raw, returned after placing
+	bufs     [2]*[]byte // pooled buffers behind raw and out, returned after placing
 }
 
 // NewWriter starts a container whose .utoc is utocPath (the .ucas
@@ -221,7 +228,14 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	w.bs = uint64(o.BlockSize)
-	w.bufPool.New = func() any { b := make([]byte, 0, w.bs); return &b }
+	// Room for a block that does not shrink and the framing of the
+	// built-in compressors (LZ4's bound is n + n/255 + 16).
+	w.bufCap = int(align16(w.bs + w.bs/255 + 64))
+	w.bufPool.New = func() any { b := make([]byte, w.bufCap); return &b }
+	if o.Key != nil {
+		e := newECB(*o.Key)
+		w.cipher = &e
+	}
 	w.batch.Session = o.Session
 	if err := w.lock(utocPath, PartitionPath(utocPath, 0)); err != nil {
 		return nil, err
@@ -273,6 +287,7 @@ func (w *Writer) start() error {
 		}
 		w.compressors[strings.ToLower(m)] = c
 		w.method = w.methodIndex(canonicalMethod(m))
+		w.compress = c
 	}
 	if err := w.newPartition(); err != nil {
 		return err
@@ -340,30 +355,68 @@ func (w *Writer) worker() {
 	}
 }
 
-// encodeBlock turns j.raw into the stored bytes j.out.
+// getBuf returns a pooled buffer of bufCap bytes.
+func (w *Writer) getBuf() *[]byte { return w.bufPool.Get().(*[]byte) }
+
+// putBufs returns j's pooled buffers.
+func (w *Writer) putBufs(j *job) {
+	for i, b := range j.bufs {
+		if b != nil {
+			w.bufPool.Put(b)
+			j.bufs[i] = nil
+		}
+	}
+	j.raw, j.out = nil, nil
+}
+
+// encodeBlock turns j.raw into the stored bytes j.out: compressed when
+// that makes it shorter, padded to 16 and encrypted. It works in pooled
+// buffers: the compressor writes into one, and a block stored as read is
+// padded and encrypted where it was read, which j owns.
 func (w *Writer) encodeBlock(j *job) error {
 	stored := j.raw
 	if j.compress && w.method != 0 {
-		c := w.compressors[strings.ToLower(w.methods[w.method-1])]
-		out, err := c(nil, j.raw)
+		bp := w.getBuf()
+		out, err := w.compress((*bp)[:0], j.raw)
 		if err != nil {
+			w.bufPool.Put(bp)
 			return fmt.Errorf("compress a block with %s: %w", w.methods[w.method-1], err)
 		}
 		if len(out) < len(j.raw) {
 			stored, j.method = out, w.method
+			j.bufs[1] = bp
+		} else {
+			w.bufPool.Put(bp)
 		}
 	}
-	padded := int(align16(uint64(len(stored))))
-	out := make([]byte, padded)
-	copy(out, stored)
+	n := len(stored)
+	padded := int(align16(uint64(n)))
+	if cap(stored) < padded {
+		// A compressor's result without room for the pad.
+		var bp *[]byte
+		var buf []byte
+		if padded <= w.bufCap {
+			bp = w.getBuf()
+			buf = *bp
+		} else {
+			buf = make([]byte, padded)
+		}
+		copy(buf, stored)
+		stored = buf[:n]
+		if j.bufs[1] != nil {
+			w.bufPool.Put(j.bufs[1])
+		}
+		j.bufs[1] = bp
+	}
+	out := stored[:padded]
 	// The engine's pad repeats the block from its start.
-	for i := len(stored); i < padded; i++ {
-		out[i] = stored[(i-len(stored))%len(stored)]
+	for i := n; i < padded; i++ {
+		out[i] = out[i-n]
 	}
-	if w.opts.Key != nil {
-		newECB(*w.opts.Key).encrypt(out)
+	if w.cipher != nil {
+		w.cipher.encrypt(out)
 	}
-	j.out = out[:len(stored):padded]
+	j.out, j.size = out, uint32(n)
 	return nil
 }
 
@@ -373,22 +426,16 @@ func (w *Writer) placer() {
 	var progress int64
 	for j := range w.queue {
 		<-j.done
-		if j.buf != nil {
-			w.bufPool.Put(j.buf)
-			j.buf = nil
+		err, placed := j.err, false
+		if err == nil && w.firstErr() == nil {
+			err = w.place(j)
+			placed = err == nil
 		}
-		if j.err != nil {
-			w.fail(j.err)
-			continue
-		}
-		if w.firstErr() != nil {
-			continue
-		}
-		if err := w.place(j); err != nil {
+		w.putBufs(j)
+		if err != nil {
 			w.fail(err)
-			continue
 		}
-		if w.opts.Progress != nil {
+		if placed && w.opts.Progress != nil {
 			progress += int64(j.usize)
 			if progress >= 1<<20 {
 				w.opts.Progress(progress)
@@ -401,20 +448,35 @@ func (w *Writer) placer() {
 	}
 }
 
-// place appends one block to the current partition.
+// place appends j's block to the output.
 func (w *Writer) place(j *job) error {
-	padded := uint64(cap(j.out))
+	p, err := w.room(uint64(len(j.out)))
+	if err != nil {
+		return err
+	}
+	if _, err := w.parts[p].Write(j.out); err != nil {
+		return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
+	}
+	return w.addBlock(p, uint64(len(j.out)), CompressionBlock{CompressedSize: j.size, UncompressedSize: j.usize, Method: j.method})
+}
+
+// room returns the partition the next padded bytes go to, starting the
+// next one when they do not fit in the current one.
+func (w *Writer) room(padded uint64) (int, error) {
 	p := len(w.parts) - 1
 	if ps := w.opts.PartitionSize; ps > 0 && w.sizes[p]+padded > ps {
 		if err := w.newPartition(); err != nil {
-			return err
+			return 0, err
 		}
 		p++
 	}
+	return p, nil
+}
+
+// addBlock records the entry of a block of padded bytes at the end of
+// partition p.
+func (w *Writer) addBlock(p int, padded uint64, b CompressionBlock) error {
 	off := w.sizes[p]
-	if _, err := w.parts[p].Write(j.out[:padded]); err != nil {
-		return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
-	}
 	w.sizes[p] += padded
 	if ps := w.opts.PartitionSize; ps > 0 {
 		off += uint64(p) * ps
@@ -422,11 +484,13 @@ func (w *Writer) place(j *job) error {
 	if off > max40 {
 		return fmt.Errorf("%s: the container passes the 1 TiB the 40-bit block offsets reach", w.path)
 	}
-	w.blocks = append(w.blocks, CompressionBlock{Offset: off, CompressedSize: uint32(len(j.out)), UncompressedSize: j.usize, Method: j.method})
+	b.Offset = off
+	w.blocks = append(w.blocks, b)
 	return nil
 }
 
-// submit sends one block down the pipeline, in order.
+// submit sends one block down the pipeline, in order: to a worker to
+// encode and to the placer.
 func (w *Writer) submit(j *job) {
 	j.done = make(chan struct{})
 	w.pending++
@@ -459,14 +523,14 @@ func (w *Writer) fill(c *wchunk, r io.Reader) error {
 	hs := w.newHasher()
 	compress := !(c.Uncompressed || c.MemoryMapped || c.headerType)
 	for {
-		bp := w.bufPool.Get().(*[]byte)
+		bp := w.getBuf()
 		buf := (*bp)[:w.bs]
 		n, rerr := io.ReadFull(r, buf)
 		if n > 0 {
 			hs.Write(buf[:n])
 			c.size += uint64(n)
 			c.n++
-			w.submit(&job{raw: buf[:n], usize: uint32(n), compress: compress, buf: bp})
+			w.submit(&job{raw: buf[:n], usize: uint32(n), compress: compress, bufs: [2]*[]byte{bp}})
 		} else {
 			w.bufPool.Put(bp)
 		}
@@ -550,7 +614,10 @@ func (w *Writer) AddCompressedChunk(h *ChunkHeader, method string, blocks [][]by
 		size := min(w.bs, uint64(len(data))-uint64(k)*w.bs)
 		c.n++
 		c.size += size
-		w.submit(&job{raw: b, usize: uint32(size), method: m})
+		// The worker pads and encrypts the block where it is: in a
+		// buffer of the Writer's, not the caller's.
+		bp := w.getBuf()
+		w.submit(&job{raw: append((*bp)[:0], b...), usize: uint32(size), method: m, bufs: [2]*[]byte{bp}})
 	}
 	sum := HashChunk(w.opts.Version, data)
 	copy(c.meta.Hash[:20], sum[:])
@@ -588,8 +655,10 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	hs := w.newHasher()
 	for k := sc.FirstBlock; k < sc.FirstBlock+sc.NumBlocks; k++ {
 		b := src.toc.Blocks[k]
-		raw, err := src.storedPlain(k)
+		bp := w.getBuf()
+		raw, err := src.storedPlain(k, *bp)
 		if err != nil {
+			w.bufPool.Put(bp)
 			w.fail(err)
 			return err
 		}
@@ -597,6 +666,7 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		if !c.metaKnown {
 			plain, err := src.ReadBlock(k)
 			if err != nil {
+				w.bufPool.Put(bp)
 				err = fmt.Errorf("%s: the TOC version changes the chunk hash, and block %d of chunk %v cannot be decoded to hash it: %w", w.path, k, sc.ID, err)
 				w.fail(err)
 				return err
@@ -605,7 +675,7 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		}
 		c.size += uint64(b.UncompressedSize)
 		c.n++
-		w.submit(&job{raw: raw, usize: b.UncompressedSize, method: m})
+		w.submit(&job{raw: raw, usize: b.UncompressedSize, method: m, bufs: [2]*[]byte{bp}})
 	}
 	if c.size != sc.Size {
 		w.fail(errors.New("a copied chunk's size disagrees with its blocks"))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zlib"
+
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
@@ -220,5 +222,81 @@ func TestWriterFailureLeavesNothing(t *testing.T) {
 				t.Error("the earlier container was changed")
 			}
 		})
+	}
+}
+
+// TestWriterCompressorResult writes with a compressor whose results leave
+// no room for the pad (capacity = length), inside the buffer it was given
+// or not: the Writer must copy them before padding in place.
+func TestWriterCompressorResult(t *testing.T) {
+	data := bytes.Repeat([]byte("unrmod pads every block to 16 bytes; "), 9000)
+	for _, inPlace := range []bool{true, false} {
+		out := filepath.Join(t.TempDir(), "Pad-Windows.utoc")
+		w, err := iostore.NewWriter(out, &iostore.WriterOptions{Method: "Zlib", Key: tcKey(), Verify: iostore.VerifyAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.RegisterCompressor("Zlib", func(dst, src []byte) ([]byte, error) {
+			var b bytes.Buffer
+			zw := zlib.NewWriter(&b)
+			zw.Write(src)
+			zw.Close()
+			if inPlace {
+				dst = append(dst[:0], b.Bytes()...)
+				return dst[:len(dst):len(dst)], nil
+			}
+			return bytes.Clone(b.Bytes())[:b.Len():b.Len()], nil
+		})
+		id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionReplaceIoChunkHashWithIoHash)
+		if err := w.AddChunk(id, "Game/Content/Pad.ubulk", bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := iostore.Open(out, &iostore.Options{Key: tcKey()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.ReadChunk(0)
+		c.Close()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("in place %v: %d bytes (%v), want %d", inPlace, len(got), err, len(data))
+		}
+	}
+}
+
+// TestWriterAddCompressedChunkKeepsBlocks gives AddCompressedChunk blocks
+// with room to spare behind them: the Writer pads and encrypts its own
+// copies, and the caller's bytes stay as they were.
+func TestWriterAddCompressedChunkKeepsBlocks(t *testing.T) {
+	const bs = 4096
+	data := bytes.Repeat([]byte("stored blocks stay the caller's; "), 500)
+	var blocks, want [][]byte
+	for off := 0; off < len(data); off += bs {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		zw.Write(data[off:min(off+bs, len(data))])
+		zw.Close()
+		b := append(make([]byte, 0, z.Len()+64), z.Bytes()...)
+		blocks = append(blocks, b)
+		want = append(want, bytes.Clone(b[:cap(b)]))
+	}
+	out := filepath.Join(t.TempDir(), "Given-Windows.utoc")
+	w, err := iostore.NewWriter(out, &iostore.WriterOptions{BlockSize: bs, Method: "Zlib", Key: tcKey(), Verify: iostore.VerifyAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionReplaceIoChunkHashWithIoHash)
+	if err := w.AddCompressedChunk(&iostore.ChunkHeader{ID: id, Path: "Game/Content/Given.ubulk"}, "Zlib", blocks, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for k, b := range blocks {
+		if !bytes.Equal(b[:cap(b)], want[k]) {
+			t.Fatalf("block %d of the caller changed", k)
+		}
 	}
 }
