@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strings"
 	"sync"
@@ -53,6 +54,9 @@ type scratch struct {
 	inf  *inflater // zlib decoder, its tables reused per block
 	gr   *gzip.Reader
 	hash []byte
+	// hashers are the chunk hashes by algorithm, made on first use (see
+	// newChunkHasher).
+	hashers [2]hash.Hash
 	// hashChecked says that the caller checks the chunk-meta hash of all
 	// the data it decodes with this scratch: the Adler-32 of each zlib
 	// block, a weaker check of the same bytes, is then skipped. A

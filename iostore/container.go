@@ -836,13 +836,22 @@ type chunkHasher struct {
 	hs   []hash.Hash
 }
 
-func (c *Container) newChunkHasher() *chunkHasher {
+// newChunkHasher returns a chunkHasher whose hashes are s's, reset: a
+// BLAKE3 hasher is 10 KB, too much to make for every chunk.
+func (c *Container) newChunkHasher(s *scratch) *chunkHasher {
 	h := &chunkHasher{algs: []HashAlgorithm{c.toc.Header.Version.ChunkHash()}}
 	if c.toc.Header.Version == VersionPerfectHash {
 		h.algs = []HashAlgorithm{HashBLAKE3, HashSHA1}
 	}
 	for _, a := range h.algs {
-		h.hs = append(h.hs, newHasher(a))
+		x := s.hashers[a]
+		if x == nil {
+			x = newHasher(a)
+			s.hashers[a] = x
+		} else {
+			x.Reset()
+		}
+		h.hs = append(h.hs, x)
 	}
 	return h
 }

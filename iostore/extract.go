@@ -369,7 +369,7 @@ func (c *Container) extractOne(dir dirHandle, i int, tmp string, s *scratch, syn
 	if err != nil {
 		return err
 	}
-	h := c.newChunkHasher()
+	h := c.newChunkHasher(s)
 	err = c.eachPart(i, s, func(p []byte) error {
 		if _, err := f.Write(p); err != nil {
 			return fmt.Errorf("write %s: %w", tmp, err)

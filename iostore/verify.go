@@ -271,7 +271,7 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 			results[i] = result{skipped: true, why: why}
 			return
 		}
-		h := c.newChunkHasher()
+		h := c.newChunkHasher(s)
 		var pkg []byte
 		isPkg := ch.Type == ChunkExportBundleData && ch.ID.Index(t.Header.Version) == 0 && ch.Size <= maxVerifyPackage
 		if isPkg {

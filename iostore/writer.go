@@ -132,6 +132,7 @@ type Writer struct {
 	methods     []string   // names of methods 1..n
 	method      uint8      // method index of new blocks, 0 = None
 	compress    Compressor // the compressor of method, set by start
+	hasher      hash.Hash  // chunk hashes, see newHasher
 	cipher      *ecb       // encrypts blocks when opts.Key is set
 
 	chunks  []wchunk
@@ -583,12 +584,15 @@ func (w *Writer) commitChunk(c *wchunk) {
 	w.virt += (c.size + w.bs - 1) / w.bs * w.bs
 }
 
-// newHasher returns the chunk-meta hash of the TOC version.
+// newHasher returns the chunk-meta hash of the TOC version, reset: one
+// for every chunk (a BLAKE3 hasher is 10 KB).
 func (w *Writer) newHasher() hash.Hash {
-	if w.opts.Version.ChunkHash() == HashSHA1 {
-		return sha1.New()
+	if w.hasher == nil {
+		w.hasher = newHasher(w.opts.Version.ChunkHash())
+	} else {
+		w.hasher.Reset()
 	}
-	return blake3.New()
+	return w.hasher
 }
 
 // AddCompressedChunk adds a chunk whose blocks the caller compressed:
@@ -652,7 +656,10 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		c.meta.Hash = sc.Meta.Hash
 		c.metaKnown = true
 	}
-	hs := w.newHasher()
+	var hs hash.Hash
+	if !c.metaKnown {
+		hs = w.newHasher()
+	}
 	for k := sc.FirstBlock; k < sc.FirstBlock+sc.NumBlocks; k++ {
 		b := src.toc.Blocks[k]
 		bp := w.getBuf()
