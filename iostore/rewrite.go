@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -282,7 +281,7 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 				return err
 			}
 		}
-		if err := copyPartition(w.parts[p], part); err != nil {
+		if err := w.copyInto(p, part.R, 0, part.Size); err != nil {
 			return fmt.Errorf("copy %s: %w", part.Name, err)
 		}
 		w.sizes[p] = uint64(part.Size)
@@ -327,26 +326,6 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 		res.Written++
 	}
 	return nil
-}
-
-// copyPartition copies a source partition into a staged file.
-func copyPartition(dst *os.File, p Partition) error {
-	if f, ok := p.R.(*os.File); ok {
-		// Through the file itself, so that the system can copy without
-		// passing the bytes through this process.
-		if _, err := f.Seek(0, io.SeekStart); err == nil {
-			n, err := io.Copy(dst, io.LimitReader(f, p.Size))
-			if err == nil && n != p.Size {
-				err = io.ErrUnexpectedEOF
-			}
-			return err
-		}
-	}
-	n, err := io.Copy(dst, io.NewSectionReader(p.R, 0, p.Size))
-	if err == nil && n != p.Size {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
 }
 
 // buildPreserved lays out the TOC of a preserve rewrite: the source TOC

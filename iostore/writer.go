@@ -115,9 +115,9 @@ type ChunkHeader struct {
 // output's name changes, and a failed write leaves none.
 //
 // Memory stays bounded by the blocks in flight (a few per worker, in
-// pooled buffers), whatever the container's size; only the lists of
-// chunks and blocks (24 bytes per block) grow. A Writer is not safe for
-// concurrent use.
+// pooled buffers) and a 1 MiB copy buffer, whatever the container's size;
+// only the lists of chunks and blocks (24 bytes per block) grow. A Writer
+// is not safe for concurrent use.
 type Writer struct {
 	path string // the .utoc
 	opts WriterOptions
@@ -147,6 +147,8 @@ type Writer struct {
 	wg      sync.WaitGroup
 	bufPool sync.Pool // *[]byte of bufCap: blocks read, compressed, padded
 	bufCap  int
+	run     copyRun // placer: stored bytes still to copy
+	copyBuf []byte  // copyInto's buffer, made on first use
 	errMu   sync.Mutex
 	err     error // first pipeline error
 	closed  bool
@@ -173,17 +175,34 @@ type wchunk struct {
 }
 
 // job is one block on its way through the pipeline, read and encoded
-// (compressed, padded, encrypted) into out by a worker.
+// (compressed, padded, encrypted) into out by a worker, or a run of blocks
+// another container stores as the Writer would, for the placer to copy.
 type job struct {
 	raw      []byte // uncompressed (compress) or already compressed bytes
 	out      []byte // the stored bytes, padded to 16
 	size     uint32 // the stored size without the pad
-	usize    uint32
+	usize    uint32 // uncompressed size (of all the blocks of a run)
 	method   uint8
 	compress bool
-	done     chan struct{}
+	done     chan struct{} // nil when there is nothing to encode
 	err      error
 	bufs     [2]*[]byte // pooled buffers behind raw and out, returned after placing
+
+	// A run: the entries of blocks stored one after another, padded to
+	// 16, from srcOff in src; methods maps their method indexes to the
+	// Writer's.
+	src     *Partition
+	srcOff  int64
+	blocks  []CompressionBlock
+	methods []uint8
+}
+
+// copyRun is a run of stored bytes the placer copies from a source
+// partition in one go: blocks copied as they are, one after another.
+type copyRun struct {
+	src    *Partition
+	off, n int64
+	part   int // the partition it goes to, at its end
 }
 
 // NewWriter starts a container whose .utoc is utocPath (the .ucas
@@ -426,7 +445,9 @@ func (w *Writer) placer() {
 	defer close(w.placed)
 	var progress int64
 	for j := range w.queue {
-		<-j.done
+		if j.done != nil {
+			<-j.done
+		}
 		err, placed := j.err, false
 		if err == nil && w.firstErr() == nil {
 			err = w.place(j)
@@ -444,21 +465,55 @@ func (w *Writer) placer() {
 			}
 		}
 	}
+	if w.firstErr() == nil {
+		if err := w.flushRun(); err != nil {
+			w.fail(err)
+		}
+	}
 	if w.opts.Progress != nil && progress > 0 {
 		w.opts.Progress(progress)
 	}
 }
 
-// place appends j's block to the output.
+// place appends j's block, or the blocks of its run, to the output.
 func (w *Writer) place(j *job) error {
-	p, err := w.room(uint64(len(j.out)))
-	if err != nil {
-		return err
+	if j.src == nil {
+		p, err := w.room(uint64(len(j.out)))
+		if err != nil {
+			return err
+		}
+		if err := w.flushRun(); err != nil {
+			return err
+		}
+		if _, err := w.parts[p].Write(j.out); err != nil {
+			return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
+		}
+		return w.addBlock(p, uint64(len(j.out)), CompressionBlock{CompressedSize: j.size, UncompressedSize: j.usize, Method: j.method})
 	}
-	if _, err := w.parts[p].Write(j.out); err != nil {
-		return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
+	off := j.srcOff
+	for _, b := range j.blocks {
+		padded := align16(uint64(b.CompressedSize))
+		p, err := w.room(padded)
+		if err != nil {
+			return err
+		}
+		// The block joins the run before it when it follows it in the
+		// same source partition; the run is copied in one go before
+		// anything else is written.
+		if r := &w.run; r.src != j.src || r.part != p || r.off+r.n != off {
+			if err := w.flushRun(); err != nil {
+				return err
+			}
+			*r = copyRun{src: j.src, off: off, part: p}
+		}
+		w.run.n += int64(padded)
+		b.Method = j.methods[b.Method]
+		if err := w.addBlock(p, padded, b); err != nil {
+			return err
+		}
+		off += int64(padded)
 	}
-	return w.addBlock(p, uint64(len(j.out)), CompressionBlock{CompressedSize: j.size, UncompressedSize: j.usize, Method: j.method})
+	return nil
 }
 
 // room returns the partition the next padded bytes go to, starting the
@@ -466,6 +521,9 @@ func (w *Writer) place(j *job) error {
 func (w *Writer) room(padded uint64) (int, error) {
 	p := len(w.parts) - 1
 	if ps := w.opts.PartitionSize; ps > 0 && w.sizes[p]+padded > ps {
+		if err := w.flushRun(); err != nil {
+			return 0, err
+		}
 		if err := w.newPartition(); err != nil {
 			return 0, err
 		}
@@ -490,6 +548,32 @@ func (w *Writer) addBlock(p int, padded uint64, b CompressionBlock) error {
 	return nil
 }
 
+// flushRun copies the pending run of stored blocks.
+func (w *Writer) flushRun() error {
+	r := w.run
+	if r.n == 0 {
+		return nil
+	}
+	w.run = copyRun{}
+	if err := w.copyInto(r.part, r.src.R, r.off, r.n); err != nil {
+		return fmt.Errorf("copy blocks of %s into %s: %w", r.src.Name, PartitionPath(w.path, r.part), err)
+	}
+	return nil
+}
+
+// copyBufSize is the buffer of the copies the system does not make.
+const copyBufSize = 1 << 20
+
+// copyInto appends n bytes of src from off to partition p. The caller's
+// goroutine copies before the placer has anything to place, then only the
+// placer does.
+func (w *Writer) copyInto(p int, src io.ReaderAt, off, n int64) error {
+	if w.copyBuf == nil {
+		w.copyBuf = make([]byte, copyBufSize)
+	}
+	return copyRange(w.parts[p], src, off, n, w.copyBuf)
+}
+
 // submit sends one block down the pipeline, in order: to a worker to
 // encode and to the placer.
 func (w *Writer) submit(j *job) {
@@ -497,6 +581,12 @@ func (w *Writer) submit(j *job) {
 	w.pending++
 	w.queue <- j
 	w.work <- j
+}
+
+// submitRun sends a run of blocks to copy to the placer.
+func (w *Writer) submitRun(j *job) {
+	w.pending += len(j.blocks)
+	w.queue <- j
 }
 
 // AddChunk adds a chunk read from r, listed at path in the directory index
@@ -633,8 +723,12 @@ func (w *Writer) AddCompressedChunk(h *ChunkHeader, method string, blocks [][]by
 // CopyChunk adds chunk i of src with its stored blocks as they are: no
 // decompression and no recompression, so blocks of any method (Oodle
 // included) are copied. Blocks are decrypted with src's key and encrypted
-// with the Writer's. path is where the directory index lists the chunk
-// ("" for none). The block sizes of src and the Writer must match.
+// with the Writer's; when both have the same key, or neither has one, the
+// stored bytes are copied as they are, by the system when it can (without
+// passing them through the process), as the Writer places them: keep src
+// open until Stage or Close returns. path is where the directory index
+// lists the chunk ("" for none). The block sizes of src and the Writer
+// must match.
 func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	if i < 0 || i >= len(src.chunks) {
 		return fmt.Errorf("%s: chunk %d out of range", src.file, i)
@@ -660,20 +754,32 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	if !c.metaKnown {
 		hs = w.newHasher()
 	}
+	// Blocks stored as the Writer would store them are copied in runs;
+	// the others one by one.
+	asStored := w.storesAsStored(src)
+	// methods maps src's method indexes to the Writer's, each added when
+	// a block uses it, before the block is submitted (the placer reads
+	// the entries of the blocks it places).
+	const unmapped = 0xFF
+	methods := make([]uint8, len(src.toc.Methods)+1)
+	for m := 1; m < len(methods); m++ {
+		methods[m] = unmapped
+	}
+	var run *job
+	var runEnd int64
 	for k := sc.FirstBlock; k < sc.FirstBlock+sc.NumBlocks; k++ {
 		b := src.toc.Blocks[k]
-		bp := w.getBuf()
-		raw, err := src.storedPlain(k, *bp)
-		if err != nil {
-			w.bufPool.Put(bp)
+		if int(b.Method) >= len(methods) {
+			err := fmt.Errorf("%s: block %d of chunk %v: method index %d, but the TOC names %d methods", src.file, k, sc.ID, b.Method, len(src.toc.Methods))
 			w.fail(err)
 			return err
 		}
-		m := w.methodIndex(src.toc.MethodName(b.Method))
+		if methods[b.Method] == unmapped {
+			methods[b.Method] = w.methodIndex(src.toc.MethodName(b.Method))
+		}
 		if !c.metaKnown {
 			plain, err := src.ReadBlock(k)
 			if err != nil {
-				w.bufPool.Put(bp)
 				err = fmt.Errorf("%s: the TOC version changes the chunk hash, and block %d of chunk %v cannot be decoded to hash it: %w", w.path, k, sc.ID, err)
 				w.fail(err)
 				return err
@@ -682,7 +788,41 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		}
 		c.size += uint64(b.UncompressedSize)
 		c.n++
-		w.submit(&job{raw: raw, usize: b.UncompressedSize, method: m, bufs: [2]*[]byte{bp}})
+		part, off, ok, err := w.storedRange(src, k, asStored)
+		if err != nil {
+			w.fail(err)
+			return err
+		}
+		if ok {
+			padded := int64(align16(uint64(b.CompressedSize)))
+			if run != nil && run.src == part && runEnd == off {
+				run.blocks = run.blocks[:len(run.blocks)+1]
+				run.usize += b.UncompressedSize
+				runEnd += padded
+				continue
+			}
+			if run != nil {
+				w.submitRun(run)
+			}
+			run = &job{src: part, srcOff: off, blocks: src.toc.Blocks[k : k+1], methods: methods, usize: b.UncompressedSize}
+			runEnd = off + padded
+			continue
+		}
+		if run != nil {
+			w.submitRun(run)
+			run = nil
+		}
+		bp := w.getBuf()
+		raw, err := src.storedPlain(k, *bp)
+		if err != nil {
+			w.bufPool.Put(bp)
+			w.fail(err)
+			return err
+		}
+		w.submit(&job{raw: raw, usize: b.UncompressedSize, method: methods[b.Method], bufs: [2]*[]byte{bp}})
+	}
+	if run != nil {
+		w.submitRun(run)
 	}
 	if c.size != sc.Size {
 		w.fail(errors.New("a copied chunk's size disagrees with its blocks"))
@@ -693,6 +833,37 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	}
 	w.commitChunk(c)
 	return w.firstErr()
+}
+
+// storesAsStored reports whether src's stored blocks are what the Writer
+// would store: neither is encrypted, or both with the same key.
+func (w *Writer) storesAsStored(src *Container) bool {
+	switch src.Header().Encryption() {
+	case EncryptionNone:
+		return w.opts.Key == nil
+	case EncryptionAESECB:
+		return w.opts.Key != nil && src.key != nil && *src.key == *w.opts.Key
+	}
+	return false
+}
+
+// storedRange says where block k of src is stored, padded to 16, when
+// asStored and those bytes are in its partition: then it is copied as it
+// is (by the system when it can, see copyRange). Otherwise it is read,
+// decrypted, padded and encrypted again.
+func (w *Writer) storedRange(src *Container, k int, asStored bool) (*Partition, int64, bool, error) {
+	if !asStored || src.casErr != nil {
+		return nil, 0, false, nil
+	}
+	p, off, _, err := src.blockPlace(k)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	part := &src.parts[p]
+	if off+align16(uint64(src.toc.Blocks[k].CompressedSize)) > uint64(part.Size) {
+		return nil, 0, false, nil
+	}
+	return part, int64(off), true, nil
 }
 
 // AddStoreEntry adds a package's entry to the container header that Close

@@ -225,6 +225,82 @@ func TestWriterFailureLeavesNothing(t *testing.T) {
 	}
 }
 
+// tcCopyAll writes every chunk of src to out with CopyChunk, encrypted
+// with key, in partitions of partSize (0: one), verifies everything and
+// checks that every chunk holds what it holds in want.
+func tcCopyAll(t *testing.T, src *iostore.Container, out string, key *iostore.Key, partSize uint64, want *iostore.Container) *iostore.Container {
+	t.Helper()
+	h := src.Header()
+	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Version: h.Version, ContainerID: h.ContainerID, BlockSize: h.CompressionBlockSize,
+		Key: key, MountPoint: src.MountPoint(), PartitionSize: partSize, Verify: iostore.VerifyAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range src.Chunks() {
+		if err := w.CopyChunk(src, ch.Index, fullPath(src, ch)); err != nil {
+			w.Abort()
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := iostore.Open(out, &iostore.Options{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { got.Close() })
+	if partSize > 0 && len(got.Partitions()) < 2 {
+		t.Errorf("%d partitions of %d bytes", len(got.Partitions()), partSize)
+	}
+	for _, ch := range want.Chunks() {
+		i, ok := got.Find(ch.ID)
+		if !ok {
+			t.Fatalf("chunk %v missing", ch.ID)
+		}
+		a, err1 := want.ReadChunk(ch.Index)
+		b, err2 := got.ReadChunk(i)
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Fatalf("chunk %v differs (%v, %v)", ch.ID, err1, err2)
+		}
+	}
+	return got
+}
+
+// TestWriterCopyChunk copies the Zlib fixture's chunks through every path
+// CopyChunk has: blocks copied as they are stored, by the system from a
+// file (across partitions too) or through a buffer from memory, and blocks
+// decrypted, encrypted or both on the way.
+func TestWriterCopyChunk(t *testing.T) {
+	src := tcOpen(t, tcZlib, nil)
+	dir := t.TempDir()
+	var parts []iostore.Partition
+	for i, p := range src.Partitions() {
+		data, err := os.ReadFile(iostore.PartitionPath(corpus.Path(t, tcZlib), i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, iostore.Partition{Name: p.Name, R: bytes.NewReader(data), Size: int64(len(data))})
+	}
+	toc, err := os.ReadFile(corpus.Path(t, tcZlib))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := iostore.OpenReaders(tcZlib, toc, parts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := iostore.Key([]byte("another key, 32 bytes long......"))
+	out := func(name string) string { return filepath.Join(dir, name, "Copy-Windows.utoc") }
+	tcCopyAll(t, src, out("file"), nil, 0, src)
+	tcCopyAll(t, src, out("partitions"), nil, 4*iostore.DefaultBlockSize, src)
+	tcCopyAll(t, mem, out("memory"), nil, 0, src)
+	enc := tcCopyAll(t, src, out("encrypt"), tcKey(), 0, src)
+	tcCopyAll(t, enc, out("same-key"), tcKey(), 4*iostore.DefaultBlockSize, src)
+	tcCopyAll(t, enc, out("new-key"), &other, 0, src)
+	tcCopyAll(t, enc, out("decrypt"), nil, 0, src)
+}
+
 // TestWriterCompressorResult writes with a compressor whose results leave
 // no room for the pad (capacity = length), inside the buffer it was given
 // or not: the Writer must copy them before padding in place.
@@ -298,5 +374,32 @@ func TestWriterAddCompressedChunkKeepsBlocks(t *testing.T) {
 		if !bytes.Equal(b[:cap(b)], want[k]) {
 			t.Fatalf("block %d of the caller changed", k)
 		}
+	}
+}
+
+// TestWriterCopyChunkSourceClosed closes the source of copied blocks
+// before Close, which copies them: Close must fail and leave no file.
+func TestWriterCopyChunkSourceClosed(t *testing.T) {
+	src, err := iostore.Open(corpus.Path(t, tcZlib), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	h := src.Header()
+	w, err := iostore.NewWriter(filepath.Join(dir, "Closed-Windows.utoc"), &iostore.WriterOptions{Version: h.Version, BlockSize: h.CompressionBlockSize, MountPoint: src.MountPoint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range src.Chunks() {
+		if err := w.CopyChunk(src, ch.Index, fullPath(src, ch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src.Close()
+	if err := w.Close(); err == nil {
+		t.Fatal("Close succeeded with the source closed")
+	}
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("%d files left", len(left))
 	}
 }
