@@ -38,3 +38,17 @@ func copyFileRange(dst, src *os.File, off, n int64) int64 {
 	})
 	return done
 }
+
+// startWriteback asks the system to start writing n bytes of f at off to
+// storage (sync_file_range(2) without waiting), so that the disk works
+// while the rest is written and the sync before the renames has little
+// left to do. It is a hint: errors are the sync's to report.
+func startWriteback(f *os.File, off, n int64) {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	c.Control(func(fd uintptr) {
+		unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE)
+	})
+}

@@ -116,8 +116,10 @@ type ChunkHeader struct {
 //
 // Memory stays bounded by the blocks in flight (a few per worker, in
 // pooled buffers) and a 1 MiB copy buffer, whatever the container's size;
-// only the lists of chunks and blocks (24 bytes per block) grow. A Writer
-// is not safe for concurrent use.
+// only the lists of chunks and blocks (24 bytes per block) grow. The output
+// is handed to the system for writing back as it is written, so that
+// little is left to sync when Stage does. A Writer is not safe for
+// concurrent use.
 type Writer struct {
 	path string // the .utoc
 	opts WriterOptions
@@ -149,9 +151,13 @@ type Writer struct {
 	bufCap  int
 	run     copyRun // placer: stored bytes still to copy
 	copyBuf []byte  // copyInto's buffer, made on first use
-	errMu   sync.Mutex
-	err     error // first pipeline error
-	closed  bool
+	// The last partition written to, the bytes written to it and how
+	// many of them the system was asked to write back (see wrote).
+	wbPart            int
+	wbDone, wbStarted int64
+	errMu             sync.Mutex
+	err               error // first pipeline error
+	closed            bool
 
 	entries []zen.StoreEntry
 	header  *zen.ContainerHeader // template for the built container header
@@ -469,6 +475,11 @@ func (w *Writer) placer() {
 		if err := w.flushRun(); err != nil {
 			w.fail(err)
 		}
+		// The rest goes to the disk while Stage checks the output.
+		if w.wbDone > w.wbStarted {
+			startWriteback(w.parts[w.wbPart], w.wbStarted, w.wbDone-w.wbStarted)
+			w.wbStarted = w.wbDone
+		}
 	}
 	if w.opts.Progress != nil && progress > 0 {
 		w.opts.Progress(progress)
@@ -488,6 +499,7 @@ func (w *Writer) place(j *job) error {
 		if _, err := w.parts[p].Write(j.out); err != nil {
 			return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
 		}
+		w.wrote(p, int64(len(j.out)))
 		return w.addBlock(p, uint64(len(j.out)), CompressionBlock{CompressedSize: j.size, UncompressedSize: j.usize, Method: j.method})
 	}
 	off := j.srcOff
@@ -561,17 +573,48 @@ func (w *Writer) flushRun() error {
 	return nil
 }
 
-// copyBufSize is the buffer of the copies the system does not make.
-const copyBufSize = 1 << 20
+const (
+	// writebackStep is how often the Writer asks the system to start
+	// writing what it wrote to storage (see startWriteback).
+	writebackStep = 8 << 20
+	// copyBufSize is the buffer of the copies the system does not make.
+	copyBufSize = 1 << 20
+)
 
-// copyInto appends n bytes of src from off to partition p. The caller's
-// goroutine copies before the placer has anything to place, then only the
-// placer does.
+// copyInto appends n bytes of src from off to partition p, a step at a
+// time (see wrote). The caller's goroutine copies before the placer has
+// anything to place, then only the placer does.
 func (w *Writer) copyInto(p int, src io.ReaderAt, off, n int64) error {
 	if w.copyBuf == nil {
 		w.copyBuf = make([]byte, copyBufSize)
 	}
-	return copyRange(w.parts[p], src, off, n, w.copyBuf)
+	for n > 0 {
+		k := min(n, writebackStep)
+		if err := copyRange(w.parts[p], src, off, k, w.copyBuf); err != nil {
+			return err
+		}
+		w.wrote(p, k)
+		off, n = off+k, n-k
+	}
+	return nil
+}
+
+// wrote records n bytes appended to partition p. Every writebackStep
+// bytes, and when the next partition starts, it starts the writeback of
+// the bytes written since the last time, so that the disk writes them
+// while the Writer goes on rather than all at once when Stage syncs.
+func (w *Writer) wrote(p int, n int64) {
+	if p != w.wbPart {
+		if w.wbDone > w.wbStarted {
+			startWriteback(w.parts[w.wbPart], w.wbStarted, w.wbDone-w.wbStarted)
+		}
+		w.wbPart, w.wbDone, w.wbStarted = p, 0, 0
+	}
+	w.wbDone += n
+	if w.wbDone-w.wbStarted >= writebackStep {
+		startWriteback(w.parts[p], w.wbStarted, w.wbDone-w.wbStarted)
+		w.wbStarted = w.wbDone
+	}
 }
 
 // submit sends one block down the pipeline, in order: to a worker to
