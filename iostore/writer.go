@@ -318,9 +318,13 @@ func (w *Writer) start() error {
 	if err := w.newPartition(); err != nil {
 		return err
 	}
+	// Blocks are placed in order: while a worker is held up on the oldest
+	// block (descheduled, a slow block), the others go on only as far as
+	// the queue lets them. queueDepth blocks per worker, each holding a
+	// pooled buffer, is a few milliseconds of work and a few hundred KiB.
 	n := w.opts.Workers
 	w.work = make(chan *job, n)
-	w.queue = make(chan *job, 2*n)
+	w.queue = make(chan *job, queueDepth*n)
 	w.placed = make(chan struct{})
 	for range n {
 		w.wg.Add(1)
@@ -443,6 +447,12 @@ func (w *Writer) encodeBlock(j *job) error {
 		w.cipher.encrypt(out)
 	}
 	j.out, j.size = out, uint32(n)
+	if j.bufs[1] != nil && j.bufs[0] != nil {
+		// Stored from the compressor's buffer: the block as read can go
+		// now rather than after it is placed.
+		w.bufPool.Put(j.bufs[0])
+		j.bufs[0], j.raw = nil, nil
+	}
 	return nil
 }
 
@@ -574,6 +584,8 @@ func (w *Writer) flushRun() error {
 }
 
 const (
+	// queueDepth is how many blocks per worker may wait to be placed.
+	queueDepth = 8
 	// writebackStep is how often the Writer asks the system to start
 	// writing what it wrote to storage (see startWriteback).
 	writebackStep = 8 << 20
