@@ -220,6 +220,11 @@ func (p *Package) readTag(c *binio.Cursor) (q Property, end bool) {
 		return q, false
 	}
 	q.ValueStart = c.Pos()
-	c.Bytes(q.Size, fmt.Sprintf("value of property %q", p.Names[name].Name))
+	if c.Err() == nil && q.Size > c.Len() {
+		// The label names the property; build it only when it is needed.
+		c.Bytes(q.Size, fmt.Sprintf("value of property %q", p.Names[name].Name))
+		return q, false
+	}
+	c.Bytes(q.Size, "property value")
 	return q, false
 }
