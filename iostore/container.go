@@ -8,7 +8,6 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -16,8 +15,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/zeebo/blake3"
+
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // Options configures Open and OpenReaders.
@@ -79,7 +80,7 @@ type Container struct {
 // random access, without reading them. A missing .ucas is not an error:
 // the container lists its chunks, and reading data fails with ErrNoCAS.
 func Open(utocPath string, opts *Options) (*Container, error) {
-	data, err := os.ReadFile(utocPath)
+	data, err := safefile.ReadRegular(utocPath, MaxTOCFileSize, "a .utoc unrmod reads")
 	if err != nil {
 		return nil, err
 	}
@@ -93,15 +94,11 @@ func Open(utocPath string, opts *Options) (*Container, error) {
 	var casErr error
 	for i := range count {
 		name := PartitionPath(utocPath, i)
-		f, err := os.Open(name)
+		f, size, err := safefile.OpenRegular(name)
 		if err == nil {
-			var st os.FileInfo
-			if st, err = f.Stat(); err == nil {
-				parts = append(parts, Partition{Name: name, R: f, Size: st.Size()})
-				closers = append(closers, f)
-				continue
-			}
-			f.Close()
+			parts = append(parts, Partition{Name: name, R: f, Size: size})
+			closers = append(closers, f)
+			continue
 		}
 		for _, c := range closers {
 			c.Close()

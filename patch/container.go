@@ -305,7 +305,7 @@ func (j *containerJob) fileOp(f *FileOp) error {
 		if st.Size() > pack.MaxFileSize {
 			return errorf(f.Pos, "%s: %s is %d bytes; unrmod stores files under 4 GiB", f.Kind, src, st.Size())
 		}
-		if data, err = os.ReadFile(src); err != nil {
+		if data, err = safefile.ReadRegular(src, pack.MaxFileSize, "a file in a container"); err != nil {
 			return errorf(f.Pos, "%s: %v", f.Kind, err)
 		}
 	}

@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -33,7 +33,7 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 	case op.data != nil:
 		data = op.data.bytes
 		if op.data.file != "" {
-			if data, err = os.ReadFile(c.path(op.data.file)); err != nil {
+			if data, err = safefile.ReadRegular(c.path(op.data.file), reader.MaxFileSize, "the data of a legacy export"); err != nil {
 				return nil, errorf(op.data.pos, "data file: %v", err)
 			}
 		}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/props"
 )
@@ -325,7 +326,7 @@ func (op *ReplaceExport) applyZen(c *zenContext) ([]Change, error) {
 		data = op.data.bytes
 		if op.data.file != "" {
 			path := localPath(c.dir, op.data.file)
-			if data, err = os.ReadFile(path); err != nil {
+			if data, err = safefile.ReadRegular(path, pack.MaxFileSize, "the data of a zen export"); err != nil {
 				return nil, errorf(op.data.pos, "data file: %v", err)
 			}
 		}

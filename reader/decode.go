@@ -4,17 +4,23 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/safefile"
 )
 
-// ReadFile reads and decodes the package at path.
+// MaxFileSize is the size of the largest legacy package: every offset in
+// the format is a signed 32-bit integer.
+const MaxFileSize = math.MaxInt32
+
+// ReadFile reads and decodes the package at path. Anything but a regular
+// file, and a file larger than MaxFileSize, is refused before reading.
 func ReadFile(path string) (*Package, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, MaxFileSize, "a legacy package")
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,16 @@
 package reader_test
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/unrmod/unrmod/internal/fixture"
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -47,5 +53,31 @@ func TestLongNameTagsLinear(t *testing.T) {
 	// character of the name is not.
 	if allocs > 20000 {
 		t.Errorf("read, verify and rewrite of %d bytes made %.0f allocations", len(data), allocs)
+	}
+}
+
+// TestReadFileTooLarge gives ReadFile a sparse file one byte larger than a
+// legacy package can be (its offsets are 32-bit): it is refused from its
+// size, before anything is read.
+func TestReadFileTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "Huge.u")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(reader.MaxFileSize + 1); err != nil {
+		f.Close()
+		t.Skipf("no sparse file: %v", err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = reader.ReadFile(path)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, safefile.ErrTooLarge) || !strings.Contains(err.Error(), "Huge.u") {
+		t.Fatalf("ReadFile of a %d-byte file: %v, want ErrTooLarge naming the file", int64(reader.MaxFileSize)+1, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("refusing the file allocated %d bytes", n)
 	}
 }
