@@ -81,3 +81,33 @@ func TestReadFileTooLarge(t *testing.T) {
 		t.Errorf("refusing the file allocated %d bytes", n)
 	}
 }
+
+// TestDeepLongPathsRefused reads a package of 250 nested exports with
+// 1000-character names (about 250 KB): each path would be up to 250,000
+// characters, and the paths together quadratic in the file. The reader
+// refuses it where the first path passes the engine's 1024 characters.
+func TestDeepLongPathsRefused(t *testing.T) {
+	data, err := fixture.DeepOuters(250, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = reader.Read("DeepOuters.u", data)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, reader.ErrCorrupt) || !strings.Contains(err.Error(), "1024 characters") {
+		t.Fatalf("Read: %v, want a corrupt-package error about the 1024-character path limit", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8*uint64(len(data))+1<<20 {
+		t.Errorf("refusing %d bytes allocated %d bytes", len(data), n)
+	}
+
+	// Names longer than any path are refused where they are read.
+	data, err = fixture.LongNameTags(1, reader.MaxPathLen+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = reader.Read("LongNameTags.u", data); !errors.Is(err, reader.ErrCorrupt) || !strings.Contains(err.Error(), "name table entry") {
+		t.Fatalf("Read of a %d-character name: %v, want a corrupt name table entry", reader.MaxPathLen+1, err)
+	}
+}
