@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -731,10 +732,15 @@ func (c *Container) forEachChunk(sel []int, workers int, fn func(i int, s *scrat
 }
 
 // ReadChunk returns chunk i's uncompressed data. It reads only that chunk's
-// blocks. For very large chunks, OpenChunk streams instead.
+// blocks, and refuses, before reading, a chunk whose blocks are shared with
+// another chunk or overlap in the .ucas. For very large chunks, OpenChunk
+// streams instead.
 func (c *Container) ReadChunk(i int) ([]byte, error) {
 	if i < 0 || i >= len(c.chunks) {
 		return nil, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
+	}
+	if err := c.checkReadable(i, math.MaxUint64, ""); err != nil {
+		return nil, err
 	}
 	s := getScratch()
 	defer putScratch(s)

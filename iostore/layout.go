@@ -95,3 +95,32 @@ func (c *Container) shareProblem(i int) string {
 	}
 	return ""
 }
+
+// checkReadable returns why chunk i must not be read into memory whole: its
+// TOC entry is out of range, its .ucas is missing, a block entry is
+// unusable, its blocks are shared with another chunk or
+// overlap in the .ucas (so a small file would decode to far more), or it is
+// larger than maxSize, the most its kind can hold. It reads nothing.
+func (c *Container) checkReadable(i int, maxSize uint64, kind string) error {
+	ch := &c.chunks[i]
+	if ch.rangeErr != "" {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
+	}
+	if c.casErr != nil {
+		return c.casErr
+	}
+	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+		if _, _, _, err := c.blockPlace(k); err != nil {
+			return err
+		}
+	}
+	if why := c.shareProblem(i); why != "" {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt,
+			"%s: engine-written containers share no blocks, and unrmod does not decode shared ones", why)
+	}
+	if ch.Size > maxSize {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt,
+			"is %d bytes; %s is at most %d", ch.Size, kind, maxSize)
+	}
+	return nil
+}

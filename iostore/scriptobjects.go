@@ -93,6 +93,9 @@ func LoadScriptObjects(utocPath string, opts *Options) (*zen.ScriptObjects, erro
 		}
 	}
 	read := func(t ChunkType) ([]byte, error) {
+		if err := c.checkReadable(first[t], zen.MaxContainerHeaderSize, "a global metadata chunk"); err != nil {
+			return nil, err
+		}
 		return c.ReadChunk(first[t])
 	}
 	if _, ok := first[ChunkScriptObjects]; ok {

@@ -23,6 +23,10 @@ const HeaderSignature uint32 = 0x496F436E
 // packages stays far below it.
 const MaxContainerHeaderSize = 128 << 20
 
+// MaxPackageSize is the size of the largest zen package: its offsets are
+// 32-bit.
+const MaxPackageSize = 1<<32 - 1
+
 // HeaderVersion is EIoContainerHeaderVersion, plus
 // HeaderUE4 for the un-versioned UE 4.25–4.27 layout.
 type HeaderVersion int32
