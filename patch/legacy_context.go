@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,49 @@ type legacyContext struct {
 	// imports at or past it were added by this patch, so only data this
 	// patch changed (owned) can refer to them.
 	imports0 int
+	// names finds names case-insensitively without scanning the table;
+	// built on first use, kept up to date by addName and setName.
+	names map[string][]reader.NameRef
+}
+
+// nameKey is the key of s in the name index: names that compare equal
+// case-insensitively (strings.EqualFold) share it.
+func nameKey(s string) string { return strings.ToLower(strings.ToUpper(s)) }
+
+// findName returns the index of the first name equal to s (compared
+// case-insensitively, as the engine does), or -1: what Package.FindName
+// returns, in constant time per lookup.
+func (c *legacyContext) findName(s string) reader.NameRef {
+	best := reader.NameRef(-1)
+	for _, r := range c.nameBucket(s) {
+		if (best < 0 || r < best) && strings.EqualFold(c.p.Names[r].Name, s) {
+			best = r
+		}
+	}
+	return best
+}
+
+// nameBucket returns the indexes of the names that may equal s
+// case-insensitively (every one that does, in no particular order).
+func (c *legacyContext) nameBucket(s string) []reader.NameRef {
+	if c.names == nil {
+		c.names = make(map[string][]reader.NameRef, len(c.p.Names))
+		for i := range c.p.Names {
+			k := nameKey(c.p.Names[i].Name)
+			c.names[k] = append(c.names[k], reader.NameRef(i))
+		}
+	}
+	return c.names[nameKey(s)]
+}
+
+// setName changes the text of name r, keeping the index up to date.
+func (c *legacyContext) setName(r reader.NameRef, s string) {
+	if c.names != nil {
+		k := nameKey(c.p.Names[r].Name)
+		c.names[k] = slices.DeleteFunc(c.names[k], func(x reader.NameRef) bool { return x == r })
+		c.names[nameKey(s)] = append(c.names[nameKey(s)], r)
+	}
+	c.p.Names[r].Name = s
 }
 
 // path resolves a path written in the patch against the patch's directory.
@@ -49,11 +93,13 @@ func (c *legacyContext) own(i int) []byte {
 // addName returns the index of name s, appending it with the engine's flags
 // when the package has no such name (names compare case-insensitively).
 func (c *legacyContext) addName(s string) reader.NameRef {
-	if r := c.p.FindName(s); r >= 0 {
+	if r := c.findName(s); r >= 0 {
 		return r
 	}
 	c.p.Names = append(c.p.Names, reader.Name{Name: s, Flags: reader.NewNameFlags})
-	return reader.NameRef(len(c.p.Names) - 1)
+	r := reader.NameRef(len(c.p.Names) - 1) // findName built the index
+	c.names[nameKey(s)] = append(c.names[nameKey(s)], r)
+	return r
 }
 
 // checkName applies the engine's rules for a new name.

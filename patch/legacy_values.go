@@ -68,7 +68,7 @@ func (c *legacyContext) encodeValue(op *SetProperty, typ reader.PropertyType) ([
 		}
 		return bad("true or false")
 	case reader.PropName:
-		if c.p.FindName(s) < 0 {
+		if c.findName(s) < 0 {
 			if err := checkName(op.valuePos, s); err != nil {
 				return nil, "", err
 			}

@@ -76,3 +76,38 @@ func TestDeepOuters(t *testing.T) {
 		}
 	}
 }
+
+// TestManyAddNames applies patches of 40,000 add-name operations to a
+// legacy and a zen package: each looks its name up in a table that grows
+// to 40,000 names, which must not be a scan of the table.
+func TestManyAddNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, file := range []string{"UnrmodDemo.u", "zen/BP_DemoPickup.uasset"} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "examples", "packages", filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Base(file)
+		if err := os.WriteFile(filepath.Join(dir, base), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("unrmod: 1\ntargets:\n  - file: " + base + "\n    output: out/" + base + "\n    ops:\n")
+		const n = 40000
+		for i := range n {
+			b.WriteString("      - add-name: {name: Name" + strconv.Itoa(i) + "}\n")
+		}
+		patch := filepath.Join(dir, "names.yaml")
+		if err := os.WriteFile(patch, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		stdout, stderr, code := runCLI(t, "apply", "--dry-run", patch)
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s: %d add-name operations took %v", base, n, d)
+		}
+		if code != 0 || !strings.Contains(stdout, "would write") {
+			t.Fatalf("%s: apply: exit %d\n%.500s\n%.500s", base, code, stdout, stderr)
+		}
+	}
+}
