@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -706,9 +705,7 @@ func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
 // per core when workers <= 0), each with its own scratch, largest chunks
 // first so that one big chunk does not finish last.
 func (c *Container) forEachChunk(sel []int, workers int, fn func(i int, s *scratch)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = workerCount(workers, len(sel))
 	order := slices.Clone(sel)
 	sort.SliceStable(order, func(a, b int) bool { return c.chunks[order[a]].Size > c.chunks[order[b]].Size })
 	work := make(chan int)

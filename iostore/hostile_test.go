@@ -90,3 +90,36 @@ func TestSharedHeaderBlocks(t *testing.T) {
 	}
 	t.Logf("%s: %v", filepath.Base(utoc), err)
 }
+
+// TestExtractManyWorkers asks Extract and Verify for a million workers on a
+// container of seven chunks: the workers are capped, so that the request
+// costs no more than the default.
+func TestExtractManyWorkers(t *testing.T) {
+	b := tcSynthetic(t, iostore.VersionPartitionSize, "Zlib", nil)
+	utoc, err := b.WriteFiles(t.TempDir(), "Many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.Open(utoc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	if _, err := c.Extract(t.TempDir(), &iostore.ExtractOptions{Workers: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Verify(&iostore.VerifyOptions{Workers: 1 << 20}); len(r.Problems) > 0 {
+		t.Fatal(r.Problems)
+	}
+	d := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if d > time.Second {
+		t.Errorf("extract and verify with a million workers took %v", d)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("extract and verify with a million workers allocated %d MB", n>>20)
+	}
+}

@@ -2,6 +2,7 @@ package iostore
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 )
 
@@ -94,6 +95,18 @@ func (c *Container) shareProblem(i int) string {
 		}
 	}
 	return ""
+}
+
+// workerCount returns how many goroutines work on n items when the caller
+// asks for workers: one per core for 0 or less, and never more than four
+// per core (each holds buffers of a few blocks, and more only add memory)
+// or than there are items (but at least one).
+func workerCount(workers, n int) int {
+	cores := runtime.GOMAXPROCS(0)
+	if workers <= 0 {
+		workers = cores
+	}
+	return max(min(workers, 4*cores, n), 1)
 }
 
 // checkReadable returns why chunk i must not be read into memory whole: its

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -217,9 +217,7 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		base := strings.TrimSuffix(filepath.Base(utocPath), filepath.Ext(utocPath))
 		o.ContainerID = zen.ContainerIDFromName(base)
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
+	o.Workers = workerCount(o.Workers, math.MaxInt)
 	w.bs = uint64(o.BlockSize)
 	w.bufPool.New = func() any { b := make([]byte, 0, w.bs); return &b }
 	w.batch.Session = o.Session
