@@ -74,7 +74,7 @@ func (op *PackageFlags) applyLegacy(c *legacyContext) ([]Change, error) {
 }
 
 func (op *ObjectFlags) applyLegacy(c *legacyContext) ([]Change, error) {
-	r, err := resolve(op.Pos, c.p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -103,12 +103,12 @@ func (op *RetargetImport) applyLegacy(c *legacyContext) ([]Change, error) {
 		return nil, err
 	}
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Import, false, true)
+	r, err := c.resolve(op.Pos, op.Import, false, true)
 	if err != nil {
 		// A run of this patch may already have moved the import: look
 		// for it under the new package.
 		if moved := retargetedSpec(op.Import, op.Package); moved != "" {
-			if r2, err2 := resolve(op.Pos, p, moved, false, true); err2 == nil {
+			if r2, err2 := c.resolve(op.Pos, moved, false, true); err2 == nil {
 				return []Change{{Op: op.Kind(), Target: "import " + p.Path(r2), Field: "package", New: op.Package, Already: true}}, nil
 			}
 		}
@@ -156,7 +156,7 @@ func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
 		return nil, errorf(op.Pos, "row: legacy packages have no DataTables; row applies to DataTable exports of zen packages")
 	}
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}

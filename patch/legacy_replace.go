@@ -16,7 +16,7 @@ import (
 
 func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 		prof = newClassProfile(p, i)
 		note = "given data"
 	case op.from.file == "":
-		sr, err := resolve(op.from.pos, p, op.from.object, true, false)
+		sr, err := c.resolve(op.from.pos, op.from.object, true, false)
 		if err != nil {
 			return nil, err
 		}

@@ -19,7 +19,7 @@ import (
 
 func (op *ReplaceTexture) applyLegacy(c *legacyContext) ([]Change, error) {
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func (c *legacyContext) encodeValue(op *SetProperty, typ reader.PropertyType) ([
 		if strings.EqualFold(strings.TrimSpace(s), "None") || strings.TrimSpace(s) == "" {
 			return binio.AppendIndex(nil, 0), "None", nil
 		}
-		r, err := resolve(op.valuePos, c.p, s, true, true)
+		r, err := c.resolve(op.valuePos, s, true, true)
 		if err != nil {
 			return nil, "", err
 		}

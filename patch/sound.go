@@ -61,7 +61,7 @@ func (op *ReplaceSound) applyLegacy(c *legacyContext) ([]Change, error) {
 // op.Object names.
 func replaceSound(c *legacyContext, op *ReplaceSound, wav []byte) ([]Change, error) {
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}

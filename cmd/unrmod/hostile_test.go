@@ -111,3 +111,35 @@ func TestManyAddNames(t *testing.T) {
 		}
 	}
 }
+
+// TestManyObjectLookups applies a patch of 5,000 set-property operations,
+// each on its own export of a package of 5,000 exports: finding each
+// object must not build the path of every export.
+func TestManyObjectLookups(t *testing.T) {
+	dir := t.TempDir()
+	data, err := fixture.SizedLike(5000 * 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SizedLike.u"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("unrmod: 1\ntargets:\n  - file: SizedLike.u\n    output: out/SizedLike.u\n    ops:\n")
+	const n = 5000
+	for i := range n {
+		b.WriteString("      - set-property: {object: Object" + strconv.Itoa(i) + ", property: B, value: 7}\n")
+	}
+	patch := filepath.Join(dir, "objects.yaml")
+	if err := os.WriteFile(patch, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	stdout, stderr, code := runCLI(t, "apply", "--dry-run", patch)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("%d set-property operations took %v", n, d)
+	}
+	if code != 0 || !strings.Contains(stdout, "would write") {
+		t.Fatalf("apply: exit %d\n%.500s\n%.500s", code, stdout, stderr)
+	}
+}
