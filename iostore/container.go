@@ -8,16 +8,17 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"os"
+	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/zeebo/blake3"
+
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // Options configures Open and OpenReaders.
@@ -79,7 +80,7 @@ type Container struct {
 // random access, without reading them. A missing .ucas is not an error:
 // the container lists its chunks, and reading data fails with ErrNoCAS.
 func Open(utocPath string, opts *Options) (*Container, error) {
-	data, err := os.ReadFile(utocPath)
+	data, err := safefile.ReadRegular(utocPath, MaxTOCFileSize, "a .utoc unrmod reads")
 	if err != nil {
 		return nil, err
 	}
@@ -93,15 +94,11 @@ func Open(utocPath string, opts *Options) (*Container, error) {
 	var casErr error
 	for i := range count {
 		name := PartitionPath(utocPath, i)
-		f, err := os.Open(name)
+		f, size, err := safefile.OpenRegular(name)
 		if err == nil {
-			var st os.FileInfo
-			if st, err = f.Stat(); err == nil {
-				parts = append(parts, Partition{Name: name, R: f, Size: st.Size()})
-				closers = append(closers, f)
-				continue
-			}
-			f.Close()
+			parts = append(parts, Partition{Name: name, R: f, Size: size})
+			closers = append(closers, f)
+			continue
 		}
 		for _, c := range closers {
 			c.Close()
@@ -714,9 +711,7 @@ func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
 // per core when workers <= 0), each with its own scratch, largest chunks
 // first so that one big chunk does not finish last.
 func (c *Container) forEachChunk(sel []int, workers int, fn func(i int, s *scratch)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = workerCount(workers, len(sel))
 	order := slices.Clone(sel)
 	sort.SliceStable(order, func(a, b int) bool { return c.chunks[order[a]].Size > c.chunks[order[b]].Size })
 	work := make(chan int)
@@ -740,10 +735,15 @@ func (c *Container) forEachChunk(sel []int, workers int, fn func(i int, s *scrat
 }
 
 // ReadChunk returns chunk i's uncompressed data. It reads only that chunk's
-// blocks. For very large chunks, OpenChunk streams instead.
+// blocks, and refuses, before reading, a chunk whose blocks are shared with
+// another chunk or overlap in the .ucas. For very large chunks, OpenChunk
+// streams instead.
 func (c *Container) ReadChunk(i int) ([]byte, error) {
 	if i < 0 || i >= len(c.chunks) {
 		return nil, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
+	}
+	if err := c.checkReadable(i, math.MaxUint64, ""); err != nil {
+		return nil, err
 	}
 	s := getScratch()
 	defer putScratch(s)

@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
@@ -143,6 +145,7 @@ func FuzzTOC(f *testing.F) {
 	}
 	key := tcTestKey()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		if d, err := iostore.DecodeTOC(tcFuzzFile, data); err == nil {
 			tcFuzzEncodeTOC(t, d, data)
 		}
@@ -222,6 +225,7 @@ func FuzzDirectoryIndex(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		x, err := iostore.DecodeDirectoryIndex(tcFuzzFile, data, 0)
@@ -298,6 +302,7 @@ func FuzzDetectChunkContent(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		k := iostore.DetectChunkContent(data)
 		if k > iostore.ContentZenPackageUE5 {
 			t.Fatalf("unknown content kind %d", k)

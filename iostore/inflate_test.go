@@ -9,8 +9,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 )
 
 // The zlib decoder is checked against klauspost/compress, the reference
@@ -310,6 +313,7 @@ func FuzzInflate(f *testing.F) {
 	}
 	f.Add([]byte{0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01}, uint16(0))
 	f.Fuzz(func(t *testing.T, stream []byte, n uint16) {
+		defer fuzzbound.Check(t, time.Now(), len(stream))
 		inflateCompare(t, new(inflater), stream, int(n))
 	})
 }

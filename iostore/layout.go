@@ -2,6 +2,7 @@ package iostore
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 )
 
@@ -94,4 +95,45 @@ func (c *Container) shareProblem(i int) string {
 		}
 	}
 	return ""
+}
+
+// workerCount returns how many goroutines work on n items when the caller
+// asks for workers: one per core for 0 or less, and never more than four
+// per core (each holds buffers of a few blocks, and more only add memory)
+// or than there are items (but at least one).
+func workerCount(workers, n int) int {
+	cores := runtime.GOMAXPROCS(0)
+	if workers <= 0 {
+		workers = cores
+	}
+	return max(min(workers, 4*cores, n), 1)
+}
+
+// checkReadable returns why chunk i must not be read into memory whole: its
+// TOC entry is out of range, its .ucas is missing, a block entry is
+// unusable, its blocks are shared with another chunk or
+// overlap in the .ucas (so a small file would decode to far more), or it is
+// larger than maxSize, the most its kind can hold. It reads nothing.
+func (c *Container) checkReadable(i int, maxSize uint64, kind string) error {
+	ch := &c.chunks[i]
+	if ch.rangeErr != "" {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
+	}
+	if c.casErr != nil {
+		return c.casErr
+	}
+	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+		if _, _, _, err := c.blockPlace(k); err != nil {
+			return err
+		}
+	}
+	if why := c.shareProblem(i); why != "" {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt,
+			"%s: engine-written containers share no blocks, and unrmod does not decode shared ones", why)
+	}
+	if ch.Size > maxSize {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt,
+			"is %d bytes; %s is at most %d", ch.Size, kind, maxSize)
+	}
+	return nil
 }

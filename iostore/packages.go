@@ -75,6 +75,12 @@ func (c *Container) FindPackage(name string) (int, error) {
 
 // ReadPackage reads and decodes the package in chunk i.
 func (c *Container) ReadPackage(i int, opts *zen.DecodeOptions) (*zen.Package, error) {
+	if i < 0 || i >= len(c.chunks) {
+		return nil, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
+	}
+	if err := c.checkReadable(i, zen.MaxPackageSize, "a zen package"); err != nil {
+		return nil, err
+	}
 	data, err := c.ReadChunk(i)
 	if err != nil {
 		return nil, err
@@ -98,6 +104,9 @@ func (c *Container) ContainerHeader() (*zen.ContainerHeader, error) {
 	k, ok := c.ContainerHeaderChunk()
 	if !ok {
 		return nil, nil
+	}
+	if err := c.checkReadable(k, zen.MaxContainerHeaderSize, "a container header"); err != nil {
+		return nil, err
 	}
 	data, err := c.ReadChunk(k)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
@@ -30,7 +31,7 @@ func LoadScriptObjectsFrom(path string, opts *Options) (*zen.ScriptObjects, erro
 		if strings.EqualFold(filepath.Ext(path), ".utoc") {
 			return LoadScriptObjects(path, opts)
 		}
-		data, err := os.ReadFile(path)
+		data, err := safefile.ReadRegular(path, MaxTOCFileSize, "a script objects chunk unrmod reads")
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +41,7 @@ func LoadScriptObjectsFrom(path string, opts *Options) (*zen.ScriptObjects, erro
 		for _, pattern := range []string{filepath.Join(path, "chunks", t.String(), "*.bin"), filepath.Join(path, t.String()+"*.bin")} {
 			files, _ := filepath.Glob(pattern)
 			if len(files) == 1 {
-				data, err := os.ReadFile(files[0])
+				data, err := safefile.ReadRegular(files[0], MaxTOCFileSize, "a script objects chunk unrmod reads")
 				return files[0], data, err
 			}
 		}
@@ -92,6 +93,9 @@ func LoadScriptObjects(utocPath string, opts *Options) (*zen.ScriptObjects, erro
 		}
 	}
 	read := func(t ChunkType) ([]byte, error) {
+		if err := c.checkReadable(first[t], zen.MaxContainerHeaderSize, "a global metadata chunk"); err != nil {
+			return nil, err
+		}
 		return c.ReadChunk(first[t])
 	}
 	if _, ok := first[ChunkScriptObjects]; ok {

@@ -14,6 +14,11 @@ import (
 // TocMagic is the 16 bytes every .utoc starts with.
 const TocMagic = "-==--==--==--==-"
 
+// MaxTOCFileSize is the size of the largest .utoc Open reads: a TOC holds a
+// few dozen bytes per chunk and per compression block, so real ones are at
+// most tens of megabytes.
+const MaxTOCFileSize = 1 << 30
+
 // Sizes of the fixed TOC structures, in bytes.
 const (
 	HeaderSize           = 144

@@ -11,7 +11,7 @@ import (
 // data checks report why), an error when it does not decode.
 func (c *Container) verifyHeaderChunk() (*zen.ContainerHeader, error) {
 	k, ok := c.ContainerHeaderChunk()
-	if !ok || c.undecodable(k) != "" || !c.blocksPlaced(k) || c.shareProblem(k) != "" {
+	if !ok || c.undecodable(k) != "" || !c.blocksPlaced(k) || c.checkReadable(k, zen.MaxContainerHeaderSize, "a container header") != nil {
 		return nil, nil
 	}
 	data, err := c.ReadChunk(k)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -250,9 +250,7 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		base := strings.TrimSuffix(filepath.Base(utocPath), filepath.Ext(utocPath))
 		o.ContainerID = zen.ContainerIDFromName(base)
 	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
+	o.Workers = workerCount(o.Workers, math.MaxInt)
 	w.bs = uint64(o.BlockSize)
 	// Room for a block that does not shrink and the framing of the
 	// built-in compressors (LZ4's bound is n + n/255 + 16).

@@ -199,6 +199,9 @@ func (j *containerJob) patchPackage(pt *PackageTarget) error {
 	if _, dup := j.data[ch.ID]; dup {
 		return errorf(pt.Pos, "package %s is changed twice in this target; put all its operations in one entry", pt.Package)
 	}
+	if ch.Size > zen.MaxPackageSize {
+		return errorf(pt.Pos, "package %s is %d bytes; a zen package is at most %d", pt.Package, ch.Size, uint64(zen.MaxPackageSize))
+	}
 	src, err := c.ReadChunk(i)
 	if err != nil {
 		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
@@ -305,7 +308,7 @@ func (j *containerJob) fileOp(f *FileOp) error {
 		if st.Size() > pack.MaxFileSize {
 			return errorf(f.Pos, "%s: %s is %d bytes; unrmod stores files under 4 GiB", f.Kind, src, st.Size())
 		}
-		if data, err = os.ReadFile(src); err != nil {
+		if data, err = safefile.ReadRegular(src, pack.MaxFileSize, "a file in a container"); err != nil {
 			return errorf(f.Pos, "%s: %v", f.Kind, err)
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/patch"
 )
 
@@ -33,6 +35,7 @@ func FuzzParse(f *testing.F) {
 
 	const name = "fuzz.yaml"
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		p, err := patch.Parse(name, data)
 		if err != nil {
 			var pe *patch.Error

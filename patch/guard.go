@@ -281,7 +281,7 @@ func checkContainerOutput(pos Pos, tf *targetFiles, id zen.ContainerID) error {
 	utocIsOurs := false
 	switch _, err := os.Stat(tf.out); {
 	case err == nil:
-		data, err := os.ReadFile(tf.out)
+		data, err := safefile.ReadRegular(tf.out, iostore.MaxTOCFileSize, "a .utoc unrmod reads")
 		if err != nil {
 			return errorf(pos, "output %s: %v", tf.out, err)
 		}
@@ -325,6 +325,6 @@ func alreadyWritten(path string, data []byte) bool {
 	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) {
 		return false
 	}
-	old, err := os.ReadFile(path)
+	old, err := safefile.ReadRegular(path, int64(len(data)), "the file it is compared with")
 	return err == nil && bytes.Equal(old, data)
 }

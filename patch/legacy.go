@@ -36,6 +36,10 @@ func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(st
 			return nil, nil, nil, errorf(op.Position(), "%s is not an operation on legacy packages", op.Kind())
 		}
 		changes, err := lop.applyLegacy(c)
+		switch op.(type) {
+		case *Rename, *PruneImports:
+			c.objects = nil // object names changed, or imports were renumbered
+		}
 		if err != nil {
 			pos := op.Position()
 			var pe *Error

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,110 @@ type legacyContext struct {
 	// imports at or past it were added by this patch, so only data this
 	// patch changed (owned) can refer to them.
 	imports0 int
+	// names finds names case-insensitively without scanning the table;
+	// built on first use, kept up to date by addName and setName.
+	names map[string][]reader.NameRef
+	// objects finds exports and imports by their lowercased name, so that
+	// resolving an object does not build every path in the package. Built
+	// on first use; objects added since are indexed on the next lookup;
+	// dropped (nil) by operations that rename objects or renumber imports.
+	objects    map[string][]reader.ObjectRef
+	dotted     []reader.ObjectRef // objects whose name holds a dot: candidates for every lookup
+	nExp, nImp int                // how many exports and imports objects holds
+}
+
+// lookup is Package.Lookup through the context's object index: the
+// objects whose full path is path or ends with "."+path, compared
+// case-insensitively, exports then imports, each in table order.
+func (c *legacyContext) lookup(path string) []reader.ObjectRef {
+	p := c.p
+	if c.objects == nil || len(p.Exports) < c.nExp || len(p.Imports) < c.nImp {
+		c.objects, c.dotted, c.nExp, c.nImp = map[string][]reader.ObjectRef{}, nil, 0, 0
+	}
+	index := func(r reader.ObjectRef) {
+		name := strings.ToLower(p.ObjectName(r))
+		if strings.Contains(name, ".") {
+			c.dotted = append(c.dotted, r)
+			return
+		}
+		c.objects[name] = append(c.objects[name], r)
+	}
+	for ; c.nExp < len(p.Exports); c.nExp++ {
+		index(reader.ExportRef(c.nExp))
+	}
+	for ; c.nImp < len(p.Imports); c.nImp++ {
+		index(reader.ImportRef(c.nImp))
+	}
+	want := strings.ToLower(path)
+	last := want
+	if i := strings.LastIndexByte(last, '.'); i >= 0 {
+		last = last[i+1:]
+	}
+	var out []reader.ObjectRef
+	for _, list := range [][]reader.ObjectRef{c.objects[last], c.dotted} {
+		for _, r := range list {
+			f := strings.ToLower(p.Path(r))
+			if f == want || strings.HasSuffix(f, "."+want) {
+				out = append(out, r)
+			}
+		}
+	}
+	// Exports (positive references) first, each kind in table order.
+	slices.SortFunc(out, func(a, b reader.ObjectRef) int {
+		if (a > 0) != (b > 0) {
+			return int(b) - int(a)
+		}
+		if a > 0 {
+			return int(a) - int(b)
+		}
+		return int(b) - int(a)
+	})
+	return out
+}
+
+// resolve is resolve on the context's package, through its object index.
+func (c *legacyContext) resolve(pos Pos, spec string, wantExport, wantImport bool) (reader.ObjectRef, error) {
+	return resolveWith(pos, c.p, c.lookup, spec, wantExport, wantImport)
+}
+
+// nameKey is the key of s in the name index: names that compare equal
+// case-insensitively (strings.EqualFold) share it.
+func nameKey(s string) string { return strings.ToLower(strings.ToUpper(s)) }
+
+// findName returns the index of the first name equal to s (compared
+// case-insensitively, as the engine does), or -1: what Package.FindName
+// returns, in constant time per lookup.
+func (c *legacyContext) findName(s string) reader.NameRef {
+	best := reader.NameRef(-1)
+	for _, r := range c.nameBucket(s) {
+		if (best < 0 || r < best) && strings.EqualFold(c.p.Names[r].Name, s) {
+			best = r
+		}
+	}
+	return best
+}
+
+// nameBucket returns the indexes of the names that may equal s
+// case-insensitively (every one that does, in no particular order).
+func (c *legacyContext) nameBucket(s string) []reader.NameRef {
+	if c.names == nil {
+		c.names = make(map[string][]reader.NameRef, len(c.p.Names))
+		for i := range c.p.Names {
+			k := nameKey(c.p.Names[i].Name)
+			c.names[k] = append(c.names[k], reader.NameRef(i))
+		}
+	}
+	return c.names[nameKey(s)]
+}
+
+// setName changes the text of name r, keeping the index up to date.
+func (c *legacyContext) setName(r reader.NameRef, s string) {
+	if c.names != nil {
+		k := nameKey(c.p.Names[r].Name)
+		c.names[k] = slices.DeleteFunc(c.names[k], func(x reader.NameRef) bool { return x == r })
+		c.names[nameKey(s)] = append(c.names[nameKey(s)], r)
+	}
+	c.p.Names[r].Name = s
 }
 
 // path resolves a path written in the patch against the patch's directory.
@@ -49,11 +154,13 @@ func (c *legacyContext) own(i int) []byte {
 // addName returns the index of name s, appending it with the engine's flags
 // when the package has no such name (names compare case-insensitively).
 func (c *legacyContext) addName(s string) reader.NameRef {
-	if r := c.p.FindName(s); r >= 0 {
+	if r := c.findName(s); r >= 0 {
 		return r
 	}
 	c.p.Names = append(c.p.Names, reader.Name{Name: s, Flags: reader.NewNameFlags})
-	return reader.NameRef(len(c.p.Names) - 1)
+	r := reader.NameRef(len(c.p.Names) - 1) // findName built the index
+	c.names[nameKey(s)] = append(c.names[nameKey(s)], r)
+	return r
 }
 
 // checkName applies the engine's rules for a new name.
@@ -97,9 +204,14 @@ func describe(p *reader.Package, r reader.ObjectRef) string {
 // suffix, or either in the `Class'Path'` form. wantExport/wantImport limit
 // the search. The error lists the candidates.
 func resolve(pos Pos, p *reader.Package, spec string, wantExport, wantImport bool) (reader.ObjectRef, error) {
+	return resolveWith(pos, p, p.Lookup, spec, wantExport, wantImport)
+}
+
+// resolveWith is resolve with the given lookup of p's objects by path.
+func resolveWith(pos Pos, p *reader.Package, lookup func(string) []reader.ObjectRef, spec string, wantExport, wantImport bool) (reader.ObjectRef, error) {
 	class, path := splitClass(strings.TrimSpace(spec))
 	var hits []reader.ObjectRef
-	for _, r := range p.Lookup(path) {
+	for _, r := range lookup(path) {
 		_, isExp := r.Export()
 		if isExp && !wantExport || !isExp && !wantImport {
 			continue

@@ -16,25 +16,24 @@ func (op *Rename) applyLegacy(c *legacyContext) ([]Change, error) {
 	}
 	p := c.p
 	idx := reader.NameRef(-1)
-	for i := range p.Names {
-		if p.Names[i].Name == op.From {
-			idx = reader.NameRef(i)
-			break
+	for _, r := range c.nameBucket(op.From) {
+		if p.Names[r].Name == op.From && (idx < 0 || r < idx) {
+			idx = r
 		}
 	}
 	if idx < 0 {
-		idx = p.FindName(op.From)
+		idx = c.findName(op.From)
 	}
 	if strings.EqualFold(op.From, "None") {
 		return nil, errorf(op.Pos, "renaming None would end every property list in the package")
 	}
 	if idx < 0 {
-		if to := p.FindName(op.To); to >= 0 {
+		if to := c.findName(op.To); to >= 0 {
 			return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", to), New: p.Names[to].Name, Already: true}}, nil
 		}
 		return nil, errorf(op.Pos, "%s has no name %q%s", p.FileName, op.From, nameHint(p, op.From))
 	}
-	if other := p.FindName(op.To); other >= 0 && other != idx {
+	if other := c.findName(op.To); other >= 0 && other != idx {
 		return nil, errorf(op.Pos, "cannot rename %q to %q: %s already has the name %q (index %d), and the engine would merge the two",
 			op.From, op.To, p.FileName, p.Names[other].Name, other)
 	}
@@ -42,7 +41,7 @@ func (op *Rename) applyLegacy(c *legacyContext) ([]Change, error) {
 	if old == op.To {
 		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
 	}
-	p.Names[idx].Name = op.To
+	c.setName(idx, op.To)
 	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: renameWarning(p, idx),
 		Note: renameReach(p, idx)}}, nil
 }
@@ -51,7 +50,7 @@ func (op *AddName) applyLegacy(c *legacyContext) ([]Change, error) {
 	if err := checkName(op.namePos, op.Name); err != nil {
 		return nil, err
 	}
-	if r := c.p.FindName(op.Name); r >= 0 {
+	if r := c.findName(op.Name); r >= 0 {
 		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", r), New: c.p.Names[r].Name, Already: true}}, nil
 	}
 	r := c.addName(op.Name)
@@ -75,7 +74,7 @@ func (op *PackageFlags) applyLegacy(c *legacyContext) ([]Change, error) {
 }
 
 func (op *ObjectFlags) applyLegacy(c *legacyContext) ([]Change, error) {
-	r, err := resolve(op.Pos, c.p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +103,12 @@ func (op *RetargetImport) applyLegacy(c *legacyContext) ([]Change, error) {
 		return nil, err
 	}
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Import, false, true)
+	r, err := c.resolve(op.Pos, op.Import, false, true)
 	if err != nil {
 		// A run of this patch may already have moved the import: look
 		// for it under the new package.
 		if moved := retargetedSpec(op.Import, op.Package); moved != "" {
-			if r2, err2 := resolve(op.Pos, p, moved, false, true); err2 == nil {
+			if r2, err2 := c.resolve(op.Pos, moved, false, true); err2 == nil {
 				return []Change{{Op: op.Kind(), Target: "import " + p.Path(r2), Field: "package", New: op.Package, Already: true}}, nil
 			}
 		}
@@ -157,7 +156,7 @@ func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
 		return nil, errorf(op.Pos, "row: legacy packages have no DataTables; row applies to DataTable exports of zen packages")
 	}
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}

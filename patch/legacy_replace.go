@@ -5,18 +5,18 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
 
 func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 	case op.data != nil:
 		data = op.data.bytes
 		if op.data.file != "" {
-			if data, err = os.ReadFile(c.path(op.data.file)); err != nil {
+			if data, err = safefile.ReadRegular(c.path(op.data.file), reader.MaxFileSize, "the data of a legacy export"); err != nil {
 				return nil, errorf(op.data.pos, "data file: %v", err)
 			}
 		}
@@ -46,7 +46,7 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 		prof = newClassProfile(p, i)
 		note = "given data"
 	case op.from.file == "":
-		sr, err := resolve(op.from.pos, p, op.from.object, true, false)
+		sr, err := c.resolve(op.from.pos, op.from.object, true, false)
 		if err != nil {
 			return nil, err
 		}

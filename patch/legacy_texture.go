@@ -6,12 +6,12 @@ import (
 	"image"
 	"image/color"
 	"math/bits"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/texture"
 	"github.com/unrmod/unrmod/writer"
@@ -19,7 +19,7 @@ import (
 
 func (op *ReplaceTexture) applyLegacy(c *legacyContext) ([]Change, error) {
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (op *ReplaceTexture) applyLegacy(c *legacyContext) ([]Change, error) {
 	if err != nil {
 		return nil, &Error{Pos: op.Pos, Msg: err.Error(), Err: err}
 	}
-	src, err := os.ReadFile(c.path(op.Image))
+	src, err := safefile.ReadRegular(c.path(op.Image), reader.MaxFileSize, "an image for a legacy texture")
 	if err != nil {
 		return nil, &Error{Pos: op.imagePos, Msg: "image: " + err.Error(), Err: err}
 	}

@@ -68,7 +68,7 @@ func (c *legacyContext) encodeValue(op *SetProperty, typ reader.PropertyType) ([
 		}
 		return bad("true or false")
 	case reader.PropName:
-		if c.p.FindName(s) < 0 {
+		if c.findName(s) < 0 {
 			if err := checkName(op.valuePos, s); err != nil {
 				return nil, "", err
 			}
@@ -83,7 +83,7 @@ func (c *legacyContext) encodeValue(op *SetProperty, typ reader.PropertyType) ([
 		if strings.EqualFold(strings.TrimSpace(s), "None") || strings.TrimSpace(s) == "" {
 			return binio.AppendIndex(nil, 0), "None", nil
 		}
-		r, err := resolve(op.valuePos, c.p, s, true, true)
+		r, err := c.resolve(op.valuePos, s, true, true)
 		if err != nil {
 			return nil, "", err
 		}

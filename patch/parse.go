@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -14,13 +13,19 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
 
-// ParseFile reads and parses the patch file at path.
+// maxPatchFile is the size of the largest patch file ParseFile reads: far
+// more text than any patch needs (large data goes in data files).
+const maxPatchFile = 64 << 20
+
+// ParseFile reads and parses the patch file at path. Anything but a
+// regular file of at most 64 MiB is refused before reading.
 func ParseFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, maxPatchFile, "a patch file")
 	if err != nil {
 		return nil, err
 	}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/audio"
 )
@@ -50,7 +50,7 @@ func (op *ReplaceSound) Kind() string { return "replace-sound" }
 func (op *ReplaceSound) Position() Pos { return op.Pos }
 
 func (op *ReplaceSound) applyLegacy(c *legacyContext) ([]Change, error) {
-	wav, err := os.ReadFile(c.path(op.File))
+	wav, err := safefile.ReadRegular(c.path(op.File), reader.MaxFileSize, "a sound for a legacy package")
 	if err != nil {
 		return nil, errorf(op.filePos, "file: %v", err)
 	}
@@ -61,7 +61,7 @@ func (op *ReplaceSound) applyLegacy(c *legacyContext) ([]Change, error) {
 // op.Object names.
 func replaceSound(c *legacyContext, op *ReplaceSound, wav []byte) ([]Change, error) {
 	p := c.p
-	r, err := resolve(op.Pos, p, op.Object, true, false)
+	r, err := c.resolve(op.Pos, op.Object, true, false)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/audio"
 	"github.com/unrmod/unrmod/writer"
@@ -37,6 +39,7 @@ func FuzzReplaceSound(f *testing.F) {
 	f.Add(ima)
 	f.Add([]byte("RIFF\x04\x00\x00\x00WAVE"))
 	f.Fuzz(func(t *testing.T, wav []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(wav))
 		p, err := reader.Read("UnrmodDemo.u", src)
 		if err != nil {
 			t.Fatal(err)

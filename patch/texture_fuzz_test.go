@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/texture"
@@ -87,6 +89,7 @@ func FuzzReplaceTexture(f *testing.F) {
 	f.Add([]byte("\x89PNG\r\n\x1a\n"), byte(1))
 
 	f.Fuzz(func(t *testing.T, data []byte, sel byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		tg := targets[int(sel&0x0F)%len(targets)]
 		extra := ""
 		if sel&0x10 != 0 {

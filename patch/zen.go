@@ -5,9 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -17,16 +18,17 @@ import (
 // package, or nil (a legacy package, anything else, or an unreadable file:
 // the legacy reader then says what it is).
 func readZenFile(path string) []byte {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var tag [4]byte
-	if _, err := io.ReadFull(f, tag[:]); err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
+	_, err = io.ReadFull(f, tag[:])
+	f.Close()
+	if err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, pack.MaxFileSize, "a zen package")
 	if err != nil {
 		return nil
 	}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/props"
 )
@@ -20,6 +21,48 @@ import (
 type zenContext struct {
 	p   *zen.Package
 	dir string // resolves data files written in the patch
+	// names indexes p.Names[:named] by nameKey, so that lookups do not scan
+	// the table; entries are checked on use, names appended since are
+	// indexed on the next lookup, and a shrunk table is indexed again.
+	names map[string][]int
+	named int
+}
+
+// findName returns the index of name s: the exact text first, then a
+// case-insensitive match (the lowest index of either), or -1.
+func (c *zenContext) findName(s string) int {
+	p := c.p
+	if c.names == nil || len(p.Names) < c.named {
+		c.names, c.named = make(map[string][]int, len(p.Names)), 0
+	}
+	for ; c.named < len(p.Names); c.named++ {
+		k := nameKey(p.Names[c.named])
+		c.names[k] = append(c.names[k], c.named)
+	}
+	exact, fold := -1, -1
+	for _, i := range c.names[nameKey(s)] {
+		if i >= len(p.Names) || !strings.EqualFold(p.Names[i], s) {
+			continue // renamed since it was indexed
+		}
+		if p.Names[i] == s && (exact < 0 || i < exact) {
+			exact = i
+		}
+		if fold < 0 || i < fold {
+			fold = i
+		}
+	}
+	if exact >= 0 {
+		return exact
+	}
+	return fold
+}
+
+// setName renames name i, indexing its new text.
+func (c *zenContext) setName(i int, s string) {
+	c.p.Names[i] = s
+	if c.names != nil && i < c.named {
+		c.names[nameKey(s)] = append(c.names[nameKey(s)], i)
+	}
 }
 
 // zenOp is an operation on a zen package: it changes the model and
@@ -76,34 +119,19 @@ func checkZenName(pos Pos, s string) error {
 	return nil
 }
 
-// findZenName returns the index of name s: the exact text first, then
-// ignoring case (as FNames compare), or -1.
-func findZenName(p *zen.Package, s string) int {
-	fold := -1
-	for i, n := range p.Names {
-		if n == s {
-			return i
-		}
-		if fold < 0 && strings.EqualFold(n, s) {
-			fold = i
-		}
-	}
-	return fold
-}
-
 func (op *Rename) applyZen(c *zenContext) ([]Change, error) {
 	if err := checkZenName(op.toPos, op.To); err != nil {
 		return nil, err
 	}
 	p := c.p
-	idx := findZenName(p, op.From)
+	idx := c.findName(op.From)
 	if idx < 0 {
-		if to := findZenName(p, op.To); to >= 0 {
+		if to := c.findName(op.To); to >= 0 {
 			return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", to), New: p.Names[to], Already: true}}, nil
 		}
 		return nil, errorf(op.Pos, "%s has no name %q%s", p.PackageName(), op.From, zenNameHint(p, op.From))
 	}
-	if other := findZenName(p, op.To); other >= 0 && other != idx {
+	if other := c.findName(op.To); other >= 0 && other != idx {
 		return nil, errorf(op.Pos, "cannot rename %q to %q: the package already has the name %q (index %d), and the engine would merge the two",
 			op.From, op.To, p.Names[other], other)
 	}
@@ -122,7 +150,7 @@ func (op *Rename) applyZen(c *zenContext) ([]Change, error) {
 	if old == op.To {
 		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
 	}
-	p.Names[idx] = op.To
+	c.setName(idx, op.To)
 	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: zenRenameWarning(p, idx, uses)}}, nil
 }
 
@@ -259,7 +287,7 @@ func (op *AddName) applyZen(c *zenContext) ([]Change, error) {
 		return nil, err
 	}
 	p := c.p
-	if i := findZenName(p, op.Name); i >= 0 {
+	if i := c.findName(op.Name); i >= 0 {
 		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", i), New: p.Names[i], Already: true}}, nil
 	}
 	p.Names = append(p.Names, op.Name)
@@ -325,7 +353,7 @@ func (op *ReplaceExport) applyZen(c *zenContext) ([]Change, error) {
 		data = op.data.bytes
 		if op.data.file != "" {
 			path := localPath(c.dir, op.data.file)
-			if data, err = os.ReadFile(path); err != nil {
+			if data, err = safefile.ReadRegular(path, pack.MaxFileSize, "the data of a zen export"); err != nil {
 				return nil, errorf(op.data.pos, "data file: %v", err)
 			}
 		}

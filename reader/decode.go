@@ -4,17 +4,24 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/safefile"
 )
 
-// ReadFile reads and decodes the package at path.
+// MaxFileSize is the size of the largest legacy package: every offset in
+// the format is a signed 32-bit integer.
+const MaxFileSize = math.MaxInt32
+
+// ReadFile reads and decodes the package at path. Anything but a regular
+// file, and a file larger than MaxFileSize, is refused before reading.
 func ReadFile(path string) (*Package, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadRegular(path, MaxFileSize, "a legacy package")
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +236,12 @@ func (d *decoder) readNames(n int) error {
 		if k := strings.IndexByte(s, 0); k >= 0 {
 			after, s = len([]rune(s[k:])), s[:k]
 		}
+		if n := utf8.RuneCountInString(s); n > MaxPathLen {
+			// Verify reports names longer than the engine's 63 characters;
+			// one longer than any path is refused here, where it is read.
+			return d.errorf(fmt.Sprintf("name table entry %d", i), int64(off)+int64(start), ErrCorrupt,
+				"name has %d characters; the engine allows %d, and no object path may be longer than %d", n, MaxNameLen, MaxPathLen)
+		}
 		p.Names[i] = Name{Name: s, Flags: f, raw: c.Slice(start), orig: nameFields{s, f}, after: after}
 	}
 	p.regions = append(p.regions, Region{Kind: "names", Index: -1, Offset: int64(off), Size: int64(c.Pos())})
@@ -333,6 +346,13 @@ func (d *decoder) checkDataOverlap() error {
 // resolution quadratic.
 const MaxOuterDepth = 256
 
+// MaxPathLen is the longest object path, in characters, the reader accepts:
+// the engine builds an object's path ("Package.Group.Object") in a buffer
+// of 1024 characters (UObject::GetPathName). Without the bound a small file
+// of deep outer chains and long names holds paths quadratic in its size,
+// which every listing of the package would write out.
+const MaxPathLen = 1024
+
 // checkRefs checks every name and object reference in the tables and that no
 // outer chain loops.
 func (d *decoder) checkRefs() error {
@@ -380,6 +400,13 @@ func (d *decoder) checkRefs() error {
 		return p.Imports[i].Outer
 	}
 	depth := make([]int32, ni+ne+1) // chain length of finished objects
+	// Path lengths in characters, as Path builds them; every name's length
+	// is counted once.
+	nameLen := make([]int32, nn)
+	for i := range p.Names {
+		nameLen[i] = int32(min(utf8.RuneCountInString(p.Names[i].Name), MaxPathLen+1))
+	}
+	pathLen := make([]int32, ni+ne+1)
 	var path []ObjectRef
 	for start := -ni; start <= ne; start++ {
 		r := ObjectRef(start)
@@ -400,15 +427,38 @@ func (d *decoder) checkRefs() error {
 			}
 			return d.errorf(what, -1, ErrCorrupt, "outer (package index) chain loops")
 		}
-		var base int32
+		var base, plen int32
 		if r != 0 {
-			base = depth[slot(r)]
+			base, plen = depth[slot(r)], pathLen[slot(r)]
 		}
 		for k := len(path) - 1; k >= 0; k-- {
 			q := path[k]
 			state[slot(q)] = 2
 			base++
 			depth[slot(q)] = base
+			if k == len(path)-1 && r == 0 {
+				// The top of the chain: exports are rooted at the package.
+				if _, ok := q.Export(); ok {
+					plen = int32(min(utf8.RuneCountInString(p.Name), MaxPathLen)) + 1
+				}
+			} else {
+				plen++ // the dot
+			}
+			if i, ok := q.Export(); ok {
+				plen += nameLen[p.Exports[i].ObjectName]
+			} else {
+				i, _ := q.Import()
+				plen += nameLen[p.Imports[i].ObjectName]
+			}
+			pathLen[slot(q)] = plen
+			if plen > MaxPathLen {
+				what := fmt.Sprintf("import %d", -int(q)-1)
+				if i, ok := q.Export(); ok {
+					what = fmt.Sprintf("export %d", i)
+				}
+				return d.errorf(what, -1, ErrCorrupt, "its path (package and outers) is more than %d characters long, "+
+					"longer than the engine builds; the package is corrupt", MaxPathLen)
+			}
 			if base > MaxOuterDepth {
 				what := fmt.Sprintf("import %d", -int(q)-1)
 				if i, ok := q.Export(); ok {

@@ -10,10 +10,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -393,6 +395,17 @@ func fuzzSeeds() [][]byte {
 			seeds = append(seeds, b)
 		}
 	}
+	// Hostile packages: many tags named by one long name, and deep outer
+	// chains of long names, whose cost must stay linear in their size.
+	for _, build := range []func() ([]byte, error){
+		func() ([]byte, error) { return fixture.LongNameTags(40000, 1024) },
+		func() ([]byte, error) { return fixture.DeepOuters(200, 4) },
+		func() ([]byte, error) { return fixture.DeepOuters(250, 1000) },
+	} {
+		if b, err := build(); err == nil {
+			seeds = append(seeds, b)
+		}
+	}
 	return seeds
 }
 
@@ -443,6 +456,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		var m0, m1, m2 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		p, err := reader.Read(fuzzFile, data)

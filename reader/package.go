@@ -350,13 +350,35 @@ func (p *Package) ImportClassName(i int) string { return p.NameOf(p.Imports[i].C
 // import's own outer chain ("Engine.Texture"). The reader guarantees that
 // outer chains are acyclic.
 func (p *Package) Path(r ObjectRef) string {
-	var parts []string
+	// Two walks of the chain: one sizes the path, the other fills it in
+	// from its end, so that deep paths cost one buffer and no list of parts.
+	n, parts := 0, 0
+	p.walkPath(r, func(s string) { n, parts = n+len(s), parts+1 })
+	if parts == 0 {
+		return ""
+	}
+	b := make([]byte, n+parts-1)
+	at := len(b)
+	p.walkPath(r, func(s string) {
+		if at < len(b) {
+			at--
+			b[at] = '.'
+		}
+		at -= len(s)
+		copy(b[at:], s)
+	})
+	return string(b)
+}
+
+// walkPath calls fn with each part of r's path, innermost first: the
+// object's name, its outers' names and, for exports, the package name.
+func (p *Package) walkPath(r ObjectRef, fn func(string)) {
 	for depth := 0; r != 0 && depth <= len(p.Exports)+len(p.Imports); depth++ {
-		parts = append(parts, p.ObjectName(r))
+		fn(p.ObjectName(r))
 		if i, ok := r.Export(); ok && i < len(p.Exports) {
 			r = p.Exports[i].Outer
 			if r == 0 {
-				parts = append(parts, p.Name)
+				fn(p.Name)
 			}
 		} else if i, ok := r.Import(); ok && i < len(p.Imports) {
 			r = p.Imports[i].Outer
@@ -364,10 +386,6 @@ func (p *Package) Path(r ObjectRef) string {
 			break
 		}
 	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return strings.Join(parts, ".")
 }
 
 // ExportPath returns the full path of export i.

@@ -151,6 +151,19 @@ func (p *Package) StructTags(value []byte) (*PropertyList, error) {
 // walkTags reads tags until "None". Values are skipped by their size, so any
 // property type (including tagged UE2 structs) is stepped over.
 func (p *Package) walkTags(c *binio.Cursor, l *PropertyList) error {
+	// Count the tags first, on a copy of the cursor, so that the list is
+	// allocated once at its size: a list of 2-byte tags would otherwise
+	// cost several times its Property values in growth.
+	n, cc := 0, *c
+	for cc.Err() == nil {
+		if _, end := p.readTag(&cc); end || cc.Err() != nil {
+			break
+		}
+		n++
+	}
+	if n > 0 {
+		l.Props = make([]Property, 0, n)
+	}
 	for c.Err() == nil {
 		q, end := p.readTag(c)
 		if end || c.Err() != nil {
@@ -220,6 +233,11 @@ func (p *Package) readTag(c *binio.Cursor) (q Property, end bool) {
 		return q, false
 	}
 	q.ValueStart = c.Pos()
-	c.Bytes(q.Size, fmt.Sprintf("value of property %q", p.Names[name].Name))
+	if c.Err() == nil && q.Size > c.Len() {
+		// The label names the property; build it only when it is needed.
+		c.Bytes(q.Size, fmt.Sprintf("value of property %q", p.Names[name].Name))
+		return q, false
+	}
+	c.Bytes(q.Size, "property value")
 	return q, false
 }

@@ -3,7 +3,9 @@ package reader_test
 import (
 	"errors"
 	"testing"
+	"time"
 
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/reader"
 )
 
@@ -20,6 +22,7 @@ func FuzzValues(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		p, err := reader.Read(fuzzFile, data)
 		if err != nil {
 			return

@@ -4,10 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 )
@@ -25,16 +26,17 @@ type chunkFile struct {
 // unknown or unreadable files), which the caller hands to the legacy reader
 // and its error messages.
 func readChunkFile(file string) *chunkFile {
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var tag [4]byte
-	if _, err := io.ReadFull(f, tag[:]); err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
+	_, err = io.ReadFull(f, tag[:])
+	f.Close()
+	if err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
 		return nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.ReadRegular(file, pack.MaxFileSize, "a chunk file")
 	if err != nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -19,7 +20,7 @@ func isContainerFile(file string) bool {
 	if strings.EqualFold(filepath.Ext(file), ".utoc") {
 		return true
 	}
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return false
 	}

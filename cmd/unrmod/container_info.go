@@ -198,6 +198,10 @@ func newContainerInfoDoc(file string, c *iostore.Container) *containerInfoDoc {
 // describeContainerHeader reads and decodes the container-header chunk k.
 func describeContainerHeader(c *iostore.Container, k int) *chunkHeaderDoc {
 	d := &chunkHeaderDoc{Chunk: k, Size: c.Chunks()[k].Size}
+	if d.Size > zen.MaxContainerHeaderSize {
+		d.Error = fmt.Sprintf("not read: %d bytes; a container header is at most %d", d.Size, zen.MaxContainerHeaderSize)
+		return d
+	}
 	data, err := c.ReadChunk(k)
 	if err != nil {
 		d.Error = "not read: " + errorMsg(err)

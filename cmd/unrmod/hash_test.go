@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
@@ -508,6 +510,7 @@ func FuzzHashInputs(f *testing.F) {
 	}
 	engines := []*zen.Engine{nil, &zen.Engine427, {Major: 5, Minor: 4}}
 	f.Fuzz(func(t *testing.T, s string) {
+		defer fuzzbound.Check(t, time.Now(), len(s))
 		for _, k := range hashKinds {
 			for _, e := range engines {
 				if k.kind != hashExport && e != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -67,22 +66,30 @@ func (t *table) write(w io.Writer) error {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
-	var b strings.Builder
+	const spaces = "                                                                "
+	var b []byte
 	for _, row := range rows {
-		var line strings.Builder
+		lineStart := len(b)
 		for i, c := range row {
 			if i > 0 {
-				line.WriteString("  ")
+				b = append(b, "  "...)
 			}
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			pad := width[i] - utf8.RuneCountInString(c)
+			if !t.right[i] {
+				b = append(b, c...)
+			}
+			for ; pad > 0; pad -= len(spaces) {
+				b = append(b, spaces[:min(pad, len(spaces))]...)
+			}
 			if t.right[i] {
-				line.WriteString(pad + c)
-			} else {
-				line.WriteString(c + pad)
+				b = append(b, c...)
 			}
 		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		for len(b) > lineStart && b[len(b)-1] == ' ' {
+			b = b[:len(b)-1]
+		}
+		b = append(b, '\n')
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b)
 	return err
 }

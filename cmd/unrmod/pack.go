@@ -260,7 +260,7 @@ func loadBase(file string, key *keyFlag) (*zen.ContainerHeader, *iostore.TOC, er
 		}
 		return h, c.TOC(), nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.ReadRegular(file, zen.MaxContainerHeaderSize, "a container header")
 	if err != nil {
 		return nil, nil, err
 	}

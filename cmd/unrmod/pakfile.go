@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/pak"
 )
 
@@ -17,16 +18,12 @@ func isPakFile(file string) bool {
 	if !strings.EqualFold(filepath.Ext(file), ".pak") {
 		return false
 	}
-	f, err := os.Open(file)
+	f, size, err := safefile.OpenRegular(file)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	_, err = pak.DecodeFooter(f, st.Size(), file)
+	_, err = pak.DecodeFooter(f, size, file)
 	return err == nil
 }
 

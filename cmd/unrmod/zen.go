@@ -142,6 +142,9 @@ func openZenInContainer(cmd, file string, f *zenFlags) (*zenSource, error) {
 		return fail(err)
 	}
 	ch := c.Chunks()[i]
+	if ch.Size > zen.MaxPackageSize {
+		return fail(fmt.Errorf("%s: chunk %d is %d bytes; a zen package is at most %d", c.File(), i, ch.Size, uint64(zen.MaxPackageSize)))
+	}
 	if z.data, err = c.ReadChunk(i); err != nil {
 		return fail(err)
 	}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
+
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 )
 
 // canonicalIndex is the table of canonical encodings from
@@ -198,6 +201,7 @@ func FuzzIndex(f *testing.F) {
 	f.Add([]byte{0xC1, 0x80, 0x80, 0x80, 0x10})
 	f.Add([]byte{0x40})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(b))
 		v, n, err := ReadIndex(b)
 		if err != nil {
 			if n != 0 || v != 0 {

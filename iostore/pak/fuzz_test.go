@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore/pak"
 )
 
@@ -57,6 +59,7 @@ func FuzzPak(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		fuzzOne(t, data)
 		// Most mutations break an index's SHA-1; fix them so that the
 		// decoder's structure checks are reached too.

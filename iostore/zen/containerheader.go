@@ -18,6 +18,15 @@ import (
 // (bytes "nCoI"). UE 4.25–4.27 headers have no signature.
 const HeaderSignature uint32 = 0x496F436E
 
+// MaxContainerHeaderSize is the size of the largest container header unrmod
+// reads: a few dozen bytes per package, so even a container of a million
+// packages stays far below it.
+const MaxContainerHeaderSize = 128 << 20
+
+// MaxPackageSize is the size of the largest zen package: its offsets are
+// 32-bit.
+const MaxPackageSize = 1<<32 - 1
+
 // HeaderVersion is EIoContainerHeaderVersion, plus
 // HeaderUE4 for the un-versioned UE 4.25–4.27 layout.
 type HeaderVersion int32

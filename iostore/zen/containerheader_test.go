@@ -13,10 +13,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
@@ -1132,6 +1134,7 @@ func FuzzContainerHeader(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		h, err := zen.DecodeContainerHeader("fuzz", data)
 		if err != nil {
 			var fe *zen.FormatError

@@ -17,6 +17,7 @@ import (
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
@@ -923,6 +924,7 @@ func FuzzScriptObjects(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		if len(data) == 0 {
 			return
 		}

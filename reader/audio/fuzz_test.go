@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+	"time"
 
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/reader/audio"
 )
 
@@ -28,6 +30,7 @@ func FuzzCheckWAV(f *testing.F) {
 	f.Add([]byte("RIFX\x04\x00\x00\x00WAVE"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(b))
 		w, err := audio.ParseWAV(b)
 		if err != nil {
 			checkWAVError(t, err, len(b))

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/props"
 )
@@ -51,6 +53,7 @@ func FuzzProperties(f *testing.F) {
 	}
 	f.Add(uint16(len(ctxs)-1), []byte{})
 	f.Fuzz(func(t *testing.T, mode uint16, data []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(data))
 		ctx := ctxs[int(mode)%len(ctxs)]
 		l, err := props.Decode(data, ctx)
 		if err == nil {

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/unrmod/unrmod/internal/fixture"
+	"github.com/unrmod/unrmod/reader"
+)
+
+// BenchmarkHostile reads, verifies and dumps the hostile legacy packages
+// (40,000 tags named by one long name; 200 levels of outers, the deepest
+// the engine's paths allow; 250 levels of 1000-character names, which are
+// refused) next to an ordinary package of the same size. Each hostile
+// sub-benchmark reports x-normal, its time per operation over the
+// ordinary package's: work linear in the input keeps it near 1 (at most 2).
+func BenchmarkHostile(b *testing.B) {
+	dir := b.TempDir()
+	type file struct{ name, path string }
+	write := func(name string, data []byte, err error) file {
+		if err != nil {
+			b.Fatal(err)
+		}
+		path := filepath.Join(dir, name+".u")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return file{name, path}
+	}
+	var pairs [][2]file // hostile, ordinary of the same size
+	for _, h := range []struct {
+		name  string
+		build func() ([]byte, error)
+	}{
+		{"LongNameTags", func() ([]byte, error) { return fixture.LongNameTags(40000, 1024) }},
+		{"DeepOuters200", func() ([]byte, error) { return fixture.DeepOuters(200, 4) }},
+		{"DeepOuters250x1000", func() ([]byte, error) { return fixture.DeepOuters(250, 1000) }},
+	} {
+		data, err := h.build()
+		hf := write(h.name, data, err)
+		normal, err := fixture.SizedLike(len(data))
+		pairs = append(pairs, [2]file{hf, write(h.name+"-normal", normal, err)})
+	}
+	ops := []struct {
+		name string
+		do   func(b *testing.B, path string)
+	}{
+		{"read", func(b *testing.B, path string) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = reader.Read(path, data) // the refused file fails here, as it should
+		}},
+		{"verify", func(b *testing.B, path string) { run([]string{"verify", path}, io.Discard, io.Discard) }},
+		{"dump", func(b *testing.B, path string) { run([]string{"dump", path}, io.Discard, io.Discard) }},
+	}
+	for _, op := range ops {
+		for _, pair := range pairs {
+			var normal time.Duration
+			for k, f := range []file{pair[1], pair[0]} {
+				st, err := os.Stat(f.path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Run(op.name+"/"+f.name, func(b *testing.B) {
+					b.SetBytes(st.Size())
+					b.ReportAllocs()
+					n := 0
+					start := time.Now()
+					for b.Loop() {
+						op.do(b, f.path)
+						n++
+					}
+					per := time.Since(start) / time.Duration(n)
+					if k == 0 {
+						normal = per
+					} else if normal > 0 {
+						b.ReportMetric(float64(per)/float64(normal), "x-normal")
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/unrmod/unrmod/internal/fixture"
+)
+
+// runBounded runs the CLI and fails the test when the run takes more than
+// a second or allocates more than maxAlloc bytes.
+func runBounded(t *testing.T, maxAlloc uint64, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	stdout, stderr, code = runCLI(t, args...)
+	d := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if d > time.Second {
+		t.Errorf("unrmod %s took %v", strings.Join(args, " "), d)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > maxAlloc {
+		t.Errorf("unrmod %s allocated %d MB", strings.Join(args, " "), n>>20)
+	}
+	return stdout, stderr, code
+}
+
+// TestDeepOuters runs dump, diff and a patch lookup on packages of deep
+// outer chains: one whose paths pass the engine's 1024 characters (250
+// levels of 1000-character names) is refused at once by each command, and
+// one just within the limit (200 levels) is handled in bounded time and
+// memory.
+func TestDeepOuters(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		levels, nameLen int
+		refused         bool
+	}{
+		{250, 1000, true},
+		{200, 4, false},
+	} {
+		data, err := fixture.DeepOuters(c.levels, c.nameLen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := filepath.Join(dir, "DeepOuters.u")
+		if err := os.WriteFile(pkg, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		last := strconv.Itoa(c.levels - 1)
+		deepest := last + strings.Repeat("n", max(c.nameLen-len(last), 0)) // the innermost export
+		patch := filepath.Join(dir, "deep.yaml")
+		text := "unrmod: 1\ntargets:\n  - file: DeepOuters.u\n    output: out/DeepOuters.u\n    ops:\n" +
+			"      - set-property:\n          object: " + deepest + "\n          property: Level\n          value: 1\n"
+		if err := os.WriteFile(patch, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		const maxAlloc = 64 << 20
+		for _, args := range [][]string{
+			{"dump", pkg},
+			{"diff", pkg, pkg},
+			{"apply", "--dry-run", patch},
+		} {
+			stdout, stderr, code := runBounded(t, maxAlloc, args...)
+			refused := code != 0 && strings.Contains(stdout+stderr, "1024 characters")
+			if refused != c.refused || !c.refused && code != 0 {
+				t.Errorf("%d levels of %d-character names: unrmod %s: exit %d, refused %v, want %v; stderr:\n%.500s",
+					c.levels, c.nameLen, strings.Join(args, " "), code, refused, c.refused, stderr)
+			}
+		}
+	}
+}
+
+// TestManyAddNames applies patches of 40,000 add-name operations to a
+// legacy and a zen package: each looks its name up in a table that grows
+// to 40,000 names, which must not be a scan of the table.
+func TestManyAddNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, file := range []string{"UnrmodDemo.u", "zen/BP_DemoPickup.uasset"} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "examples", "packages", filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Base(file)
+		if err := os.WriteFile(filepath.Join(dir, base), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("unrmod: 1\ntargets:\n  - file: " + base + "\n    output: out/" + base + "\n    ops:\n")
+		const n = 40000
+		for i := range n {
+			b.WriteString("      - add-name: {name: Name" + strconv.Itoa(i) + "}\n")
+		}
+		patch := filepath.Join(dir, "names.yaml")
+		if err := os.WriteFile(patch, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		stdout, stderr, code := runCLI(t, "apply", "--dry-run", patch)
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s: %d add-name operations took %v", base, n, d)
+		}
+		if code != 0 || !strings.Contains(stdout, "would write") {
+			t.Fatalf("%s: apply: exit %d\n%.500s\n%.500s", base, code, stdout, stderr)
+		}
+	}
+}
+
+// TestManyObjectLookups applies a patch of 5,000 set-property operations,
+// each on its own export of a package of 5,000 exports: finding each
+// object must not build the path of every export.
+func TestManyObjectLookups(t *testing.T) {
+	dir := t.TempDir()
+	data, err := fixture.SizedLike(5000 * 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SizedLike.u"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("unrmod: 1\ntargets:\n  - file: SizedLike.u\n    output: out/SizedLike.u\n    ops:\n")
+	const n = 5000
+	for i := range n {
+		b.WriteString("      - set-property: {object: Object" + strconv.Itoa(i) + ", property: B, value: 7}\n")
+	}
+	patch := filepath.Join(dir, "objects.yaml")
+	if err := os.WriteFile(patch, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	stdout, stderr, code := runCLI(t, "apply", "--dry-run", patch)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("%d set-property operations took %v", n, d)
+	}
+	if code != 0 || !strings.Contains(stdout, "would write") {
+		t.Fatalf("apply: exit %d\n%.500s\n%.500s", code, stdout, stderr)
+	}
+}

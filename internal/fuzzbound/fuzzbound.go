@@ -1,0 +1,28 @@
+// Package fuzzbound holds the time bound every fuzz target checks for each
+// input, next to its allocation bounds: decoding a file must cost time
+// linear in its size, so an input that takes seconds is a finding even when
+// it neither panics nor allocates much.
+package fuzzbound
+
+import (
+	"testing"
+	"time"
+)
+
+// Limit is how long one input of n bytes may take: two seconds, plus two
+// microseconds a byte for the large seeds taken from real files (a loaded
+// machine does a megabyte-sized file in well under a second).
+func Limit(n int) time.Duration {
+	return 2*time.Second + time.Duration(n)*2*time.Microsecond
+}
+
+// Check fails t when the input of n bytes whose check started at start
+// took longer than Limit(n). Fuzz targets defer it first thing:
+//
+//	defer fuzzbound.Check(t, time.Now(), len(data))
+func Check(t testing.TB, start time.Time, n int) {
+	t.Helper()
+	if d := time.Since(start); d > Limit(n) {
+		t.Errorf("an input of %d bytes took %v (at most %v): the work is not linear in the input", n, d.Round(time.Millisecond), Limit(n))
+	}
+}
