@@ -123,48 +123,35 @@ func (d *dumpDoc) streamJSON(w io.Writer) error {
 		rows := *d.Names
 		section("names", len(rows), func(b []byte, i int) []byte {
 			r := &rows[i]
-			b = append(b, "      \"index\": "...)
-			b = strconv.AppendInt(b, int64(r.Index), 10)
-			b = append(b, ",\n      \"name\": "...)
-			b = appendJSONString(b, r.Name)
-			b = append(b, ",\n      \"flags\": "...)
-			return appendFlagsJSON(b, r.Flags, "      ")
+			b = appendIntField(b, "index", int64(r.Index), true)
+			b = appendStrField(b, "name", r.Name)
+			return appendFlagsJSON(append(b, ",\n      \"flags\": "...), r.Flags, "      ")
 		})
 	}
 	if d.Imports != nil {
 		rows := *d.Imports
 		section("imports", len(rows), func(b []byte, i int) []byte {
 			r := &rows[i]
-			b = append(b, "      \"index\": "...)
-			b = strconv.AppendInt(b, int64(r.Index), 10)
-			b = append(b, ",\n      \"class\": "...)
-			b = appendJSONString(b, r.Class)
-			b = append(b, ",\n      \"path\": "...)
-			return appendJSONString(b, r.Path)
+			b = appendIntField(b, "index", int64(r.Index), true)
+			b = appendStrField(b, "class", r.Class)
+			return appendStrField(b, "path", r.Path)
 		})
 	}
 	if d.Exports != nil {
 		rows := *d.Exports
 		section("exports", len(rows), func(b []byte, i int) []byte {
 			r := &rows[i]
-			b = append(b, "      \"index\": "...)
-			b = strconv.AppendInt(b, int64(r.Index), 10)
-			b = append(b, ",\n      \"class\": "...)
-			b = appendJSONString(b, r.Class)
-			b = append(b, ",\n      \"path\": "...)
-			b = appendJSONString(b, r.Path)
-			b = append(b, ",\n      \"serial_size\": "...)
-			b = strconv.AppendInt(b, int64(r.SerialSize), 10)
-			b = append(b, ",\n      \"serial_offset\": "...)
+			b = appendIntField(b, "index", int64(r.Index), true)
+			b = appendStrField(b, "class", r.Class)
+			b = appendStrField(b, "path", r.Path)
+			b = appendIntField(b, "serial_size", int64(r.SerialSize), false)
 			if r.SerialOffset == nil {
-				b = append(b, "null"...)
+				b = append(b, ",\n      \"serial_offset\": null"...)
 			} else {
-				b = strconv.AppendInt(b, int64(*r.SerialOffset), 10)
+				b = appendIntField(b, "serial_offset", int64(*r.SerialOffset), false)
 			}
-			b = append(b, ",\n      \"xxh3\": "...)
-			b = appendJSONString(b, r.XXH3)
-			b = append(b, ",\n      \"flags\": "...)
-			return appendFlagsJSON(b, r.Flags, "      ")
+			b = appendStrField(b, "xxh3", r.XXH3)
+			return appendFlagsJSON(append(b, ",\n      \"flags\": "...), r.Flags, "      ")
 		})
 	}
 	if d.Class != "" {
@@ -182,4 +169,20 @@ func (d *dumpDoc) streamJSON(w io.Writer) error {
 	}
 	bw.WriteString("\n}\n")
 	return bw.Flush()
+}
+
+// appendIntField appends a row's integer member (first: the row's first
+// member, without the comma before it).
+func appendIntField(b []byte, key string, v int64, first bool) []byte {
+	if !first {
+		b = append(b, ",\n"...)
+	}
+	b = append(b, "      \""+key+"\": "...)
+	return strconv.AppendInt(b, v, 10)
+}
+
+// appendStrField appends a row's string member after another one.
+func appendStrField(b []byte, key, v string) []byte {
+	b = append(b, ",\n      \""+key+"\": "...)
+	return appendJSONString(b, v)
 }
