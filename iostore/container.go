@@ -354,6 +354,17 @@ func (c *Container) MountPoint() string {
 	return c.index.MountPoint
 }
 
+// GamePath returns chunk i's path relative to the game's root (the mount
+// point's "../../../" dropped): the path a Writer takes for the chunk, or ""
+// when the directory index does not list it.
+func (c *Container) GamePath(i int) string {
+	p := c.chunks[i].Path
+	if p == "" {
+		return ""
+	}
+	return strings.TrimPrefix(c.MountPoint()+p, "../../../")
+}
+
 // Partitions returns the .ucas partitions, nil when they are not available.
 func (c *Container) Partitions() []Partition { return c.parts }
 

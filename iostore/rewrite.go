@@ -235,7 +235,7 @@ func (w *Writer) compact(src *Container, byID map[ChunkID]*ChunkChange, res *Rew
 	sort.SliceStable(order, func(a, b int) bool { return src.chunks[order[a]].Offset < src.chunks[order[b]].Offset })
 	for _, i := range order {
 		ch := src.chunks[i]
-		path := src.fullPath(i)
+		path := src.GamePath(i)
 		if c, ok := byID[ch.ID]; ok {
 			w.changed = true
 			if c.Data == nil {
@@ -254,16 +254,6 @@ func (w *Writer) compact(src *Container, byID map[ChunkID]*ChunkChange, res *Rew
 		res.Copied++
 	}
 	return nil
-}
-
-// fullPath returns chunk i's path relative to the game's root, as the
-// Writer takes paths, or "".
-func (c *Container) fullPath(i int) string {
-	p := c.chunks[i].Path
-	if p == "" {
-		return ""
-	}
-	return strings.TrimPrefix(c.MountPoint()+p, "../../../")
 }
 
 // preserve starts the output as a copy of src's .ucas files and TOC, then
@@ -291,7 +281,7 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 	w.pending = len(w.blocks)
 	for i := range src.chunks {
 		ch := &src.chunks[i]
-		c := wchunk{ChunkHeader: ChunkHeader{ID: ch.ID, Path: src.fullPath(i), MemoryMapped: ch.Meta.Flags&MetaMemoryMapped != 0},
+		c := wchunk{ChunkHeader: ChunkHeader{ID: ch.ID, Path: src.GamePath(i), MemoryMapped: ch.Meta.Flags&MetaMemoryMapped != 0},
 			off: ch.Offset, size: ch.Size, first: ch.FirstBlock, n: ch.NumBlocks, meta: ch.Meta, kept: true, copied: true, metaKnown: true}
 		c.headerType = ch.Type == ChunkContainerHeader
 		w.byID[ch.ID] = len(w.chunks)

@@ -15,15 +15,6 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 )
 
-// fullPath returns chunk ch's path relative to the game root, as the
-// Writer takes it.
-func fullPath(c *iostore.Container, ch iostore.Chunk) string {
-	if ch.Path == "" {
-		return ""
-	}
-	return strings.TrimPrefix(c.MountPoint()+ch.Path, "../../../")
-}
-
 // corpusContainers lists every corpus container with its .ucas.
 func corpusContainers(t *testing.T) []string {
 	dir := corpus.Dir(t)
@@ -90,9 +81,9 @@ func TestWriterCorpus(t *testing.T) {
 					data, rerr := src.ReadChunk(ch.Index)
 					if mode == "zlib" && rerr == nil {
 						decodable++
-						err = w.AddChunkHeader(&iostore.ChunkHeader{ID: ch.ID, Path: fullPath(src, ch), MemoryMapped: ch.Meta.Flags&iostore.MetaMemoryMapped != 0}, bytes.NewReader(data))
+						err = w.AddChunkHeader(&iostore.ChunkHeader{ID: ch.ID, Path: src.GamePath(ch.Index), MemoryMapped: ch.Meta.Flags&iostore.MetaMemoryMapped != 0}, bytes.NewReader(data))
 					} else {
-						err = w.CopyChunk(src, ch.Index, fullPath(src, ch))
+						err = w.CopyChunk(src, ch.Index, src.GamePath(ch.Index))
 					}
 					if err != nil {
 						w.Abort()
@@ -237,7 +228,7 @@ func tcCopyAll(t *testing.T, src *iostore.Container, out string, key *iostore.Ke
 		t.Fatal(err)
 	}
 	for _, ch := range src.Chunks() {
-		if err := w.CopyChunk(src, ch.Index, fullPath(src, ch)); err != nil {
+		if err := w.CopyChunk(src, ch.Index, src.GamePath(ch.Index)); err != nil {
 			w.Abort()
 			t.Fatal(err)
 		}
@@ -391,7 +382,7 @@ func TestWriterCopyChunkSourceClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ch := range src.Chunks() {
-		if err := w.CopyChunk(src, ch.Index, fullPath(src, ch)); err != nil {
+		if err := w.CopyChunk(src, ch.Index, src.GamePath(ch.Index)); err != nil {
 			t.Fatal(err)
 		}
 	}

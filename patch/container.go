@@ -484,7 +484,7 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 		path := j.paths[id]
 		var mm bool
 		if i, ok := c.Find(id); ok {
-			path = fullPath(c, i)
+			path = c.GamePath(i)
 			mm = c.Chunks()[i].Meta.Flags&iostore.MetaMemoryMapped != 0
 		}
 		if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id, Path: path, MemoryMapped: mm}, bytes.NewReader(j.data[id])); err != nil {
@@ -493,7 +493,7 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 		j.res.Chunks++
 	}
 	for _, i := range j.bulkToCopy() {
-		if err := w.CopyChunk(c, i, fullPath(c, i)); err != nil {
+		if err := w.CopyChunk(c, i, c.GamePath(i)); err != nil {
 			return fail(err)
 		}
 		j.res.Chunks++
@@ -577,15 +577,6 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 		j.res.Notes = append(j.res.Notes, "the container was signed; the output is not (a game that checks signatures needs a signature bypass)")
 	}
 	return w, nil
-}
-
-// fullPath returns chunk i's path relative to the game's root.
-func fullPath(c *iostore.Container, i int) string {
-	ch := c.Chunks()[i]
-	if ch.Path == "" {
-		return ""
-	}
-	return strings.TrimPrefix(c.MountPoint()+ch.Path, "../../../")
 }
 
 // containerSummary is Summary for a container target.
