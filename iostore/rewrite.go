@@ -128,10 +128,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		return nil, nil, src.casErr
 	}
 	res := &RewriteResult{}
-	method, err := rewriteMethod(src, opts)
-	if err != nil {
-		return nil, nil, err
-	}
+	method := rewriteMethod(src, opts)
 	res.Method = method
 	key := opts.Key
 	if key == nil {
@@ -210,19 +207,29 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 }
 
 // rewriteMethod picks the method of the chunks Rewrite writes from data.
-func rewriteMethod(src *Container, opts *RewriteOptions) (string, error) {
+func rewriteMethod(src *Container, opts *RewriteOptions) string {
 	if opts.Method != "" {
-		return canonicalMethod(opts.Method), nil
+		return canonicalMethod(opts.Method)
 	}
-	for _, m := range src.toc.Methods {
-		if codecOf(m) != codecUnsupported || opts.Compressors[strings.ToLower(m)] != nil {
-			return canonicalMethod(m), nil
+	m, _ := src.WriteMethod(opts.Compressors)
+	return m
+}
+
+// WriteMethod returns the method new chunks of a container like c are
+// compressed with: the first of c's methods unrmod can write (or that
+// compressors, as given to a Writer, has), None for an uncompressed
+// container, and Zlib, which every engine reads, when none of c's methods
+// can be written (Oodle); substituted then says so.
+func (c *Container) WriteMethod(compressors map[string]Compressor) (method string, substituted bool) {
+	for _, m := range c.toc.Methods {
+		if codecOf(m) != codecUnsupported || compressors[strings.ToLower(m)] != nil {
+			return canonicalMethod(m), false
 		}
 	}
-	if len(src.toc.Methods) > 0 {
-		return "Zlib", nil
+	if len(c.toc.Methods) > 0 {
+		return "Zlib", true
 	}
-	return "None", nil
+	return "None", false
 }
 
 // compact copies src's chunks in the order of their data (the order the

@@ -426,16 +426,11 @@ func (j *containerJob) method() string {
 	case "lz4":
 		return "LZ4"
 	}
-	for _, m := range j.c.TOC().Methods {
-		if iostore.CanDecode(m) {
-			return m
-		}
-	}
-	if len(j.c.TOC().Methods) > 0 {
+	m, substituted := j.c.WriteMethod(nil)
+	if substituted {
 		j.res.Notes = append(j.res.Notes, "the container's compression cannot be written by unrmod (Oodle); new chunks are Zlib-compressed, which the game reads too")
-		return "Zlib"
 	}
-	return "None"
+	return m
 }
 
 // bulkToCopy lists the chunks a mod container copies from the game's: the
