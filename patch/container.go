@@ -327,9 +327,7 @@ func (j *containerJob) fileOp(f *FileOp) error {
 			return errorf(f.Pos, "add-file: %s is not package data (a .uasset, .umap, .ubulk, .uptnl or .m.ubulk under a Content folder); loose files go into a .pak (unrmod pack)", f.Path)
 		}
 		var err error
-		typ := map[pack.Kind]iostore.ChunkType{pack.Package: iostore.ChunkExportBundleData, pack.BulkData: iostore.ChunkBulkData,
-			pack.OptionalBulkData: iostore.ChunkOptionalBulkData, pack.MemoryMappedBulkData: iostore.ChunkMemoryMappedBulkData}[kind]
-		if id, err = iostore.NewChunkID(uint64(zen.PackageIDFromName(name)), 0, typ, j.v); err != nil {
+		if id, err = pack.ChunkID(name, kind, j.v); err != nil {
 			return errorf(f.Pos, "add-file: %v", err)
 		}
 		if _, taken := c.Find(id); taken {

@@ -159,12 +159,23 @@ func PackageName(rel string) (name string, kind Kind, ok bool) {
 	return name + "/" + stem, kind, true
 }
 
-// chunkType is the chunk type of each package-data kind.
-var chunkType = map[Kind]iostore.ChunkType{
+// chunkTypes is the chunk type of each package-data kind.
+var chunkTypes = map[Kind]iostore.ChunkType{
 	Package:              iostore.ChunkExportBundleData,
 	BulkData:             iostore.ChunkBulkData,
 	OptionalBulkData:     iostore.ChunkOptionalBulkData,
 	MemoryMappedBulkData: iostore.ChunkMemoryMappedBulkData,
+}
+
+// ChunkID returns the chunk id of a file of package name and package-data
+// kind (see PackageName) in a container of TOC version v: the package id
+// with the kind's chunk type.
+func ChunkID(name string, kind Kind, v iostore.TocVersion) (iostore.ChunkID, error) {
+	typ, ok := chunkTypes[kind]
+	if !ok {
+		return iostore.ChunkID{}, fmt.Errorf("a %s is not package data", kind)
+	}
+	return iostore.NewChunkID(uint64(zen.PackageIDFromName(name)), 0, typ, v)
 }
 
 // Scan walks dir and classifies every regular file for a container of TOC
@@ -211,7 +222,7 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 		}
 		if name, kind, ok := PackageName(rel); ok {
 			f.Package, f.Kind = name, kind
-			id, err := iostore.NewChunkID(uint64(zen.PackageIDFromName(name)), 0, chunkType[kind], v)
+			id, err := ChunkID(name, kind, v)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
