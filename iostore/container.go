@@ -354,6 +354,20 @@ func (c *Container) MountPoint() string {
 	return c.index.MountPoint
 }
 
+// TocPath returns the .utoc path of a container named as a user names an
+// output: NAME, NAME.utoc, or the path of its .ucas or .pak (the three
+// share the base name).
+func TocPath(name string) string {
+	ext := filepath.Ext(name)
+	switch strings.ToLower(ext) {
+	case ".utoc":
+		return name
+	case ".ucas", ".pak":
+		name = strings.TrimSuffix(name, ext)
+	}
+	return name + ".utoc"
+}
+
 // GamePath returns chunk i's path relative to the game's root (the mount
 // point's "../../../" dropped): the path a Writer takes for the chunk, or ""
 // when the directory index does not list it.

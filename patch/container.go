@@ -176,13 +176,7 @@ func containerOutPath(t *Target, dir, in string, opt Options) string {
 	default:
 		out = filepath.Join(dir, "patched", base)
 	}
-	switch strings.ToLower(filepath.Ext(out)) {
-	case ".utoc":
-		return out
-	case ".ucas", ".pak":
-		out = strings.TrimSuffix(out, filepath.Ext(out))
-	}
-	return out + ".utoc"
+	return iostore.TocPath(out)
 }
 
 // hashText prints a chunk hash.

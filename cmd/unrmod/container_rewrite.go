@@ -2,23 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/unrmod/unrmod/iostore"
 )
-
-// containerOutput returns the .utoc path of an output given as OUT/NAME or
-// OUT/NAME.utoc (also .ucas or .pak: the three share the base name).
-func containerOutput(out string) string {
-	ext := filepath.Ext(out)
-	switch strings.ToLower(ext) {
-	case ".utoc", ".ucas", ".pak":
-		return strings.TrimSuffix(out, ext) + ".utoc"
-	}
-	return out + ".utoc"
-}
 
 // containerRewriteDoc is the output of "unrmod rewrite C.utoc".
 type containerRewriteDoc struct {
@@ -44,7 +31,7 @@ func (d *containerRewriteDoc) summary() string {
 
 // rewriteContainer writes the container in again to out, unchanged.
 func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, key *keyFlag) (*containerRewriteDoc, error) {
-	utoc := containerOutput(out)
+	utoc := iostore.TocPath(out)
 	if sameFile(in, utoc) {
 		return nil, usagef("rewrite", "output %s is the input container; rewrite never modifies its input", utoc)
 	}

@@ -135,7 +135,7 @@ it is a terminal.`,
 						return usagef("pack", "--key-guid: %v", err)
 					}
 				}
-				utoc := containerOutput(*out)
+				utoc := iostore.TocPath(*out)
 				uses := []safefile.Use{{Path: dir}}
 				if !*dry {
 					pak := strings.TrimSuffix(utoc, filepath.Ext(utoc)) + ".pak"

@@ -76,7 +76,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 				}
 				target := *out
 				if isContainerFile(in) {
-					target = containerOutput(*out)
+					target = iostore.TocPath(*out)
 				}
 				locks, err := s.sess.Lock(safefile.Use{Path: in}, safefile.Use{Path: target, Write: true})
 				if err != nil {
