@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -90,12 +89,12 @@ func verifyPakFile(file string, key *keyFlag) verifyFileDoc {
 	r := verifyFileDoc{File: file, Kind: "pak", Problems: []problemDoc{}}
 	p, err := openPak(file, key)
 	if err != nil {
-		r.Problems = append(r.Problems, pakProblem(err))
+		r.Problems = append(r.Problems, containerReadProblem(err))
 		return r
 	}
 	defer p.Close()
 	if err := p.CheckIndex(); err != nil {
-		r.Problems = append(r.Problems, pakProblem(err))
+		r.Problems = append(r.Problems, containerReadProblem(err))
 	}
 	for _, f := range p.Files {
 		if f.Deleted {
@@ -107,7 +106,7 @@ func verifyPakFile(file string, key *keyFlag) verifyFileDoc {
 			rc.Close()
 		}
 		if err != nil {
-			r.Problems = append(r.Problems, pakProblem(err))
+			r.Problems = append(r.Problems, containerReadProblem(err))
 		}
 	}
 	r.Pak = &pakVerifyDoc{Files: len(p.Files), Version: int(p.Footer.Version)}
@@ -119,22 +118,6 @@ func verifyPakFile(file string, key *keyFlag) verifyFileDoc {
 type pakVerifyDoc struct {
 	Version int `json:"version"`
 	Files   int `json:"files"`
-}
-
-// pakProblem turns a pak error into a problem without the file name.
-func pakProblem(err error) problemDoc {
-	var fe *pak.FormatError
-	if errors.As(err, &fe) {
-		d := problemDoc{Struct: fe.Struct, Message: fe.Msg, Text: fmt.Sprintf("%s at 0x%X: %s", fe.Struct, fe.Offset, fe.Msg)}
-		if fe.Offset >= 0 {
-			off := fe.Offset
-			d.Offset = &off
-		} else {
-			d.Text = fe.Struct + ": " + fe.Msg
-		}
-		return d
-	}
-	return problemDoc{Message: err.Error(), Text: err.Error()}
 }
 
 // lsPakDoc is "unrmod ls --json" of a pak.

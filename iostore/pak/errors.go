@@ -3,9 +3,9 @@ package pak
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // Sentinel errors, wrapped by the errors this package returns, for callers
@@ -36,35 +36,11 @@ var (
 )
 
 // FormatError describes a problem in a pak file: the file, the structure
-// being decoded, the byte offset in the file and what is wrong.
-type FormatError struct {
-	File   string // file name as given to the decoder
-	Struct string // e.g. "footer", "index entry 3 (Game/Game.uproject)"
-	Offset int64  // byte offset in File; -1 when not tied to one
-	Msg    string // what is wrong
-	Err    error  // underlying cause or sentinel, if any
-}
-
-// Error returns "FILE: STRUCT at 0xOFFSET: MESSAGE".
-func (e *FormatError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File + ": ")
-	}
-	b.WriteString(e.Struct)
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, " at 0x%X", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	if e.Msg == "" && e.Err != nil {
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the cause, for errors.Is and errors.As.
-func (e *FormatError) Unwrap() error { return e.Err }
+// being decoded (e.g. "footer", "index entry 3 (Game/Game.uproject)"), the
+// byte offset in the file (-1 when not tied to one) and what is wrong. It
+// is the type the rest of the IoStore packages return (zen.FormatError),
+// so a caller branches on one type for a container and its .pak.
+type FormatError = zen.FormatError
 
 // MethodError is returned when a file needs a compression method unrmod
 // cannot decode. It matches ErrUnsupportedMethod.
