@@ -393,15 +393,16 @@ func (j *containerJob) checkModName(out string) error {
 	if j.hdr == nil || j.hdr.Version != zen.HeaderUE4 {
 		return nil
 	}
+	modPak, _ := filepath.Abs(strings.TrimSuffix(out, filepath.Ext(out)) + ".pak")
+	gamePak, _ := filepath.Abs(strings.TrimSuffix(j.in, filepath.Ext(j.in)) + ".pak")
+	if strings.ToLower(filepath.ToSlash(modPak)) > strings.ToLower(filepath.ToSlash(gamePak)) {
+		return nil // the mod is mounted first: its entries are registered
+	}
 	for _, cp := range j.res.Packages {
 		for _, s := range cp.Store {
 			if s.Field != "ExportBundlesSize" {
-				modPak, _ := filepath.Abs(strings.TrimSuffix(out, ".utoc") + ".pak")
-				gamePak, _ := filepath.Abs(strings.TrimSuffix(j.in, filepath.Ext(j.in)) + ".pak")
-				if strings.ToLower(filepath.ToSlash(modPak)) <= strings.ToLower(filepath.ToSlash(gamePak)) {
-					return errorf(j.ct.Pos, "the patch changes %s of %s, and UE 4.27 uses the store entry of the pak mounted first, which is the one whose path sorts last: %s sorts before the game's %s, so the game's entry would describe the mod's data; name the output so that it sorts after it (e.g. z_%s, or a folder ~mods beside the game's paks)",
-						s.Field, cp.Package, modPak, gamePak, base)
-				}
+				return errorf(j.ct.Pos, "the patch changes %s of %s, and UE 4.27 uses the store entry of the pak mounted first, which is the one whose path sorts last: %s sorts before the game's %s, so the game's entry would describe the mod's data; name the output so that it sorts after it (e.g. z_%s, or a folder ~mods beside the game's paks)",
+					s.Field, cp.Package, modPak, gamePak, base)
 			}
 		}
 	}
