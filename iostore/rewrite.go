@@ -289,11 +289,11 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 	for i := range src.chunks {
 		ch := &src.chunks[i]
 		c := wchunk{ChunkHeader: ChunkHeader{ID: ch.ID, Path: src.GamePath(i), MemoryMapped: ch.Meta.Flags&MetaMemoryMapped != 0},
-			off: ch.Offset, size: ch.Size, first: ch.FirstBlock, n: ch.NumBlocks, meta: ch.Meta, kept: true, copied: true, metaKnown: true}
+			off: ch.Offset, size: ch.Size, first: ch.FirstBlock, n: ch.NumBlocks, meta: ch.Meta, copied: true, metaKnown: true}
 		c.headerType = ch.Type == ChunkContainerHeader
 		w.byID[ch.ID] = len(w.chunks)
 		w.chunks = append(w.chunks, c)
-		if end := ch.Offset + (ch.Size+w.bs-1)/w.bs*w.bs; end > w.virt {
+		if end := ch.Offset + w.span(ch.Size); end > w.virt {
 			w.virt = end
 		}
 	}
@@ -313,13 +313,13 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 			res.Removed++
 			continue
 		}
-		c.kept, c.copied, c.metaKnown = false, false, false
+		c.copied, c.metaKnown = false, false
 		c.off, c.first, c.n, c.size = w.virt, w.pending, 0, 0
 		c.meta = ChunkMeta{Flags: c.meta.Flags & MetaMemoryMapped}
 		if err := w.fill(c, change.Data); err != nil {
 			return err
 		}
-		w.virt += (c.size + w.bs - 1) / w.bs * w.bs
+		w.virt += w.span(c.size)
 		res.Written++
 	}
 	return nil

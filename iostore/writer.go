@@ -177,7 +177,6 @@ type wchunk struct {
 	metaKnown  bool // meta hash copied from the source
 	headerType bool
 	removed    bool // preserve layout: left out of the output
-	kept       bool // preserve layout: the source's blocks, where they were
 }
 
 // job is one block on its way through the pipeline, read and encoded
@@ -724,8 +723,12 @@ func (w *Writer) newChunk(h *ChunkHeader) (*wchunk, error) {
 func (w *Writer) commitChunk(c *wchunk) {
 	w.byID[c.ID] = len(w.chunks)
 	w.chunks = append(w.chunks, *c)
-	w.virt += (c.size + w.bs - 1) / w.bs * w.bs
+	w.virt += w.span(c.size)
 }
+
+// span is how much of the virtual address space a chunk of size bytes
+// takes: every chunk starts on a block boundary.
+func (w *Writer) span(size uint64) uint64 { return (size + w.bs - 1) / w.bs * w.bs }
 
 // newHasher returns the chunk-meta hash of the TOC version, reset: one
 // for every chunk (a BLAKE3 hasher is 10 KB).
