@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -32,7 +33,7 @@ func (d *containerRewriteDoc) summary() string {
 // rewriteContainer writes the container in again to out, unchanged.
 func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, key *keyFlag) (*containerRewriteDoc, error) {
 	utoc := iostore.TocPath(out)
-	if sameFile(in, utoc) {
+	if safefile.SameFile(in, utoc) {
 		return nil, usagef("rewrite", "output %s is the input container; rewrite never modifies its input", utoc)
 	}
 	c, err := openIndexedContainer(in, key)

@@ -58,7 +58,7 @@ a replace-export patch takes as data: for the same export.`,
 					return usagef("export-data", "missing -o OUT (use -o - for standard output)")
 				}
 				file, object := args[0], args[1]
-				if *out != "-" && sameFile(file, *out) {
+				if *out != "-" && safefile.SameFile(file, *out) {
 					return usagef("export-data", "output %s is the input file; export-data never modifies its input", *out)
 				}
 				var data []byte

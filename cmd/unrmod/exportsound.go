@@ -175,7 +175,7 @@ func exportSounds(file string, p *reader.Package, objects []string, dir string) 
 	}
 	for k, a := range assets {
 		dest := filepath.Join(dir, names[k])
-		if sameFile(file, dest) {
+		if safefile.SameFile(file, dest) {
 			return nil, usagef("export-sound", "%s is the input file; export-sound never modifies its input", dest)
 		}
 		if err := safefile.WriteFile(dest, a.Data, 0o644); err != nil {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/safefile"
@@ -102,7 +100,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 				if err != nil {
 					return usagef("rewrite", "--layout: %v", err)
 				}
-				if sameFile(in, *out) {
+				if safefile.SameFile(in, *out) {
 					return usagef("rewrite", "output %s is the input file; rewrite never modifies its input", *out)
 				}
 				if cf := readChunkFile(in); cf != nil && cf.isZen() {
@@ -179,20 +177,6 @@ func (d *rewriteDoc) summary() string {
 	}
 	return fmt.Sprintf("wrote %d bytes to %s (layout %s): %d moved exports, %d rebased offsets, moved tables: %s, %d dropped dead bytes; %s",
 		d.Size, d.Output, d.Layout, d.MovedExports, d.Rebased, tables, d.DroppedBytes, same)
-}
-
-// sameFile reports whether paths a and b name the same file: equal cleaned
-// absolute paths, or two existing paths to one file (links, case-insensitive
-// file systems).
-func sameFile(a, b string) bool {
-	aa, errA := filepath.Abs(a)
-	bb, errB := filepath.Abs(b)
-	if errA == nil && errB == nil && aa == bb {
-		return true
-	}
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // rewriteZen decodes a zen package file and writes it again to out, after

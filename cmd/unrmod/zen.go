@@ -13,6 +13,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/unrmod/unrmod/cityhash"
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
@@ -81,7 +82,7 @@ func (f *zenFlags) scriptObjects(container string) (*zen.ScriptObjects, error) {
 		// one folder up too, for containers kept in folders of their own.
 		dir := filepath.Dir(container)
 		for _, p := range []string{filepath.Join(dir, "global.utoc"), filepath.Join(filepath.Dir(dir), "global.utoc")} {
-			if _, err := os.Stat(p); err == nil && !sameFile(p, container) {
+			if _, err := os.Stat(p); err == nil && !safefile.SameFile(p, container) {
 				path = p
 				break
 			}
