@@ -379,13 +379,12 @@ func (d *decoder) checkRefs() error {
 		if !nameOK(e.ObjectName) {
 			return d.errorf(fmt.Sprintf("export %d", i), -1, ErrCorrupt, "object name index %d out of range (%d names)", e.ObjectName, nn)
 		}
-		s := d.exportLabel(i)
 		for _, f := range []struct {
 			what string
 			r    ObjectRef
 		}{{"class", e.Class}, {"super", e.Super}, {"package", e.Outer}} {
 			if !objOK(f.r) {
-				return d.errorf(s, -1, ErrCorrupt, "%s index %d out of range (%d imports, %d exports)", f.what, f.r, ni, ne)
+				return d.errorf(d.exportLabel(i), -1, ErrCorrupt, "%s index %d out of range (%d imports, %d exports)", f.what, f.r, ni, ne)
 			}
 		}
 	}

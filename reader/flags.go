@@ -97,12 +97,15 @@ func flagNames(v uint32, table []flagName) []string {
 		if v&bit == 0 {
 			continue
 		}
-		name := fmt.Sprintf("0x%X", bit)
+		name := ""
 		for _, f := range table {
 			if f.bit == bit {
 				name = f.name
 				break
 			}
+		}
+		if name == "" {
+			name = "0x" + strings.ToUpper(strconv.FormatUint(uint64(bit), 16))
 		}
 		out = append(out, name)
 	}

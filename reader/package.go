@@ -391,6 +391,74 @@ func (p *Package) walkPath(r ObjectRef, fn func(string)) {
 // ExportPath returns the full path of export i.
 func (p *Package) ExportPath(i int) string { return p.Path(ExportRef(i)) }
 
+// ExportPaths returns the full path of every export, as ExportPath gives
+// it. Each path is built once, from its outer's, into one shared buffer, so
+// the cost is that of the text itself rather than of walking every chain
+// from its end: a hierarchy hundreds of levels deep costs its paths' bytes.
+func (p *Package) ExportPaths() []string {
+	out := make([]string, len(p.Exports))
+	// An export is rooted when its outer chain reaches the package through
+	// exports alone; its path is then its outer's path, a dot and its name.
+	// Anything else (an import outer, a cycle, a bad index) is left to
+	// ExportPath, whose walk bounds it.
+	const (
+		todo = iota
+		pending
+		other
+		rooted
+	)
+	state := make([]uint8, len(p.Exports))
+	size := make([]int, len(p.Exports)) // path length of rooted exports
+	var chain, order []int              // order: rooted exports, outers first
+	total := 0
+	for i := range p.Exports {
+		for j := i; state[j] == todo; {
+			state[j] = pending
+			chain = append(chain, j)
+			o, ok := p.Exports[j].Outer.Export()
+			if !ok || o >= len(p.Exports) {
+				break
+			}
+			j = o
+		}
+		for k := len(chain) - 1; k >= 0; k-- {
+			j := chain[k]
+			outer := p.Exports[j].Outer
+			o, ok := outer.Export()
+			name := len(p.ObjectName(ExportRef(j)))
+			switch {
+			case outer == 0:
+				size[j], state[j] = len(p.Name)+1+name, rooted
+			case ok && o < len(p.Exports) && state[o] == rooted:
+				size[j], state[j] = size[o]+1+name, rooted
+			default:
+				out[j], state[j] = p.ExportPath(j), other
+				continue
+			}
+			total += size[j]
+			order = append(order, j)
+		}
+		chain = chain[:0]
+	}
+	// Paths are slices of one string. A strings.Builder never changes the
+	// bytes it has handed out, and growing it up front keeps them in place
+	// while the later paths copy their outers' from it.
+	var b strings.Builder
+	b.Grow(total)
+	for _, j := range order {
+		start := b.Len()
+		if o, ok := p.Exports[j].Outer.Export(); ok {
+			b.WriteString(out[o])
+		} else {
+			b.WriteString(p.Name)
+		}
+		b.WriteByte('.')
+		b.WriteString(p.ObjectName(ExportRef(j)))
+		out[j] = b.String()[start:]
+	}
+	return out
+}
+
 // Lookup finds objects by path: a full path ("CTF-Face.LevelInfo0") or any
 // dotted suffix of one ("LevelInfo0"), compared case-insensitively, searched in
 // exports then imports. It returns every match.
@@ -401,8 +469,8 @@ func (p *Package) Lookup(path string) []ObjectRef {
 		f := strings.ToLower(full)
 		return f == want || strings.HasSuffix(f, "."+want)
 	}
-	for i := range p.Exports {
-		if match(p.ExportPath(i)) {
+	for i, full := range p.ExportPaths() {
+		if match(full) {
 			out = append(out, ExportRef(i))
 		}
 	}
