@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // runCLI runs the command line and returns its outputs and exit status.
@@ -178,16 +180,83 @@ func TestSplitArgs(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
-	tb := &table{header: []string{"N", "NAME", "NOTE"}, right: []bool{true, false, false}}
-	tb.add("1", "Größe", "x")
-	tb.add("100", "A", "")
-	var b bytes.Buffer
-	if err := tb.write(&b); err != nil {
-		t.Fatal(err)
+	long := strings.Repeat("p", maxColumnWidth+1)
+	for _, tc := range []struct {
+		name   string
+		header []string
+		right  []bool
+		rows   [][]string
+		want   string
+	}{
+		{"runes align, last column unpadded",
+			[]string{"N", "NAME", "NOTE"}, []bool{true, false, false},
+			[][]string{{"1", "Größe", "x"}, {"100", "A", ""}},
+			"  N  NAME   NOTE\n  1  Größe  x\n100  A\n"},
+		{"a cell past the width cap overflows its row only",
+			[]string{"N", "PATH", "SIZE"}, []bool{true, false, true},
+			[][]string{{"1", "a.b", "10"}, {"2", long, "7"}, {"3", "a.c", "123"}},
+			"N  PATH  SIZE\n1  a.b     10\n2  " + long + "     7\n3  a.c    123\n"},
+		{"a right-aligned last column is padded",
+			[]string{"NAME", "N"}, []bool{false, true},
+			[][]string{{"a", "1"}, {"b", "1000"}},
+			"NAME     N\na        1\nb     1000\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := &table{header: tc.header, right: tc.right}
+			for _, r := range tc.rows {
+				tb.add(r...)
+			}
+			var b bytes.Buffer
+			if err := tb.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tc.want {
+				t.Errorf("table:\n%s\nwant:\n%s", b.String(), tc.want)
+			}
+		})
 	}
-	want := "  N  NAME   NOTE\n  1  Größe  x\n100  A\n"
-	if b.String() != want {
-		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+}
+
+func TestRuneCount(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		limit int
+		want  int
+	}{
+		{"", 3, 0},
+		{"abc", 3, 3},
+		{"abcd", 3, 4},
+		{"abcdefghijklmnop", 3, 4},
+		{"Größe", 5, 5},
+		{"Größe", 4, 5},
+		{"ééé", 3, 3},
+		{"éééé", 3, 4},
+		{"日本語", 2, 3},
+		{"日本語", 3, 3},
+		{"abcdefgh日本", 9, 10},
+		{"abcdefgh日本", 10, 10},
+		{"\xff\xfe\xfd\xfc", 3, 4},
+	} {
+		if got := runeCount(tc.s, tc.limit); got != tc.want {
+			t.Errorf("runeCount(%q, %d) = %d, want %d", tc.s, tc.limit, got, tc.want)
+		}
+	}
+	for _, s := range []string{"", "a", "abcdefgh", "abcdefghi", "abcdefgé", "éabcdefgh", "abcdefghijklmnoé"} {
+		want := utf8.RuneCountInString(s) == len(s)
+		if got := ascii(s); got != want {
+			t.Errorf("ascii(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestHexForms(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0xdeadbeef, 0xffffffff, 0x123456789abcdef0, ^uint64(0)} {
+		if got, want := hex64(v), fmt.Sprintf("0x%016x", v); got != want {
+			t.Errorf("hex64(%d) = %s, want %s", v, got, want)
+		}
+		if got, want := hex32(uint32(v)), fmt.Sprintf("0x%08x", uint32(v)); got != want {
+			t.Errorf("hex32(%d) = %s, want %s", uint32(v), got, want)
+		}
 	}
 }
 

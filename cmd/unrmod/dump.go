@@ -210,10 +210,22 @@ type exportRow struct {
 // newDumpDoc collects the requested tables of p, read from file.
 func newDumpDoc(file string, p *reader.Package, names, imports, exports bool) *dumpDoc {
 	d := &dumpDoc{File: file, Package: p.Name}
+	// A package uses a handful of flag words for thousands of rows: each is
+	// described once.
+	described := map[reader.ObjectFlags]flagsDoc{}
+	flags := func(f reader.ObjectFlags) flagsDoc {
+		doc, ok := described[f]
+		if !ok {
+			doc = newFlagsDoc(uint32(f), f.Names())
+			doc.joined = joinNames(doc)
+			described[f] = doc
+		}
+		return doc
+	}
 	if names {
 		rows := make([]nameRow, len(p.Names))
 		for i, n := range p.Names {
-			rows[i] = nameRow{Index: i, Name: n.Name, Flags: newFlagsDoc(uint32(n.Flags), n.Flags.Names())}
+			rows[i] = nameRow{Index: i, Name: n.Name, Flags: flags(n.Flags)}
 		}
 		d.Names = &rows
 	}
@@ -230,15 +242,16 @@ func newDumpDoc(file string, p *reader.Package, names, imports, exports bool) *d
 	}
 	if exports {
 		rows := make([]exportRow, len(p.Exports))
+		paths := p.ExportPaths()
 		for i := range p.Exports {
 			e := &p.Exports[i]
 			rows[i] = exportRow{
 				Index:      i,
 				Class:      p.ClassName(i),
-				Path:       p.ExportPath(i),
+				Path:       paths[i],
 				SerialSize: e.SerialSize,
 				XXH3:       hex64(xxh3.Hash(e.Data)),
-				Flags:      newFlagsDoc(uint32(e.Flags), e.Flags.Names()),
+				Flags:      flags(e.Flags),
 			}
 			if e.SerialSize != 0 {
 				off := e.SerialOffset
@@ -318,6 +331,9 @@ func writeSection(w io.Writer, title string, n int, t *table) error {
 // joinNames formats flags for text output as reader does: names joined by
 // "|", or "0" when no bit is set.
 func joinNames(f flagsDoc) string {
+	if f.joined != "" {
+		return f.joined
+	}
 	if len(f.Names) == 0 {
 		return "0"
 	}

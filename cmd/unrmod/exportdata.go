@@ -173,9 +173,9 @@ func findExport(file string, p *reader.Package, object, class string) (int, erro
 // component without its trailing digits (LevelInfo9 finds LevelInfo0),
 // closest first.
 func candidates(p *reader.Package, object string) []int {
-	paths := make([]string, len(p.Exports))
-	for i := range p.Exports {
-		paths[i] = strings.ToLower(p.ExportPath(i))
+	paths := p.ExportPaths()
+	for i := range paths {
+		paths[i] = strings.ToLower(paths[i])
 	}
 	want := strings.ToLower(object)
 	last := want[strings.LastIndexByte(want, '.')+1:]

@@ -77,6 +77,43 @@ func TestDeepOuters(t *testing.T) {
 	}
 }
 
+// TestDeepOutersDumpText requires dump's text to grow with what it prints,
+// not with the longest path times the number of rows: a column is never
+// padded to a cell wider than maxColumnWidth, so each export line is its
+// path plus the other, bounded, columns.
+func TestDeepOutersDumpText(t *testing.T) {
+	data, err := fixture.DeepOuters(200, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(t.TempDir(), "DeepOuters.u")
+	if err := os.WriteFile(pkg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runBounded(t, 64<<20, "dump", "--exports", pkg)
+	if code != 0 {
+		t.Fatalf("dump: exit %d\n%s", code, stderr)
+	}
+	rows := 0
+	for line := range strings.Lines(stdout) {
+		f := strings.Fields(line)
+		if len(f) < 3 || !strings.HasPrefix(f[2], "DeepOuters.") {
+			continue
+		}
+		rows++
+		// INDEX, CLASS, SIZE, OFFSET, XXH3 and FLAGS take well under 150
+		// bytes, and padding to the column's width at most another 150
+		// (paths here are 15 to 1000 bytes long).
+		if len(line) > len(f[2])+300 {
+			t.Fatalf("a %d-byte line for a %d-byte path: the path column is padded to the longest path\n%.300s",
+				len(line), len(f[2]), line)
+		}
+	}
+	if rows != 200 {
+		t.Fatalf("%d export rows, want 200:\n%.1000s", rows, stdout)
+	}
+}
+
 // TestManyAddNames applies patches of 40,000 add-name operations to a
 // legacy and a zen package: each looks its name up in a table that grows
 // to 40,000 names, which must not be a scan of the table.
