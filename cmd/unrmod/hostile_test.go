@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/internal/fixture"
+	"github.com/unrmod/unrmod/internal/zenbuild"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // runBounded runs the CLI and fails the test when the run takes more than
@@ -74,6 +76,30 @@ func TestDeepOuters(t *testing.T) {
 					c.levels, c.nameLen, strings.Join(args, " "), code, refused, c.refused, stderr)
 			}
 		}
+	}
+}
+
+// TestDeepZenOuters runs dump on a zen package of 250 levels of
+// 1000-character names (31 MB of paths in 275 KB): it is refused at once,
+// naming the engine's limit.
+func TestDeepZenOuters(t *testing.T) {
+	s := zenbuild.Spec{Name: "/Game/Deep", Layout: zen.LayoutUE4, Imports: []string{"/Script/Engine.Actor"}}
+	for i := range 250 {
+		n := strconv.Itoa(i)
+		s.Exports = append(s.Exports, zenbuild.Export{Name: n + strings.Repeat("n", 1000-len(n)),
+			Class: "/Script/Engine.Actor", Outer: i - 1, Data: []byte{0, 0, 0, 0}})
+	}
+	data, err := zenbuild.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(t.TempDir(), "Deep.uasset")
+	if err := os.WriteFile(pkg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runBounded(t, 64<<20, "dump", pkg)
+	if code == 0 || !strings.Contains(stderr, "1024 characters") {
+		t.Fatalf("dump: exit %d, %d bytes of output; stderr:\n%.500s", code, len(stdout), stderr)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/unrmod/unrmod/internal/binio"
 )
@@ -165,6 +166,9 @@ func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, err
 	if err := d.mapData(); err != nil {
 		return nil, err
 	}
+	if err := d.checkPaths(); err != nil {
+		return nil, err
+	}
 	if err := d.keep(); err != nil {
 		return nil, err
 	}
@@ -298,6 +302,65 @@ func (d *decoder) decodeUE4() error {
 		return d.fail("graph data", c.Pos(), "%d bytes after the last package of the graph data", end-c.Pos())
 	}
 	d.headerEnd = end
+	return nil
+}
+
+// MaxPathLen is the longest export path, in characters, the decoder
+// accepts: the engine builds an object's path in a buffer of 1024
+// characters (UObject::GetPathName). Without the bound a small package of
+// deep outer chains and long names holds paths quadratic in its size, which
+// every listing of the package would write out.
+const MaxPathLen = 1024
+
+// checkPaths refuses an export whose path, the package name and its outer
+// chain's names, is longer than MaxPathLen characters. Each length is
+// found once, from the outer's, so the check is linear in the export map.
+// An outer chain that loops is refused too (the engine would never finish
+// naming the object); one that leaves the export map ends there, as in
+// RelativePath.
+func (d *decoder) checkPaths() error {
+	p := d.p
+	n := len(p.Exports)
+	if n == 0 {
+		return nil
+	}
+	const (
+		todo = iota
+		pending
+		done
+	)
+	state := make([]uint8, n)
+	length := make([]int, n)
+	root := utf8.RuneCountInString(p.PackageName()) + 1
+	var chain []int
+	for i := range p.Exports {
+		for j := i; state[j] != done; {
+			if state[j] == pending {
+				return d.fail("export map", d.spans[secExports][0]+j*exportEntrySize,
+					"export %d's outer chain loops back to it", j)
+			}
+			state[j] = pending
+			chain = append(chain, j)
+			o, ok := p.Exports[j].Outer.Export()
+			if !ok || o >= n {
+				break
+			}
+			j = o
+		}
+		for k := len(chain) - 1; k >= 0; k-- {
+			j := chain[k]
+			l := root
+			if o, ok := p.Exports[j].Outer.Export(); ok && o < n {
+				l = length[o] + 1 // done: the chain is filled in from its root
+			}
+			length[j], state[j] = l+utf8.RuneCountInString(p.ExportName(j)), done
+			if length[j] > MaxPathLen {
+				return d.fail("export map", d.spans[secExports][0]+j*exportEntrySize,
+					"export %d's path is longer than the engine's %d characters (%d outers deep)", j, MaxPathLen, len(chain)-1-k)
+			}
+		}
+		chain = chain[:0]
+	}
 	return nil
 }
 
