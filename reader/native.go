@@ -163,7 +163,13 @@ func (p *Package) nativeKind(chain []string) NativeKind {
 // Native decodes the native layout of export i far enough to find every
 // embedded absolute file offset. The error describes data that does not parse
 // as its class requires; the layout returned with it holds what was found.
-func (p *Package) Native(i int) (*NativeLayout, error) {
+func (p *Package) Native(i int) (*NativeLayout, error) { return p.native(i, true) }
+
+// native is Native; without keepProps the layout's Props holds where the
+// tag list starts and ends but not its tags, unless the native decoder
+// needs them (a texture's size), so that verifying an export costs no
+// Property value per tag.
+func (p *Package) native(i int, keepProps bool) (*NativeLayout, error) {
 	e := &p.Exports[i]
 	chain := p.ClassChain(i)
 	nl := &NativeLayout{Kind: p.nativeKind(chain), Classes: chain, End: -1}
@@ -173,7 +179,7 @@ func (p *Package) Native(i int) (*NativeLayout, error) {
 		}
 		return nl, nil
 	}
-	props, err := p.Properties(i)
+	props, err := p.properties(i, keepProps || nl.Kind == NativeTexture)
 	if err != nil {
 		return nl, err
 	}

@@ -218,7 +218,7 @@ func (p *Package) Warnings() []Problem {
 // verifyNative checks one export's property list and native layout.
 func (p *Package) verifyNative(i int) []Problem {
 	e := &p.Exports[i]
-	nl, err := p.Native(i)
+	nl, err := p.native(i, false)
 	if err != nil {
 		s, off, msg := p.exportLabel(i), int64(-1), err.Error()
 		if fe, ok := err.(*FormatError); ok {
