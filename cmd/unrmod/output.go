@@ -32,8 +32,8 @@ func hex32(v uint32) string { return hexPadded(uint64(v), 8) }
 // hex64 formats a 64-bit value (a hash) as fixed-width hex.
 func hex64(v uint64) string { return hexPadded(v, 16) }
 
-// hexPadded formats v as 0x and digits lower-case hex digits; dumps call it
-// for every row, so it avoids fmt.
+// hexPadded formats v as 0x followed by digits lower-case hex digits; dumps
+// call it for every row, so it avoids fmt.
 func hexPadded(v uint64, digits int) string {
 	var b [18]byte
 	b[0], b[1] = '0', 'x'
