@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fuzzbound"
+	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
@@ -169,6 +170,14 @@ func FuzzPackage(f *testing.F) {
 			if data, err := inLayout(f, p, l).Encode(); err == nil {
 				f.Add(data)
 			}
+		}
+	}
+	// Deep outer chains, within the engine's path limit and looping.
+	cycle := deepSpec(zen.LayoutUE4, 3, 4)
+	cycle.Exports[0].Outer = 2
+	for _, s := range []zenbuild.Spec{deepSpec(zen.LayoutUE4, 200, 4), deepSpec(zen.LayoutUE53, 60, 16), cycle} {
+		if data, err := zenbuild.Encode(s); err == nil {
+			f.Add(data)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
