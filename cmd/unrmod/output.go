@@ -100,37 +100,43 @@ func (t *table) write(w io.Writer) error {
 	for _, row := range t.rows {
 		measure(row)
 	}
-	const spaces = "                                                                "
 	for _, n := range width {
 		size += n * (len(t.rows) + 1)
 	}
 	bw := bufio.NewWriterSize(w, min(max(size, 512), 64<<10))
-	var b []byte // one line
+	// Padding is held back until something follows it on the line, so no
+	// line ends in spaces; cells go straight to the buffered writer.
+	const spaces = "                                                                "
+	pending := 0
+	put := func(c string) {
+		if c == "" {
+			return
+		}
+		for ; pending > 0; pending -= len(spaces) {
+			bw.WriteString(spaces[:min(pending, len(spaces))])
+		}
+		pending = 0
+		bw.WriteString(c) // an error stays in bw until Flush
+	}
 	line := func(row []string) {
-		b = b[:0]
+		pending = 0
 		for i, c := range row {
 			if i > 0 {
-				b = append(b, "  "...)
+				pending += 2
 			}
 			pad := 0
 			if i != last || t.right[i] {
-				pad = width[i] - runeCount(c, width[i])
-			}
-			if !t.right[i] {
-				b = append(b, c...)
-			}
-			for ; pad > 0; pad -= len(spaces) {
-				b = append(b, spaces[:min(pad, len(spaces))]...)
+				pad = max(width[i]-runeCount(c, width[i]), 0)
 			}
 			if t.right[i] {
-				b = append(b, c...)
+				pending += pad
+				put(c)
+			} else {
+				put(c)
+				pending += pad
 			}
 		}
-		for len(b) > 0 && b[len(b)-1] == ' ' {
-			b = b[:len(b)-1]
-		}
-		b = append(b, '\n')
-		bw.Write(b) // the error stays in bw until Flush
+		bw.WriteByte('\n')
 	}
 	line(t.header)
 	for _, row := range t.rows {
@@ -143,11 +149,12 @@ func (t *table) write(w io.Writer) error {
 // than limit (it then says limit+1): padding and widths need no more, and
 // a path a thousand characters long costs no more than a short one.
 func runeCount(s string, limit int) int {
+	// Paths and names are nearly always ASCII: n ASCII bytes are n runes.
+	if n := min(len(s), limit+1); ascii(s[:n]) {
+		return n
+	}
 	if len(s) <= limit {
 		return utf8.RuneCountInString(s)
-	}
-	if ascii(s[:limit+1]) {
-		return limit + 1
 	}
 	n := 0
 	for i := 0; i < len(s) && n <= limit; n++ {
