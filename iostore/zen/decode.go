@@ -305,19 +305,22 @@ func (d *decoder) decodeUE4() error {
 	return nil
 }
 
-// MaxPathLen is the longest export path, in characters, the decoder
-// accepts: the engine builds an object's path in a buffer of 1024
-// characters (UObject::GetPathName). Without the bound a small package of
-// deep outer chains and long names holds paths quadratic in its size, which
-// every listing of the package would write out.
-const MaxPathLen = 1024
+// MaxPathTextRatio bounds the export paths of a package: all of them
+// together, in characters, may be at most this many times the package's
+// size (plus 64 KiB). The engine sets no limit on an object path, but every
+// listing of a package prints each export's path, and deep outer chains of
+// long names make those paths grow with the square of the package: 275 KB
+// of 250 nested 1000-character names hold 31 MB of paths. Cooked packages
+// hold less path text than bytes (of the 202 corpus packages, at most 0.64
+// characters a byte), so the bound refuses only such constructions.
+const MaxPathTextRatio = 8
 
-// checkPaths refuses an export whose path, the package name and its outer
-// chain's names, is longer than MaxPathLen characters. Each length is
-// found once, from the outer's, so the check is linear in the export map.
-// An outer chain that loops is refused too (the engine would never finish
-// naming the object); one that leaves the export map ends there, as in
-// RelativePath.
+// checkPaths refuses a package whose export paths (the package name and
+// each export's outer chain of names) total more than MaxPathTextRatio
+// times its size, and one whose outer chain loops (the engine would never
+// finish naming the object). Each length is found once, from the outer's,
+// so the check is linear in the export map. A chain that leaves the export
+// map ends there, as in RelativePath.
 func (d *decoder) checkPaths() error {
 	p := d.p
 	n := len(p.Exports)
@@ -332,6 +335,8 @@ func (d *decoder) checkPaths() error {
 	state := make([]uint8, n)
 	length := make([]int, n)
 	root := utf8.RuneCountInString(p.PackageName()) + 1
+	limit := MaxPathTextRatio*len(d.data) + 64<<10
+	total := 0
 	var chain []int
 	for i := range p.Exports {
 		for j := i; state[j] != done; {
@@ -354,9 +359,10 @@ func (d *decoder) checkPaths() error {
 				l = length[o] + 1 // done: the chain is filled in from its root
 			}
 			length[j], state[j] = l+utf8.RuneCountInString(p.ExportName(j)), done
-			if length[j] > MaxPathLen {
+			if total += length[j]; total > limit {
 				return d.fail("export map", d.spans[secExports][0]+j*exportEntrySize,
-					"export %d's path is longer than the engine's %d characters (%d outers deep)", j, MaxPathLen, len(chain)-1-k)
+					"the export paths up to export %d (%d outers deep) already total %d characters, over %d times the %d-byte package: unrmod refuses packages whose listings grow with the square of their size",
+					j, len(chain)-1-k, total, MaxPathTextRatio, len(d.data))
 			}
 		}
 		chain = chain[:0]
