@@ -2,15 +2,12 @@ package patch
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -18,21 +15,8 @@ import (
 // package, or nil (a legacy package, anything else, or an unreadable file:
 // the legacy reader then says what it is).
 func readZenFile(path string) []byte {
-	f, _, err := safefile.OpenRegular(path)
-	if err != nil {
-		return nil
-	}
-	var tag [4]byte
-	_, err = io.ReadFull(f, tag[:])
-	f.Close()
-	if err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
-		return nil
-	}
-	data, err := safefile.ReadRegular(path, pack.MaxFileSize, "a zen package")
-	if err != nil {
-		return nil
-	}
-	if _, err := zen.DetectLayout(data); err != nil {
+	data, k := pack.ReadChunkFile(path)
+	if k != iostore.ContentZenPackageUE4 && k != iostore.ContentZenPackageUE5 {
 		return nil
 	}
 	return data

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/reader"
 )
 
 // chunkFile is a single IoStore chunk saved as a file (by 'unrmod extract'
@@ -26,24 +23,11 @@ type chunkFile struct {
 // unknown or unreadable files), which the caller hands to the legacy reader
 // and its error messages.
 func readChunkFile(file string) *chunkFile {
-	f, _, err := safefile.OpenRegular(file)
-	if err != nil {
+	data, k := pack.ReadChunkFile(file)
+	if data == nil {
 		return nil
 	}
-	var tag [4]byte
-	_, err = io.ReadFull(f, tag[:])
-	f.Close()
-	if err != nil || binary.LittleEndian.Uint32(tag[:]) == reader.Tag {
-		return nil
-	}
-	data, err := safefile.ReadRegular(file, pack.MaxFileSize, "a chunk file")
-	if err != nil {
-		return nil
-	}
-	if k := iostore.DetectChunkContent(data); k != iostore.ContentUnknown {
-		return &chunkFile{file: file, data: data, content: k}
-	}
-	return nil
+	return &chunkFile{file: file, data: data, content: k}
 }
 
 // header decodes the file as a container header.

@@ -475,7 +475,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 
 // checkPackage refuses a legacy cooked .uasset, which is not a zen package.
 func checkPackage(file string, data []byte) error {
-	if len(data) >= 4 && bytes.Equal(data[:4], []byte{0xC1, 0x83, 0x2A, 0x9E}) {
+	if bytes.HasPrefix(data, legacyTag) {
 		return fmt.Errorf("%s: a legacy cooked package (.uasset/.uexp), not a zen package: IoStore containers hold packages cooked for IoStore (as unrmod extract writes them)", file)
 	}
 	return nil
