@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/editdist"
 	"github.com/unrmod/unrmod/reader"
 )
 
@@ -228,7 +229,7 @@ func nameHint(p *reader.Package, s string) string {
 	var close []string
 	ls := strings.ToLower(s)
 	for _, n := range p.Names {
-		if len(close) < 8 && (strings.Contains(strings.ToLower(n.Name), ls) || editDistance(strings.ToLower(n.Name), ls) <= 2) {
+		if len(close) < 8 && (strings.Contains(strings.ToLower(n.Name), ls) || editdist.Distance(strings.ToLower(n.Name), ls) <= 2) {
 			close = append(close, n.Name)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/unrmod/unrmod/internal/editdist"
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
@@ -352,31 +353,11 @@ func contains(list []string, s string) bool {
 func suggest(s string, allowed []string) string {
 	best, bestD := "", 3
 	for _, a := range allowed {
-		if d := editDistance(strings.ToLower(s), a); d < bestD {
+		if d := editdist.Distance(strings.ToLower(s), a); d < bestD {
 			best, bestD = a, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func kindName(n *yaml.Node) string {

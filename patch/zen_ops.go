@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/editdist"
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -272,7 +273,7 @@ func zenNameHint(p *zen.Package, s string) string {
 	var close []string
 	ls := strings.ToLower(s)
 	for _, n := range p.Names {
-		if len(close) < 8 && (strings.Contains(strings.ToLower(n), ls) || editDistance(strings.ToLower(n), ls) <= 2) {
+		if len(close) < 8 && (strings.Contains(strings.ToLower(n), ls) || editdist.Distance(strings.ToLower(n), ls) <= 2) {
 			close = append(close, n)
 		}
 	}

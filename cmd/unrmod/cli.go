@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/unrmod/unrmod/internal/editdist"
 	"github.com/unrmod/unrmod/internal/safefile"
 )
 
@@ -161,7 +162,7 @@ func flagError(fs *flag.FlagSet, err error) string {
 	name = strings.TrimLeft(name, "-")
 	best, bestD := "", 4
 	fs.VisitAll(func(f *flag.Flag) {
-		if d := editDistance(strings.ToLower(name), f.Name); d < bestD || (d == bestD && best != "" && f.Name < best) {
+		if d := editdist.Distance(strings.ToLower(name), f.Name); d < bestD || (d == bestD && best != "" && f.Name < best) {
 			best, bestD = f.Name, d
 		}
 	})
@@ -169,27 +170,6 @@ func flagError(fs *flag.FlagSet, err error) string {
 		return fmt.Sprintf("unknown flag --%s (did you mean --%s?)", name, best)
 	}
 	return fmt.Sprintf("unknown flag --%s", name)
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // globArgs says how many leading arguments of a command are file names
