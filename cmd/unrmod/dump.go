@@ -217,7 +217,6 @@ func newDumpDoc(file string, p *reader.Package, names, imports, exports bool) *d
 		doc, ok := described[f]
 		if !ok {
 			doc = newFlagsDoc(uint32(f), f.Names())
-			doc.joined = joinNames(doc)
 			described[f] = doc
 		}
 		return doc
@@ -331,9 +330,6 @@ func writeSection(w io.Writer, title string, n int, t *table) error {
 // joinNames formats flags for text output as reader does: names joined by
 // "|", or "0" when no bit is set.
 func joinNames(f flagsDoc) string {
-	if f.joined != "" {
-		return f.joined
-	}
 	if len(f.Names) == 0 {
 		return "0"
 	}

@@ -14,8 +14,6 @@ import (
 type flagsDoc struct {
 	Value string   `json:"value" yaml:"value"`
 	Names []string `json:"names" yaml:"names"`
-	// joined is the text form, Names joined with |, when already made.
-	joined string
 }
 
 // newFlagsDoc describes a flag word whose set bits have the given names.
