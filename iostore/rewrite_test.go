@@ -101,27 +101,42 @@ func TestRewriteCorpus(t *testing.T) {
 	}
 }
 
-// sameChunks opens out, verifies it and compares every chunk with src,
-// except those in replaced, which must hold the given data.
-func sameChunks(t *testing.T, src *iostore.Container, out string, key *iostore.Key, replaced map[iostore.ChunkID][]byte) {
+// openVerified opens the container written at out, closed when the test
+// ends, and requires it to pass Verify.
+func openVerified(t *testing.T, out string, key *iostore.Key) *iostore.Container {
 	t.Helper()
 	got, err := iostore.Open(out, &iostore.Options{Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer got.Close()
+	t.Cleanup(func() { got.Close() })
 	if r := got.Verify(nil); !r.OK() {
 		t.Fatalf("output fails verify: %v", r.Problems)
 	}
+	return got
+}
+
+// findChunk returns the index and entry in got of the chunk with ch's id,
+// which it must hold.
+func findChunk(t *testing.T, got *iostore.Container, ch iostore.Chunk) (int, iostore.Chunk) {
+	t.Helper()
+	i, ok := got.Find(ch.ID)
+	if !ok {
+		t.Fatalf("chunk %v missing", ch.ID)
+	}
+	return i, got.Chunks()[i]
+}
+
+// sameChunks opens out, verifies it and compares every chunk with src,
+// except those in replaced, which must hold the given data.
+func sameChunks(t *testing.T, src *iostore.Container, out string, key *iostore.Key, replaced map[iostore.ChunkID][]byte) {
+	t.Helper()
+	got := openVerified(t, out, key)
 	if len(got.Chunks()) != len(src.Chunks()) {
 		t.Fatalf("%d chunks, want %d", len(got.Chunks()), len(src.Chunks()))
 	}
 	for _, ch := range src.Chunks() {
-		i, ok := got.Find(ch.ID)
-		if !ok {
-			t.Fatalf("chunk %v missing", ch.ID)
-		}
-		g := got.Chunks()[i]
+		i, g := findChunk(t, got, ch)
 		if g.Path != ch.Path {
 			t.Errorf("chunk %v: path %q, want %q", ch.ID, g.Path, ch.Path)
 		}

@@ -93,23 +93,12 @@ func TestWriterCorpus(t *testing.T) {
 				if err := w.Close(); err != nil {
 					t.Fatal(err)
 				}
-				got, err := iostore.Open(out, &iostore.Options{Key: key})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer got.Close()
-				if r := got.Verify(nil); !r.OK() {
-					t.Fatalf("output fails verify: %v", r.Problems)
-				}
+				got := openVerified(t, out, key)
 				if len(got.Chunks()) != len(src.Chunks()) {
 					t.Fatalf("%d chunks, want %d", len(got.Chunks()), len(src.Chunks()))
 				}
 				for _, ch := range src.Chunks() {
-					i, ok := got.Find(ch.ID)
-					if !ok {
-						t.Fatalf("chunk %v missing", ch.ID)
-					}
-					g := got.Chunks()[i]
+					i, g := findChunk(t, got, ch)
 					if g.Path != ch.Path || g.Size != ch.Size || g.Meta.Hash != ch.Meta.Hash {
 						t.Errorf("chunk %v: path %q size %d hash %x, want %q %d %x", ch.ID, g.Path, g.Size, g.Meta.Hash[:20], ch.Path, ch.Size, ch.Meta.Hash[:20])
 					}
@@ -253,10 +242,7 @@ func tcCopyAll(t *testing.T, src *iostore.Container, out string, key *iostore.Ke
 		t.Errorf("%d partitions of %d bytes", len(got.Partitions()), partSize)
 	}
 	for _, ch := range want.Chunks() {
-		i, ok := got.Find(ch.ID)
-		if !ok {
-			t.Fatalf("chunk %v missing", ch.ID)
-		}
+		i, _ := findChunk(t, got, ch)
 		a, err1 := want.ReadChunk(ch.Index)
 		b, err2 := got.ReadChunk(i)
 		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
