@@ -116,11 +116,7 @@ func DemoPackageFiles() (map[string][]byte, error) {
 		if strings.HasPrefix(spec.Name, "/Game/Maps/") {
 			continue // the map has bulk data; it stays in the containers
 		}
-		p, err := zenbuild.Build(spec)
-		if err != nil {
-			return nil, err
-		}
-		data, err := p.Encode()
+		data, err := zenbuild.Encode(spec)
 		if err != nil {
 			return nil, err
 		}
