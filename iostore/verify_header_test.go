@@ -3,6 +3,7 @@ package iostore_test
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,19 +82,34 @@ func TestVerifyContainerHeaderAgainstChunks(t *testing.T) {
 	}
 }
 
+// chunkKind says what a corpus file is by its kind, not by a list of names:
+// container header chunks (ContainerHeader*.bin), zen packages (.uzenasset
+// beside their cooked source, and the Grounded packages cut from the game's
+// containers), else no chunk at all (legacy packages, paks, loader globals,
+// cooked .uasset/.uexp pairs, shader libraries). A zen package's layout
+// follows the engine its folder or name says: "4_2x" is UE 4.26/4.27.
+func chunkKind(rel string) iostore.ChunkContent {
+	base := path.Base(rel)
+	zen := iostore.ContentZenPackageUE5
+	if strings.Contains(rel, "4_27") || strings.Contains(rel, "4_26") {
+		zen = iostore.ContentZenPackageUE4
+	}
+	switch {
+	case strings.HasPrefix(base, "ContainerHeader") || strings.Contains(base, "_ContainerHeader"):
+		return iostore.ContentContainerHeader
+	case strings.HasSuffix(base, ".uzenasset"):
+		return zen
+	case strings.HasPrefix(rel, "other/grounded/zen_ue4_27/") && strings.HasSuffix(base, ".uasset"):
+		return iostore.ContentZenPackageUE4
+	}
+	return iostore.ContentUnknown
+}
+
 // TestDetectChunkContent checks what the corpus's single-chunk files are
 // recognised as, and that other files (legacy packages, paks, loader
-// globals, legacy .uasset/.uexp pairs) are not mistaken for chunks.
+// globals, legacy .uasset/.uexp pairs) are not mistaken for chunks. Files
+// are judged by kind (chunkKind), so new corpus files make it stronger.
 func TestDetectChunkContent(t *testing.T) {
-	want := map[string]iostore.ChunkContent{
-		"other/ue4_27_global_chunks/ContainerHeader_1.bin":        iostore.ContentContainerHeader,
-		"other/ue5_container_headers/UE5.0_ContainerHeader_1.bin": iostore.ContentContainerHeader,
-		"other/grounded/zen_ue4_27/T_Emissive.uasset":             iostore.ContentZenPackageUE4,
-		"other/grounded/zen_ue4_27/BP_SpicyChoppingDamage.uasset": iostore.ContentZenPackageUE4,
-		"other/grounded/zen_ue4_27/Table_SignsJanuary.uasset":     iostore.ContentZenPackageUE4,
-		"other/ue5_cooked_pairs/UE5.4_BP_Table_Lamp.uzenasset":    iostore.ContentZenPackageUE5,
-		"other/ue5_cooked_pairs/UE5.6_SM_Cube.uzenasset":          iostore.ContentZenPackageUE5,
-	}
 	dir := corpus.Dir(t)
 	var files []string
 	for _, pattern := range []string{"other/*/*", "other/*/*/*", "legacy/*/*", "legacy-next/*/*"} {
@@ -112,14 +128,17 @@ func TestDetectChunkContent(t *testing.T) {
 		rel, _ := filepath.Rel(dir, f)
 		rel = filepath.ToSlash(rel)
 		got := iostore.DetectChunkContent(data)
-		if w := want[rel]; got != w {
+		w := chunkKind(rel)
+		if got != w {
 			t.Errorf("%s: %s, want %s", rel, got, w)
 		}
-		if _, ok := want[rel]; ok {
+		if w != iostore.ContentUnknown {
 			seen++
 		}
 	}
-	if seen != len(want) {
-		t.Errorf("found %d of the %d chunk files", seen, len(want))
+	// The corpus holds at least two container headers and eight zen
+	// packages of both layouts; fewer means the globs missed them.
+	if seen < 10 {
+		t.Errorf("found %d chunk files, want at least 10", seen)
 	}
 }
