@@ -103,46 +103,46 @@ func readProps(file string, objects []string, row string, zf *zenFlags) (*propsD
 
 // propsDoc is the output of "unrmod props".
 type propsDoc struct {
-	File    string        `json:"file"`
-	Package string        `json:"package,omitempty"` // a zen package's name
-	Exports []propsExport `json:"exports"`
+	File    string        `json:"file" yaml:"file"`
+	Package string        `json:"package,omitempty" yaml:"package,omitempty"` // a zen package's name
+	Exports []propsExport `json:"exports" yaml:"exports"`
 	// Skipped counts the exports (of all listed) whose data is not a
 	// property list.
-	Skipped int `json:"skipped,omitempty"`
+	Skipped int `json:"skipped,omitempty" yaml:"skipped,omitempty"`
 }
 
 // propsExport is one export's properties.
 type propsExport struct {
-	Index      int         `json:"index"`
-	Path       string      `json:"path"`
-	Class      string      `json:"class"`
-	Properties []propEntry `json:"properties"`
+	Index      int         `json:"index" yaml:"index"`
+	Path       string      `json:"path" yaml:"path"`
+	Class      string      `json:"class" yaml:"class"`
+	Properties []propEntry `json:"properties" yaml:"properties"`
 	// Defaults is set for a class export of a legacy package: Properties
 	// are the class's default properties.
-	Defaults bool       `json:"defaults,omitempty"`
-	Rows     []propsRow `json:"rows,omitempty"`
+	Defaults bool       `json:"defaults,omitempty" yaml:"defaults,omitempty"`
+	Rows     []propsRow `json:"rows,omitempty" yaml:"rows,omitempty"`
 	// NativeBytes is the size of the data after the properties (and
 	// rows): the class's own serialization.
-	NativeBytes int    `json:"native_bytes,omitempty"`
+	NativeBytes int    `json:"native_bytes,omitempty" yaml:"native_bytes,omitempty"`
 	text        string // the text form, as props.Format gives it
 }
 
 // propsRow is a DataTable row.
 type propsRow struct {
-	Name       string      `json:"name"`
-	Properties []propEntry `json:"properties"`
+	Name       string      `json:"name" yaml:"name"`
+	Properties []propEntry `json:"properties" yaml:"properties"`
 }
 
 // propEntry is one property, struct member or array element.
 type propEntry struct {
-	Name     string      `json:"name"`            // the property or member name; "[i]" for an element
-	Index    int         `json:"index,omitempty"` // static-array index
-	Type     string      `json:"type,omitempty"`
-	Struct   string      `json:"struct,omitempty"`   // the struct of a legacy StructProperty
-	Value    string      `json:"value,omitempty"`    // the value, when it fits on a line
-	Fields   []propEntry `json:"fields,omitempty"`   // struct members
-	Elements []propEntry `json:"elements,omitempty"` // array elements
-	Problem  string      `json:"problem,omitempty"`  // why the value was kept raw
+	Name     string      `json:"name" yaml:"name"`                       // the property or member name; "[i]" for an element
+	Index    int         `json:"index,omitempty" yaml:"index,omitempty"` // static-array index
+	Type     string      `json:"type,omitempty" yaml:"type,omitempty"`
+	Struct   string      `json:"struct,omitempty" yaml:"struct,omitempty"`     // the struct of a legacy StructProperty
+	Value    string      `json:"value,omitempty" yaml:"value,omitempty"`       // the value, when it fits on a line
+	Fields   []propEntry `json:"fields,omitempty" yaml:"fields,omitempty"`     // struct members
+	Elements []propEntry `json:"elements,omitempty" yaml:"elements,omitempty"` // array elements
+	Problem  string      `json:"problem,omitempty" yaml:"problem,omitempty"`   // why the value was kept raw
 }
 
 func (d *propsDoc) writeText(w io.Writer) error {
@@ -242,7 +242,7 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 			rw := t.Row(row)
 			rowFound = true
 			e.text = "Row " + rw.Name.Text + "\n" + indent(rw.Properties.Format(fopts), "  ")
-			e.Properties = nil
+			e.Properties = []propEntry{} // only the row's properties are shown
 			e.Rows = []propsRow{{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)}}
 		case all:
 			continue

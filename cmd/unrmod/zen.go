@@ -341,12 +341,12 @@ type zenExportRow struct {
 	Class      string   `json:"class" yaml:"class"`
 	Path       string   `json:"path" yaml:"path"`
 	Size       int      `json:"size" yaml:"size"`
-	Offset     string   `json:"offset" yaml:"offset"`                     // where the data is in the chunk
-	Serial     uint64   `json:"serial_offset" yaml:"serial_offset"`       // CookedSerialOffset
-	XXH3       string   `json:"xxh3" yaml:"xxh3"`                         //
-	Flags      flagsDoc `json:"flags" yaml:"flags"`                       //
-	PublicHash string   `json:"public_hash,omitempty" yaml:"public_hash"` // PublicExportHash or GlobalImportIndex
-	Super      string   `json:"super,omitempty" yaml:"super,omitempty"`   //
+	Offset     string   `json:"offset" yaml:"offset"`                               // where the data is in the chunk
+	Serial     uint64   `json:"serial_offset" yaml:"serial_offset"`                 // CookedSerialOffset
+	XXH3       string   `json:"xxh3" yaml:"xxh3"`                                   //
+	Flags      flagsDoc `json:"flags" yaml:"flags"`                                 //
+	PublicHash string   `json:"public_hash,omitempty" yaml:"public_hash,omitempty"` // PublicExportHash or GlobalImportIndex
+	Super      string   `json:"super,omitempty" yaml:"super,omitempty"`             //
 	Template   string   `json:"template,omitempty" yaml:"template,omitempty"`
 	Filter     uint8    `json:"filter_flags,omitempty" yaml:"filter_flags,omitempty"`
 }
