@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/editdist"
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/pack"
@@ -147,6 +148,9 @@ func (op *Rename) applyZen(c *zenContext) ([]Change, error) {
 		return nil, errorf(op.Pos, "cannot rename %q: it is a type in the property tags of %s (a property, struct or enum type); the engine would no longer match those tags to their properties and would skip their values",
 			p.Names[idx], uses.asType)
 	}
+	if why := zenImportPackageUse(p, idx); why != "" {
+		return nil, errorf(op.Pos, "cannot rename %q: %s", p.Names[idx], why)
+	}
 	old := p.Names[idx]
 	if old == op.To {
 		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
@@ -175,6 +179,64 @@ func zenIdentityUse(p *zen.Package, idx int) string {
 		}
 	}
 	return ""
+}
+
+// zenImportPackageUse says why renaming name idx would not do what it
+// seems to, when the name is the path of a package p imports from, or "".
+// A cooked package keeps the paths of the packages it imports from in its
+// name map, but its imports are hashes: of the imported object's full path
+// (ScriptImport, and 4.26/4.27 PackageImport), or the imported package's
+// index and the object's PublicExportHash (UE5). Renaming the name leaves
+// every import where it was, so the rename is refused rather than written
+// as a change that changes nothing.
+func zenImportPackageUse(p *zen.Package, idx int) string {
+	n := p.Names[idx]
+	if len(n) < 2 || n[0] != '/' {
+		return ""
+	}
+	id := zen.PackageIDFromName(n)
+	imported := false
+	for _, g := range p.Graph {
+		imported = imported || g.Package == id
+	}
+	for _, ip := range p.ImportedPackages {
+		imported = imported || zen.PackageIDFromName(ip.String()) == id
+	}
+	imports := make(map[zen.ObjectIndex]bool, len(p.Imports))
+	for _, x := range p.Imports {
+		imports[x] = true
+	}
+	// The import whose hash spells n (a script package) or n.Object, for
+	// an object named in the name map.
+	var example string
+	if imports[zen.ScriptObject(n)] {
+		example = n
+	}
+	for _, m := range p.Names {
+		if example != "" {
+			break
+		}
+		path := n + "." + m
+		if imports[zen.ScriptObject(path)] || !p.Layout.IsUE5() && imports[zen.ObjectIndex(cityhash.PackageImportIndex(path))] {
+			example = path
+		}
+	}
+	if !imported && example == "" {
+		return ""
+	}
+	how := "by the imported package's id and a hash of the object's path in it (PublicExportHash)"
+	if !p.Layout.IsUE5() {
+		how = "by a hash of the object's full path (GlobalImportIndex)"
+	}
+	if strings.HasPrefix(n, "/Script/") {
+		how = "by a hash of the object's full path (a script import)"
+	}
+	what := "it is the path of a package this package imports from"
+	if example != "" {
+		what = fmt.Sprintf("it is the path of the package of the import %s", example)
+	}
+	return what + "; a zen package refers to an imported object " + how +
+		", not by this name, so the rename would retarget no import (and retarget-import is refused on zen packages: the hashes are repeated in the package's store entry and dependency data)"
 }
 
 func zenHashName(p *zen.Package) string {

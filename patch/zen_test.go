@@ -192,8 +192,8 @@ func storeAfter(t *testing.T, e *zen.StoreEntry, changes []patch.StoreChange) *z
 
 // renameCandidate returns a name of p that a rename may change (not the
 // package's name or source name, not a public export's name, not None, not
-// a type in a property tag), preferring one that names no export; -1 when
-// there is none.
+// a type in a property tag, not the path of a package it imports from),
+// preferring one that names no export; -1 when there is none.
 func renameCandidate(t *testing.T, p *zen.Package) int {
 	t.Helper()
 	blocked := map[int]bool{int(p.Name.Index()): true}
@@ -208,6 +208,9 @@ func renameCandidate(t *testing.T, p *zen.Package) int {
 		}
 	}
 	for _, n := range tagTypeNames(p) {
+		blocked[n] = true
+	}
+	for n := range importPackagePaths(p) {
 		blocked[n] = true
 	}
 	fallback := -1
