@@ -168,7 +168,8 @@ func relativeData(p *reader.Package, i int) []byte {
 
 // sameDataLayout refuses copies between packages whose export data is
 // serialised differently: lazy arrays gained a SeekPos in version 62, UE2
-// (100) changed native layouts, and version 118 tagged struct properties.
+// (100) changed native layouts and the byte order of Color values, and
+// version 118 tagged struct properties.
 // UE2 native layouts also vary between file and licensee versions, so UE2
 // copies need the same version on both sides.
 func sameDataLayout(pos Pos, p, src *reader.Package, j int) error {

@@ -213,8 +213,8 @@ func textureData(c *legacyContext, t *texture.Texture, enc *texture.Encoded) (da
 		ed.done = true
 		var value []byte
 		switch {
-		case ed.color != nil && q.Type == reader.PropStruct && q.Size == 4:
-			value = []byte{ed.color.R, ed.color.G, ed.color.B, ed.color.A}
+		case ed.color != nil && q.Type == reader.PropStruct && q.Size == reader.ColorSize:
+			value = reader.AppendColor(nil, p.Header.Version, *ed.color)
 		case ed.color == nil && q.Type == reader.PropInt:
 			value = binio.AppendI32(nil, ed.value)
 		case ed.color == nil && q.Type == reader.PropByte && ed.value < 256:

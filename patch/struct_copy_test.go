@@ -2,6 +2,7 @@ package patch_test
 
 import (
 	"errors"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,11 +49,12 @@ func f32(v float32) []byte { return binio.AppendU32(nil, math.Float32bits(v)) }
 // hold no references as they are.
 func TestCopyUE2TaggedStructs(t *testing.T) {
 	dir := t.TempDir()
-	src, dst := structPackages(t, dir, reader.Version{File: 128, Licensee: 29}, func(b *fixture.Builder, other reader.ObjectRef) []byte {
+	v := reader.Version{File: 128, Licensee: 29}
+	src, dst := structPackages(t, dir, v, func(b *fixture.Builder, other reader.ObjectRef) []byte {
 		rng := func(lo, hi float32) []byte { return b.Props().Float("Min", lo).Float("Max", hi).Bytes() }
 		region := b.Props().Object("Zone", other).Int("iLeaf", -1).Byte("ZoneNumber", 3).Bytes()
 		return b.Props().
-			Struct("Tint", "Color", []byte{1, 2, 3, 255}).
+			Struct("Tint", "Color", reader.AppendColor(nil, v, color.NRGBA{R: 1, G: 2, B: 3, A: 255})).
 			Struct("Span", "Range", rng(1.5, 2.5)).
 			Struct("Spread", "RangeVector", b.Props().Struct("X", "Range", rng(-1, 1)).Struct("Z", "Range", rng(0, 8)).Bytes()).
 			Struct("Where", "PointRegion", region).

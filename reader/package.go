@@ -43,12 +43,26 @@ const (
 	// VerTaggedStructs is the first version whose non-atomic struct
 	// properties are tagged lists.
 	VerTaggedStructs = 118
+	// VerColorBGRA is the first version whose Color struct declares its
+	// members B, G, R, A (UE1 declares R, G, B, A): a Color property value
+	// stores its bytes in declaration order. See Version.ColorBGRA.
+	VerColorBGRA = VerUE2
 )
 
 // DWORD returns the version as stored in the header.
 func (v Version) DWORD() uint32 { return uint32(v.Licensee)<<16 | uint32(v.File) }
 
 func (v Version) String() string { return fmt.Sprintf("%d/%d", v.File, v.Licensee) }
+
+// ColorBGRA reports whether the Color struct of version v declares its
+// members B, G, R, A, as Unreal Engine 2 does (matching the little-endian
+// DWORD 0xAARRGGBB), rather than UE1's R, G, B, A. A Color property value
+// (MipZero, MaxColor, DistanceFogColor, ...) stores its four bytes in
+// declaration order, so the order of its bytes depends on the version.
+// Palette colours are not Color property values: UPalette writes each
+// colour R, G, B, A in both engines. docs/legacy-layouts.md gives the
+// evidence.
+func (v Version) ColorBGRA() bool { return v.File >= VerColorBGRA }
 
 // Engine names the engine generation the version belongs to.
 func (v Version) Engine() string {

@@ -35,11 +35,11 @@ type structMember struct {
 }
 
 // binaryStructs are the structs whose binary layout unrmod knows: the
-// engine's math and core structs, member by member.
+// engine's math and core structs, member by member. Color, whose byte
+// order depends on the version, is decoded by colorFields.
 var binaryStructs = map[string][]structMember{
 	"vector":      {{"X", mFloat}, {"Y", mFloat}, {"Z", mFloat}},
 	"rotator":     {{"Pitch", mInt}, {"Yaw", mInt}, {"Roll", mInt}},
-	"color":       {{"R", mByte}, {"G", mByte}, {"B", mByte}, {"A", mByte}},
 	"plane":       {{"X", mFloat}, {"Y", mFloat}, {"Z", mFloat}, {"W", mFloat}},
 	"sphere":      {{"X", mFloat}, {"Y", mFloat}, {"Z", mFloat}, {"W", mFloat}},
 	"scale":       {{"Scale", "vector"}, {"SheerRate", mFloat}, {"SheerAxis", mByte}},
@@ -57,7 +57,9 @@ var structNames = map[string]string{"vector": "Vector", "range": "Range"}
 // StructFields decodes the members of a struct value (v.Type PropStruct,
 // as PropertyValue returns it): the binary structs whose layout unrmod
 // knows (Vector, Rotator, Color, Plane, Sphere, Scale, Box, Coords, Guid,
-// Range, RangeVector, PointRegion) when the value has exactly their size,
+// Range, RangeVector, PointRegion) when the value has exactly their size
+// (a Color's members come out R, G, B, A whatever order the version
+// stores them in, see Version.ColorBGRA),
 // and otherwise a tagged member list ending in None (UE2 from version 118)
 // when the bytes read as one to their end. ok is false for other values,
 // which stay raw bytes.
@@ -83,6 +85,9 @@ func (p *Package) StructFields(v Value) (fields []StructField, ok bool) {
 // binaryStruct decodes the known binary struct name from the start of b and
 // returns its members and size.
 func (p *Package) binaryStruct(name string, b []byte) ([]StructField, int, bool) {
+	if name == "color" {
+		return p.colorFields(b)
+	}
 	members, ok := binaryStructs[name]
 	if !ok {
 		return nil, 0, false
@@ -167,4 +172,22 @@ func (p *Package) taggedStruct(b []byte) ([]StructField, bool) {
 		out = append(out, f)
 	}
 	return out, true
+}
+
+// colorFields decodes a Color value from the start of b in the package's
+// byte order (DecodeColor) and returns its members R, G, B, A, in that
+// order whichever order the version stores them in.
+func (p *Package) colorFields(b []byte) ([]StructField, int, bool) {
+	if len(b) < ColorSize {
+		return nil, 0, false
+	}
+	c, _ := DecodeColor(p.Header.Version, b[:ColorSize])
+	out := make([]StructField, 0, 4)
+	for _, m := range []struct {
+		name string
+		v    byte
+	}{{"R", c.R}, {"G", c.G}, {"B", c.B}, {"A", c.A}} {
+		out = append(out, StructField{Name: m.name, Value: Value{Type: PropByte, StructName: -1, Byte: m.v}})
+	}
+	return out, ColorSize, true
 }

@@ -43,6 +43,12 @@ func TestStructFields(t *testing.T) {
 			"(Min=(X=-1,Y=-1,Z=-1),Max=(X=1,Y=1,Z=1),IsValid=1)"},
 		{reader.Version{File: 69}, "Coords", func(*reader.Package) []byte { return f32s(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1) },
 			"(Origin=(X=0,Y=0,Z=0),XAxis=(X=1,Y=0,Z=0),YAxis=(X=0,Y=1,Z=0),ZAxis=(X=0,Y=0,Z=1))"},
+		// A Color is R, G, B, A in UE1 and B, G, R, A in UE2; shown R first.
+		{reader.Version{File: 69}, "Color", func(*reader.Package) []byte { return []byte{1, 2, 3, 4} }, "(R=1,G=2,B=3,A=4)"},
+		{reader.Version{File: 99}, "Color", func(*reader.Package) []byte { return []byte{1, 2, 3, 4} }, "(R=1,G=2,B=3,A=4)"},
+		{reader.Version{File: 100}, "Color", func(*reader.Package) []byte { return []byte{1, 2, 3, 4} }, "(R=3,G=2,B=1,A=4)"},
+		{reader.Version{File: 128, Licensee: 29}, "Color", func(*reader.Package) []byte { return []byte{1, 2, 3, 4} }, "(R=3,G=2,B=1,A=4)"},
+		{reader.Version{File: 128}, "Color", func(*reader.Package) []byte { return []byte{1, 2, 3} }, ""},
 		{reader.Version{File: 69}, "Guid", func(*reader.Package) []byte { return i32(1, 2, 3, -4) }, "(A=1,B=2,C=3,D=-4)"},
 		{reader.Version{File: 69}, "RangeVector", func(*reader.Package) []byte { return f32s(0, 1, 2, 3, 4, 5) },
 			"(X=(Min=0,Max=1),Y=(Min=2,Max=3),Z=(Min=4,Max=5))"},
@@ -58,7 +64,7 @@ func TestStructFields(t *testing.T) {
 			d = tagged(t, d, writer.PropertyTag{Name: name(p, "Tint"), Type: reader.PropStruct, StructName: name(p, "Color")}, []byte{1, 2, 3, 4})
 			d = tagged(t, d, writer.PropertyTag{Name: name(p, "Size"), Type: reader.PropInt, ArrayIndex: 2}, i32(9))
 			return binio.AppendIndex(d, 0)
-		}, "(Size=3,Tint=(R=1,G=2,B=3,A=4),Size[2]=9)"},
+		}, "(Size=3,Tint=(R=3,G=2,B=1,A=4),Size[2]=9)"}, // UE2 stores a Color B, G, R, A
 		{reader.Version{File: 128, Licensee: 29}, "Mystery", func(*reader.Package) []byte { return []byte{5, 2} }, ""}, // runs past its end
 		{reader.Version{File: 69}, "Inner", func(p *reader.Package) []byte { return binio.AppendIndex(nil, 0) }, ""},   // no tags before 118
 	} {
