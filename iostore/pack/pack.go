@@ -458,7 +458,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		var files []CompanionFile
 		for _, lf := range res.Loose {
 			full := filepath.Join(plan.Dir, filepath.FromSlash(lf.Path))
-			files = append(files, CompanionFile{Path: lf.Path, Open: func() (io.ReadCloser, error) { return os.Open(full) }})
+			files = append(files, CompanionFile{Path: lf.Path, Open: func() (CompanionReader, error) { return os.Open(full) }})
 		}
 		if err := WriteCompanion(f, res.Pak, pak.GUID(wo.KeyGUID), files); err != nil {
 			return fail(err)

@@ -55,10 +55,17 @@ type WriterOptions struct {
 }
 
 // Writer writes a pak: files one after the other, each preceded by its
-// entry's record, then the index and the footer (Close). Only the file
-// being written is held in memory.
+// entry's record, then the index and the footer (Close). Add streams a
+// file, holding one compression block of it at a time; Create and
+// WriteFile hold the file being written in memory.
 type Writer struct {
 	w       *countWriter
+	out     seekOutput // the output, when records can be written after their files' bytes
+	base    int64      // out's offset where the pak starts
+	high    int64      // the furthest the output was written, relative to base
+	buf     []byte     // a block read from a file
+	zbuf    bytes.Buffer
+	zw      *zlib.Writer
 	opts    WriterOptions
 	slots   []string // the footer's method names
 	cipher  cipher.Block
@@ -108,6 +115,11 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		return nil, errors.New("pak writer: encryption needs a Key")
 	}
 	pw := &Writer{w: &countWriter{w: w}, opts: o, paths: map[string]string{}}
+	if so, ok := w.(seekOutput); ok {
+		if base, err := so.Seek(0, io.SeekCurrent); err == nil {
+			pw.out, pw.base = so, base
+		}
+	}
 	if v.HasMethodNames() {
 		pw.slots = make([]string, 5)
 		if o.Compress {
@@ -127,21 +139,30 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 // must not be used after that. Paths must be valid io/fs paths without
 // backslashes and unique ignoring ASCII case, as the engine looks them up.
 func (w *Writer) Create(name string) (io.Writer, error) {
-	if err := w.finishPending(); err != nil {
+	if err := w.claim(name); err != nil {
 		return nil, err
 	}
-	if w.closed {
-		return nil, errors.New("pak writer: Create after Close")
-	}
-	if !fs.ValidPath(name) || name == "." || strings.ContainsAny(name, "\\\x00") {
-		return nil, fmt.Errorf("pak writer: %q is not a relative '/'-separated path", name)
-	}
-	if prev, dup := w.paths[asciiLower(name)]; dup {
-		return nil, fmt.Errorf("pak writer: %q is already in the pak as %q (paths are compared ignoring ASCII case, as the engine does)", name, prev)
-	}
-	w.paths[asciiLower(name)] = name
 	w.pending = &fileWriter{w: w, path: name}
 	return w.pending, nil
+}
+
+// claim writes the pending file and checks and records the path of the
+// next one (see Create).
+func (w *Writer) claim(name string) error {
+	if err := w.finishPending(); err != nil {
+		return err
+	}
+	if w.closed {
+		return errors.New("pak writer: Create after Close")
+	}
+	if !fs.ValidPath(name) || name == "." || strings.ContainsAny(name, "\\\x00") {
+		return fmt.Errorf("pak writer: %q is not a relative '/'-separated path", name)
+	}
+	if prev, dup := w.paths[asciiLower(name)]; dup {
+		return fmt.Errorf("pak writer: %q is already in the pak as %q (paths are compared ignoring ASCII case, as the engine does)", name, prev)
+	}
+	w.paths[asciiLower(name)] = name
+	return nil
 }
 
 // WriteFile adds a file at name with the given contents, as Create and a
@@ -167,6 +188,13 @@ func (w *Writer) Close() error {
 	w.closed = true
 	if w.err = w.writeIndex(); w.err != nil {
 		return w.err
+	}
+	if w.out != nil && w.high > w.w.n {
+		// A file stored as it is after its compressed blocks turned out no
+		// smaller left bytes beyond the end.
+		if w.err = w.out.Truncate(w.base + w.w.n); w.err != nil {
+			return w.err
+		}
 	}
 	return nil
 }
@@ -198,91 +226,9 @@ func (w *Writer) finishPending() error {
 	}
 	w.pending = nil
 	f.done = true
-	w.err = w.writeFile(f.path, f.buf.Bytes())
+	w.err = w.writeFile(f.path, bytes.NewReader(f.buf.Bytes()), int64(f.buf.Len()))
 	f.buf = bytes.Buffer{}
 	return w.err
-}
-
-// writeFile writes one file: its record, then its stored bytes.
-func (w *Writer) writeFile(name string, data []byte) error {
-	v := w.opts.Version
-	e := Entry{Offset: w.w.n, UncompressedSize: int64(len(data)), Encrypted: w.opts.EncryptFiles}
-	var blocks [][]byte
-	if w.opts.Compress && len(data) > 0 {
-		if blocks = w.compress(data); blocks != nil {
-			e.Method = 1
-			e.BlockSize = uint32(min(len(data), DefaultBlockSize))
-		}
-	}
-	if blocks == nil {
-		blocks = [][]byte{data}
-	}
-	// The stored bytes: the blocks back to back after the record, each
-	// padded to 16 bytes (appendPadding) and encrypted when the files are
-	// encrypted.
-	// Size counts the padding of compressed blocks, not that after a
-	// stored file's bytes.
-	var stored []byte
-	if e.Method != 0 {
-		e.Blocks = make([]Block, len(blocks))
-	} else if !e.Encrypted {
-		stored, blocks = data, nil // written as it is
-	}
-	pos := e.Offset + e.HeaderSize(v, len(w.slots))
-	for i, b := range blocks {
-		start := int64(len(stored))
-		stored = append(stored, b...)
-		if e.Encrypted {
-			stored = appendPadding(stored, b)
-		}
-		if e.Method != 0 {
-			e.Blocks[i] = Block{pos + start, pos + start + int64(len(b))}
-		}
-	}
-	e.Size = int64(len(stored))
-	if e.Method == 0 {
-		e.Size = int64(len(data))
-	}
-	if e.Encrypted {
-		encryptECB(w.cipher, stored)
-	}
-	e.Hash = sha1.Sum(stored[:e.Size])
-	// The record before the data has 0 for its offset, as the engine
-	// writes it.
-	if _, err := w.w.Write(appendEntry(nil, &e, v, len(w.slots), 0)); err != nil {
-		return err
-	}
-	if _, err := w.w.Write(stored); err != nil {
-		return err
-	}
-	w.entries = append(w.entries, writtenEntry{path: name, entry: e})
-	return nil
-}
-
-// compress returns data Zlib-compressed in blocks of DefaultBlockSize, or
-// nil when that is not smaller than data.
-func (w *Writer) compress(data []byte) [][]byte {
-	var parts [][]byte
-	var out bytes.Buffer
-	total := 0
-	for start := 0; start < len(data); start += DefaultBlockSize {
-		block := data[start:min(start+DefaultBlockSize, len(data))]
-		out.Reset()
-		zw := zlib.NewWriter(&out)
-		zw.Write(block) // a bytes.Buffer does not fail
-		zw.Close()
-		c := bytes.Clone(out.Bytes())
-		n := len(c)
-		if w.opts.EncryptFiles {
-			n = int(align16(int64(n)))
-		}
-		total += n
-		parts = append(parts, c)
-	}
-	if total >= len(data) {
-		return nil
-	}
-	return parts
 }
 
 // writeIndex writes the index and the footer.
