@@ -417,6 +417,25 @@ func (c *Container) ContainerHeaderChunk() (int, bool) {
 	return found, found >= 0
 }
 
+// blockMethodError is TOC.BlockMethodError naming the container's file.
+func (c *Container) blockMethodError(k int) error {
+	err := c.toc.BlockMethodError(k)
+	if fe, ok := err.(*FormatError); ok {
+		fe.File = c.file
+	}
+	return err
+}
+
+// chunkBlockMethodError is blockMethodError naming the chunk block k
+// belongs to.
+func (c *Container) chunkBlockMethodError(id ChunkID, k int) error {
+	err := c.blockMethodError(k)
+	if fe, ok := err.(*FormatError); ok {
+		fe.Struct += fmt.Sprintf(" (of chunk %v)", id)
+	}
+	return err
+}
+
 // BlockMethod returns the compression method name of block k.
 func (c *Container) BlockMethod(k int) string { return c.toc.MethodName(c.toc.Blocks[k].Method) }
 
@@ -450,14 +469,7 @@ func (c *Container) chunkEntryOffset(i int) int64 {
 	return HeaderSize + int64(len(c.chunks))*chunkIDSize + int64(i)*offsetLengthSize
 }
 
-func (c *Container) blockEntryOffset(k int) int64 {
-	for _, s := range c.toc.Sections {
-		if s.Name == "compression blocks" {
-			return s.Offset + int64(k)*blockEntrySize
-		}
-	}
-	return -1
-}
+func (c *Container) blockEntryOffset(k int) int64 { return c.toc.blockEntryOffset(k) }
 
 // blockPlace checks block k's entry and returns where its stored bytes are:
 // the partition, the offset in it and the stored size.
@@ -470,9 +482,10 @@ func (c *Container) blockPlace(k int) (part int, off, size uint64, err error) {
 		return errorf(c.file, fmt.Sprintf("compression block %d", k), c.blockEntryOffset(k), ErrCorrupt, format, args...)
 	}
 	bs := h.CompressionBlockSize
+	if err := c.blockMethodError(k); err != nil {
+		return 0, 0, 0, err
+	}
 	switch {
-	case int(b.Method) > len(t.Methods):
-		return 0, 0, 0, bad("method index %d, but the TOC names %d methods", b.Method, len(t.Methods))
 	case b.UncompressedSize > bs:
 		return 0, 0, 0, bad("uncompressed size %d is over the block size %d", b.UncompressedSize, bs)
 	case b.CompressedSize > bs:

@@ -51,6 +51,11 @@ var (
 	// ErrHashMismatch means a chunk's data does not match the hash in its
 	// chunk meta.
 	ErrHashMismatch = errors.New("chunk hash mismatch")
+	// ErrMethodIndex means a compression block's method index is beyond
+	// the TOC's method names: the block cannot be read, copied or written
+	// again. The error is a *FormatError naming the container, the block
+	// and its entry's offset; it matches ErrCorrupt too.
+	ErrMethodIndex = fmt.Errorf("block method index beyond the method names: %w", ErrCorrupt)
 )
 
 // FormatError describes a problem in a container: the file (.utoc or a

@@ -267,6 +267,19 @@ func (w *Writer) compact(src *Container, byID map[ChunkID]*ChunkChange, res *Rew
 // writes the changed chunks' new data after it.
 func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *RewriteResult) error {
 	t := src.toc
+	// The blocks of the chunks kept are kept as they are: each must name
+	// a method (a TOC that does not cannot be written again).
+	for i := range src.chunks {
+		ch := &src.chunks[i]
+		if _, changed := byID[ch.ID]; changed {
+			continue
+		}
+		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks && k < len(t.Blocks); k++ {
+			if err := src.chunkBlockMethodError(ch.ID, k); err != nil {
+				return err
+			}
+		}
+	}
 	w.methods = slices.Clone(t.Methods) // before start, which adds the method of new blocks
 	if err := w.start(); err != nil {
 		return err
@@ -345,10 +358,6 @@ func (w *Writer) buildPreserved() (*TOC, error) {
 	// Keep only the method names a block uses beyond the source's own
 	// (the method of new blocks is added up front).
 	used := len(b.Methods)
-	for _, bl := range w.blocks {
-		used = max(used, int(bl.Method))
-	}
-	t.Methods = w.methods[:used]
 	var live []int
 	for i := range w.chunks {
 		if !w.chunks[i].removed {
@@ -356,6 +365,15 @@ func (w *Writer) buildPreserved() (*TOC, error) {
 		}
 	}
 	if !w.changed {
+		// Every block of the source is kept, those of no chunk too
+		// (preserve checked the chunks' blocks).
+		for k, bl := range w.blocks {
+			if err := b.BlockMethodError(k); err != nil {
+				return nil, err
+			}
+			used = max(used, int(bl.Method))
+		}
+		t.Methods = w.methods[:used]
 		t.ChunkIDs, t.OffsetLengths, t.Metas, t.Blocks = b.ChunkIDs, b.OffsetLengths, b.Metas, w.blocks
 		return t, nil
 	}
@@ -380,6 +398,16 @@ func (w *Writer) buildPreserved() (*TOC, error) {
 		c.first = first
 		c.off = uint64(first) * w.bs
 	}
+	// Only the blocks of the chunks kept remain; each names a method
+	// (preserve checked the source's, the Writer added its own).
+	used = len(b.Methods)
+	for _, bl := range blocks {
+		if int(bl.Method) > len(w.methods) {
+			return nil, fmt.Errorf("%s: internal error: a block names method %d of %d", w.path, bl.Method, len(w.methods))
+		}
+		used = max(used, int(bl.Method))
+	}
+	t.Methods = w.methods[:used]
 	t.Blocks = blocks
 	n := len(live)
 	t.ChunkIDs, t.OffsetLengths, t.Metas = make([]ChunkID, n), make([]OffsetLength, n), make([]ChunkMeta, n)

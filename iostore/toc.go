@@ -202,6 +202,30 @@ func (t *TOC) MethodName(m uint8) string {
 	return fmt.Sprintf("invalid method index %d", m)
 }
 
+// BlockMethodError returns nil when block k's method index names a method
+// (0, None, or one of Methods), and otherwise an error matching
+// ErrMethodIndex and ErrCorrupt that names the TOC file, the block and the
+// offset of its entry.
+func (t *TOC) BlockMethodError(k int) error {
+	m := t.Blocks[k].Method
+	if int(m) <= len(t.Methods) {
+		return nil
+	}
+	return errorf(t.File, fmt.Sprintf("compression block %d", k), t.blockEntryOffset(k), ErrMethodIndex,
+		"method index %d, but the TOC names %d methods", m, len(t.Methods))
+}
+
+// blockEntryOffset returns the .utoc offset of block k's entry, or -1 for
+// a TOC that was not decoded from a file.
+func (t *TOC) blockEntryOffset(k int) int64 {
+	for _, s := range t.Sections {
+		if s.Name == "compression blocks" {
+			return s.Offset + int64(k)*blockEntrySize
+		}
+	}
+	return -1
+}
+
 // tocSection takes the count × size bytes of the named section at the
 // cursor and records where it is, or fails naming the section when they do
 // not fit in what is left of the TOC.

@@ -825,8 +825,7 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	var runEnd int64
 	for k := sc.FirstBlock; k < sc.FirstBlock+sc.NumBlocks; k++ {
 		b := src.toc.Blocks[k]
-		if int(b.Method) >= len(methods) {
-			err := fmt.Errorf("%s: block %d of chunk %v: method index %d, but the TOC names %d methods", src.file, k, sc.ID, b.Method, len(src.toc.Methods))
+		if err := src.chunkBlockMethodError(sc.ID, k); err != nil {
 			w.fail(err)
 			return err
 		}

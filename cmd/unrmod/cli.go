@@ -143,8 +143,13 @@ func (c *command) execute(args []string, s streams) (code int) {
 	}
 	defer func() {
 		// Bad input must never crash the tool; a panic is a bug in unrmod.
+		// The run's temporary files go, as on an interrupt: nothing was
+		// renamed into place but whole batches.
 		if r := recover(); r != nil {
 			fmt.Fprintf(s.err, "unrmod: internal error: %v (please report this bug)\n%s", r, debug.Stack())
+			if removed := s.sess.Interrupt(); len(removed) > 0 {
+				fmt.Fprintf(s.err, "unrmod: removed %d temporary files of this run\n", len(removed))
+			}
 			code = 1
 		}
 	}()
