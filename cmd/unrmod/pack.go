@@ -169,7 +169,12 @@ it is a terminal.`,
 				}
 				doc := packDoc{Dir: dir, Container: utoc, Pak: res.Pak, Engine: opts.Engine.String(), TocVersion: int(v),
 					Compression: wo.Method, Packages: res.Packages, Chunks: res.Chunks, Bytes: res.Bytes, Loose: len(res.Loose),
-					Seconds: time.Since(start).Seconds()}
+					Seconds: time.Since(start).Seconds(), Warnings: []string{}}
+				for _, w := range res.Warnings {
+					msg := packWarning(w)
+					doc.Warnings = append(doc.Warnings, msg)
+					fmt.Fprintf(s.err, "unrmod: warning: %s\n", msg)
+				}
 				if st, err := os.Stat(iostore.PartitionPath(utoc, 0)); err == nil {
 					doc.Stored = st.Size()
 				}
@@ -197,6 +202,16 @@ type packDoc struct {
 	Stored      int64   `json:"stored_bytes"`
 	Loose       int     `json:"loose_files"`
 	Seconds     float64 `json:"seconds"`
+	// Warnings are pack's warnings, as printed on standard error.
+	Warnings []string `json:"warnings"`
+}
+
+// packWarning words a warning of pack, with the flag that avoids it.
+func packWarning(w pack.Warning) string {
+	if w.Kind == pack.NoLoadOrder && !w.BaseGiven {
+		return w.String() + "; give the game's container with --base GAME.utoc (or pack a folder 'unrmod extract' wrote, which holds its container header)"
+	}
+	return w.String()
 }
 
 func (d *packDoc) summary() string {

@@ -145,3 +145,57 @@ func TestPakCLI(t *testing.T) {
 		t.Errorf("verify of a damaged pak: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestPackLoadOrderWarningCLI packs the demo's loose 4.27 packages: without
+// --base, pack warns once on stderr that the store entries have load order
+// 0 and how to give the game's container, and the JSON report lists the
+// warning; with --base there is no warning.
+func TestPackLoadOrderWarningCLI(t *testing.T) {
+	dir := t.TempDir()
+	loose := filepath.Join(dir, "loose")
+	for rel, src := range map[string]string{
+		"UnrmodDemo/Content/Data/DT_DemoItems.uasset":   "../../examples/packages/zen/DT_DemoItems.uasset",
+		"UnrmodDemo/Content/Items/BP_DemoPickup.uasset": "../../examples/packages/zen/BP_DemoPickup.uasset",
+	} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(loose, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"without base", []string{"--engine", "4.27"}, true},
+		{"with base", []string{"--base", demoContainer427}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, tt.name, "z_Demo_P")
+			stdout, stderr, code := runCLI(t, append([]string{"pack", loose, "-o", out, "--json"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			var doc packDoc
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatal(err)
+			}
+			n := strings.Count(stderr, "unrmod: warning: ")
+			if !tt.warn {
+				if n != 0 || len(doc.Warnings) != 0 {
+					t.Errorf("warnings %q\nstderr: %s", doc.Warnings, stderr)
+				}
+				return
+			}
+			if n != 1 || !strings.Contains(stderr, "load order 0") || !strings.Contains(stderr, "--base") ||
+				len(doc.Warnings) != 1 || !strings.Contains(stderr, doc.Warnings[0]) {
+				t.Errorf("want one load-order warning naming --base on stderr and in the report %q\nstderr: %s", doc.Warnings, stderr)
+			}
+		})
+	}
+}

@@ -336,6 +336,45 @@ type Result struct {
 	Loose []File
 	// Pak is the companion .pak written, or "".
 	Pak string
+	// Warnings are what the container holds that the game may not expect;
+	// it was written all the same.
+	Warnings []Warning
+}
+
+// WarningKind says what a Warning is about.
+type WarningKind uint8
+
+const (
+	// NoLoadOrder: UE 4.26/4.27 store entries were written with load order
+	// 0. The load order is a game-wide order the cooker computes; only the
+	// game's container header has it (Options.Base, or a header extracted
+	// with the packages), and it had no entry for these packages.
+	NoLoadOrder WarningKind = iota + 1
+)
+
+// Warning is something Pack wrote that may not be what the game expects.
+type Warning struct {
+	Kind WarningKind
+	// Packages names the packages concerned, e.g. "/Game/Data/DT_Items".
+	Packages []string
+	// Of is how many packages Pack stored in all.
+	Of int
+	// BaseGiven says that a container header was given (Options.Base or
+	// one extracted with the packages): for NoLoadOrder, the packages are
+	// not in it, e.g. new ones a mod adds.
+	BaseGiven bool
+}
+
+// String describes the warning.
+func (w Warning) String() string {
+	switch w.Kind {
+	case NoLoadOrder:
+		if w.BaseGiven {
+			return fmt.Sprintf("%d of %d packages have no store entry in the container header given, so their UE 4.26/4.27 load order was written as 0 (%s)", len(w.Packages), w.Of, strings.Join(w.Packages, ", "))
+		}
+		return fmt.Sprintf("%d of %d store entries have UE 4.26/4.27 load order 0: the cooker computes the load order for the whole game, and no container header of the game was given to take it from", len(w.Packages), w.Of)
+	}
+	return fmt.Sprintf("warning %d", w.Kind)
 }
 
 // Pack stores the package data of plan in a container written to utocPath
@@ -388,6 +427,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		}
 		return nil
 	}
+	var noOrder []string // UE4 packages no base entry gives a load order
 	for _, f := range plan.Files {
 		if f.Kind == Loose {
 			res.Loose = append(res.Loose, f)
@@ -421,7 +461,11 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			if p.Layout < lo || p.Layout > hi {
 				return fail(fmt.Errorf("%s: the package is cooked for %v, the container is for UE %v, which reads %v", file, p.Layout, opts.Engine, lo))
 			}
-			e, err := p.StoreEntry(hv, base(p.ID()))
+			be := base(p.ID())
+			if be == nil && hv == zen.HeaderUE4 {
+				noOrder = append(noOrder, p.PackageName())
+			}
+			e, err := p.StoreEntry(hv, be)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w", file, err))
 			}
@@ -444,6 +488,9 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		}
 		res.Chunks++
 		res.Bytes += f.Size
+	}
+	if len(noOrder) > 0 {
+		res.Warnings = append(res.Warnings, Warning{Kind: NoLoadOrder, Packages: noOrder, Of: res.Packages, BaseGiven: opts.Base != nil || plan.Header != nil})
 	}
 	if res.Packages > 0 || plan.Header != nil {
 		w.SetContainerHeader(tmpl)
