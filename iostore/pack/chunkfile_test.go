@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore"
@@ -66,5 +67,31 @@ func TestReadChunkFile(t *testing.T) {
 				t.Fatalf("%d bytes, not the file's (%v)", len(data), err)
 			}
 		})
+	}
+}
+
+// TestReadChunkFileLarge: a file larger than any container header whose
+// first bytes cannot start a zen package or a container header is refused
+// without being read: the allocations stay far below its size.
+func TestReadChunkFileLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "Intro.bk2")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 256 << 20 // sparse: zeros, no disk space
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	data, k := pack.ReadChunkFile(path)
+	runtime.ReadMemStats(&after)
+	if data != nil || k != iostore.ContentUnknown {
+		t.Fatalf("%d bytes of kind %v for a file of zeros", len(data), k)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("ReadChunkFile allocated %d MiB for a %d MiB file that is no chunk", n>>20, size>>20)
 	}
 }
