@@ -99,6 +99,11 @@ type RewriteResult struct {
 // The container keeps its id, version, block size, mount point, key GUID,
 // partition size and perfect-hash setting. The container header is a chunk
 // like any other: give its new bytes as a change when packages change.
+//
+// An output whose files are files of src (a .utoc or .ucas reached through
+// a link, or a name that differs from src's only in the case of its
+// extension, whose .ucas is src's) is refused with a
+// *safefile.ClashError before anything is written: see ContainerUses.
 func Rewrite(src *Container, utocPath string, changes []ChunkChange, opts *RewriteOptions) (*RewriteResult, error) {
 	w, res, err := RewriteStaged(src, utocPath, changes, opts)
 	if err != nil {
@@ -149,6 +154,10 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	}
 	if h.Version < VersionDirectoryIndex {
 		return nil, nil, fmt.Errorf("%s: TOC version %d (UE 4.25) is not written; UE 4.26 and later read version 2", src.file, h.Version)
+	}
+	uses := append(ContainerUses(src.file, false, false, "input container"), ContainerUses(utocPath, true, false, "output container")...)
+	if err := safefile.CheckUses(uses...); err != nil {
+		return nil, nil, err
 	}
 	w, err := NewWriter(utocPath, wo)
 	if err != nil {

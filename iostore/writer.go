@@ -260,7 +260,11 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		w.cipher = &e
 	}
 	w.batch.Session = o.Session
-	if err := w.lock(utocPath, PartitionPath(utocPath, 0)); err != nil {
+	var parts []string
+	for _, u := range ContainerUses(utocPath, true, false, "output container") {
+		parts = append(parts, u.Path)
+	}
+	if err := w.lock(parts...); err != nil {
 		return nil, err
 	}
 	return w, nil

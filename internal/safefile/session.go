@@ -77,6 +77,14 @@ func (s *Session) logf(format string, args ...any) {
 type Use struct {
 	Path  string
 	Write bool
+	// What says what the file is to the run, for errors (CheckUses):
+	// "the input container's .ucas", "the output .utoc".
+	What string
+	// Name, when set, makes the file one with every use of the same
+	// Name, whatever their paths say: the names of one IoStore container
+	// that differ only in the case of the extension (X.utoc, X.UTOC) are
+	// one container, whose parts are one set of files.
+	Name string
 }
 
 // Locks are the locks one Lock call took.

@@ -49,11 +49,11 @@ func TestLockExcludesOtherRuns(t *testing.T) {
 			file := filepath.Join(dir, "Map.unr")
 			a, _ := newSession(t, locks, time.Second)
 			b, log := newSession(t, locks, 200*time.Millisecond)
-			la, err := a.Lock(Use{file, tt.first})
+			la, err := a.Lock(Use{Path: file, Write: tt.first})
 			if err != nil {
 				t.Fatal(err)
 			}
-			lb, err := b.Lock(Use{file, tt.second})
+			lb, err := b.Lock(Use{Path: file, Write: tt.second})
 			if !tt.waits {
 				if err != nil {
 					t.Fatalf("second run: %v", err)
@@ -69,7 +69,7 @@ func TestLockExcludesOtherRuns(t *testing.T) {
 				t.Errorf("log %q", m)
 			}
 			la.Release()
-			lb, err = b.Lock(Use{file, tt.second})
+			lb, err = b.Lock(Use{Path: file, Write: tt.second})
 			if err != nil {
 				t.Fatalf("after the first run released the file: %v", err)
 			}
@@ -91,12 +91,12 @@ func TestLockFollowsLinks(t *testing.T) {
 	locks := filepath.Join(dir, "locks")
 	a, _ := newSession(t, locks, time.Second)
 	b, _ := newSession(t, locks, 100*time.Millisecond)
-	la, err := a.Lock(Use{filepath.Join(real, "X.u"), true})
+	la, err := a.Lock(Use{Path: filepath.Join(real, "X.u"), Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer la.Release()
-	if _, err := b.Lock(Use{filepath.Join(link, "X.u"), true}); err == nil {
+	if _, err := b.Lock(Use{Path: filepath.Join(link, "X.u"), Write: true}); err == nil {
 		t.Fatal("a path through a link to the folder is not the same lock")
 	}
 	if ents, _ := os.ReadDir(real); len(ents) != 0 {
@@ -109,21 +109,21 @@ func TestLockReentrant(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := newSession(t, filepath.Join(dir, "locks"), 100*time.Millisecond)
 	file := filepath.Join(dir, "a.u")
-	l1, err := s.Lock(Use{file, true}, Use{file, false})
+	l1, err := s.Lock(Use{Path: file, Write: true}, Use{Path: file, Write: false})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l2, err := s.Lock(Use{file, true})
+	l2, err := s.Lock(Use{Path: file, Write: true})
 	if err != nil {
 		t.Fatalf("locking a held file again: %v", err)
 	}
 	l2.Release()
 	other, _ := newSession(t, filepath.Join(dir, "locks"), 50*time.Millisecond)
-	if _, err := other.Lock(Use{file, false}); err == nil {
+	if _, err := other.Lock(Use{Path: file, Write: false}); err == nil {
 		t.Fatal("the file was released while the first Lock still holds it")
 	}
 	l1.Release()
-	if l, err := other.Lock(Use{file, false}); err != nil {
+	if l, err := other.Lock(Use{Path: file, Write: false}); err != nil {
 		t.Fatal(err)
 	} else {
 		l.Release()
@@ -139,7 +139,7 @@ func TestLockOrder(t *testing.T) {
 	a, b := filepath.Join(dir, "a.u"), filepath.Join(dir, "b.u")
 	for _, order := range [][]string{{a, b}, {b, a}, {a, b}, {b, a}, {b, a}} {
 		holder := &Session{LockDir: locks}
-		hb, err := holder.Lock(Use{b, true})
+		hb, err := holder.Lock(Use{Path: b, Write: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,13 +147,13 @@ func TestLockOrder(t *testing.T) {
 		run := &Session{LockDir: locks, LockWait: 10 * time.Second, Log: func(string) { close(waiting) }}
 		done := make(chan error)
 		go func() {
-			l, err := run.Lock(Use{order[0], true}, Use{order[1], true})
+			l, err := run.Lock(Use{Path: order[0], Write: true}, Use{Path: order[1], Write: true})
 			l.Release()
 			done <- err
 		}()
 		<-waiting
 		probe := &Session{LockDir: locks, LockWait: time.Millisecond}
-		if l, err := probe.Lock(Use{a, false}); err == nil {
+		if l, err := probe.Lock(Use{Path: a, Write: false}); err == nil {
 			l.Release()
 			t.Errorf("uses %s, %s: the run waits for b.u without holding a.u", filepath.Base(order[0]), filepath.Base(order[1]))
 		}
@@ -181,7 +181,7 @@ func TestLockRemovesLeftovers(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644)
 	}
 	s, log := newSession(t, t.TempDir(), time.Second)
-	l, err := s.Lock(Use{target, true})
+	l, err := s.Lock(Use{Path: target, Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestLockRemovesLeftovers(t *testing.T) {
 	}
 	// Reading a file removes nothing.
 	os.WriteFile(filepath.Join(dir, ".Map.unr.unrmod-7.tmp"), nil, 0o644)
-	l, _ = s.Lock(Use{target, false})
+	l, _ = s.Lock(Use{Path: target, Write: false})
 	l.Release()
 	if _, err := os.Stat(filepath.Join(dir, ".Map.unr.unrmod-7.tmp")); err != nil {
 		t.Error("a read lock removed a temporary file")
