@@ -27,6 +27,10 @@ type targetFiles struct {
 	backup  string   // --in-place: INPUT.bak
 	parts   []string // a container's other outputs: its .ucas and .pak
 	reads   []string // other files the target's operations read
+	// container lists a container target's files as it reads and
+	// writes them (iostore.ContainerUses): the input's .utoc, .ucas
+	// partitions and .pak, the output's.
+	container []safefile.Use
 }
 
 // fileReader is an operation that reads files besides its target; it lists
@@ -71,9 +75,13 @@ func planTarget(t *Target, dir string, opt Options) (*targetFiles, error) {
 		}
 		in := localPath(dir, ct.Container)
 		out := containerOutPath(t, dir, in, opt)
-		tf := &targetFiles{in: in, out: out, parts: []string{iostore.PartitionPath(out, 0)}}
-		if ct.Mode == ModeMod {
-			tf.parts = append(tf.parts, strings.TrimSuffix(out, filepath.Ext(out))+".pak")
+		tf := &targetFiles{in: in, out: out}
+		tf.container = append(iostore.ContainerUses(in, false, true, "input container"),
+			iostore.ContainerUses(out, true, ct.Mode == ModeMod, "output container")...)
+		for _, u := range tf.container {
+			if u.Write && u.Path != out {
+				tf.parts = append(tf.parts, u.Path)
+			}
 		}
 		for _, pt := range ct.Packages {
 			tf.reads = append(tf.reads, opReads(dir, pt.Ops)...)
@@ -95,50 +103,41 @@ func planTarget(t *Target, dir string, opt Options) (*targetFiles, error) {
 
 // fileUse is one file a patch reads or writes.
 type fileUse struct {
-	path   string
-	write  bool
+	safefile.Use
 	target int    // index in the patch's targets; -1 for the patch file
 	role   string // "patch", "input", "output", "backup", "part", "read"
-	st     os.FileInfo
-	id     string // safefile.Identity, for files that do not exist
-}
-
-// same reports whether u and v are one file.
-func (u *fileUse) same(v *fileUse) bool {
-	switch {
-	case u.st != nil && v.st != nil:
-		return os.SameFile(u.st, v.st)
-	case u.st != nil || v.st != nil:
-		return false
-	}
-	return u.id == v.id
 }
 
 // fileUses lists every file of the patch: the patch file, and each target's
 // reads and writes.
 func fileUses(f *File, plans []*targetFiles) []*fileUse {
-	uses := []*fileUse{{path: f.Path, target: -1, role: "patch"}}
+	uses := []*fileUse{{Use: safefile.Use{Path: f.Path, What: "the patch file"}, target: -1, role: "patch"}}
 	add := func(i int, path, role string, write bool) {
-		uses = append(uses, &fileUse{path: path, write: write, target: i, role: role})
+		uses = append(uses, &fileUse{Use: safefile.Use{Path: path, Write: write, What: "the target's " + role}, target: i, role: role})
 	}
 	for i, tf := range plans {
-		add(i, tf.in, "input", false)
+		if tf.container != nil {
+			for _, u := range tf.container {
+				role := "part"
+				switch {
+				case u.Path == tf.in && !u.Write:
+					role = "input"
+				case u.Path == tf.out && u.Write:
+					role = "output"
+				case !u.Write:
+					role = "input part"
+				}
+				uses = append(uses, &fileUse{Use: u, target: i, role: role})
+			}
+		} else {
+			add(i, tf.in, "input", false)
+			add(i, tf.out, "output", true)
+			if tf.backup != "" {
+				add(i, tf.backup, "backup", true)
+			}
+		}
 		for _, r := range tf.reads {
 			add(i, r, "read", false)
-		}
-		add(i, tf.out, "output", true)
-		if tf.backup != "" {
-			add(i, tf.backup, "backup", true)
-		}
-		for _, p := range tf.parts {
-			add(i, p, "part", true)
-		}
-	}
-	for _, u := range uses {
-		if st, err := os.Stat(u.path); err == nil {
-			u.st = st
-		} else {
-			u.id = safefile.Identity(u.path)
 		}
 	}
 	return uses
@@ -146,50 +145,47 @@ func fileUses(f *File, plans []*targetFiles) []*fileUse {
 
 // checkClashes refuses a patch that writes a file twice, over the patch
 // file, or over a file it reads (but a target's own input with
-// --in-place): files are compared by identity, so that links, a folder
-// reached through a symbolic link and case-insensitive names do not hide a
-// clash.
+// --in-place): files are compared by identity (safefile.Clashes), so that
+// links, a folder reached through a symbolic link and case-insensitive
+// names do not hide a clash, and a container's parts (each .ucas
+// partition, the .pak) are compared as well as its .utoc.
 func checkClashes(f *File, uses []*fileUse, inPlace bool) error {
-	// Two writes of one file first: that message explains the others.
-	for _, writes := range []bool{true, false} {
-		for k, w := range uses {
-			if !w.write {
-				continue
-			}
-			for j, u := range uses {
-				if j != k && u.write == writes && (!writes || j < k) && w.same(u) {
-					if err := clash(f, w, u, inPlace); err != nil {
-						return err
-					}
-				}
-			}
+	plain := make([]safefile.Use, len(uses))
+	for i, u := range uses {
+		plain[i] = u.Use
+	}
+	// Two writes of one file come first: that message explains the others.
+	for _, c := range safefile.Clashes(plain) {
+		if err := clash(f, uses[c.W], uses[c.U], c.Why, inPlace); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // clash returns the error for w writing the file u uses, if it is one.
-func clash(f *File, w, u *fileUse, inPlace bool) error {
+func clash(f *File, w, u *fileUse, why string, inPlace bool) error {
 	t := f.Targets[w.target]
 	pos := t.Pos
 	if t.Container != nil {
 		pos = t.Container.Pos
 	}
 	switch {
-	case u.write:
-		return errorf(pos, "this target writes %s, which the target at %s writes too", w.path, f.Targets[u.target].Pos)
+	case u.Write:
+		return errorf(pos, "this target writes %s, which the target at %s writes too", w.Path, f.Targets[u.target].Pos)
 	case u.role == "patch":
-		return errorf(pos, "this target's output %s is the patch file itself", w.path)
+		return errorf(pos, "this target's output %s is the patch file itself", w.Path)
 	case u.target == w.target && u.role == "input" && w.role == "output" && inPlace:
 		return nil
-	case u.target == w.target && u.role == "input" && t.Container != nil:
-		return errorf(pos, "the output %s is the input container; write to another name", w.path)
+	case t.Container != nil && u.target == w.target:
+		ce := &safefile.ClashError{Write: w.Use, Other: u.Use, Why: why}
+		return &Error{Pos: pos, Msg: ce.Error(), Err: ce}
 	case u.target == w.target && u.role == "input":
-		return errorf(pos, "the output %s is the input; use --in-place to overwrite it (a .bak is kept)", w.path)
+		return errorf(pos, "the output %s is the input; use --in-place to overwrite it (a .bak is kept)", w.Path)
 	case u.target == w.target:
-		return errorf(pos, "this target writes %s, which it also reads", w.path)
+		return errorf(pos, "this target writes %s, which it also reads", w.Path)
 	}
-	return errorf(pos, "this target writes %s, which the target at %s reads: every file is read before any is written, so write it elsewhere", w.path, f.Targets[u.target].Pos)
+	return errorf(pos, "this target writes %s, which the target at %s reads: every file is read before any is written, so write it elsewhere", w.Path, f.Targets[u.target].Pos)
 }
 
 // lockUses returns what to lock: every file read, and, unless the run is
@@ -197,10 +193,10 @@ func clash(f *File, w, u *fileUse, inPlace bool) error {
 func lockUses(uses []*fileUse, dry bool) []safefile.Use {
 	var out []safefile.Use
 	for _, u := range uses {
-		if u.write && dry {
+		if u.Write && dry {
 			continue
 		}
-		out = append(out, safefile.Use{Path: u.path, Write: u.write})
+		out = append(out, u.Use)
 	}
 	return out
 }

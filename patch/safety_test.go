@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/patch"
 )
 
@@ -496,5 +498,102 @@ targets:
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "full")); len(ents) != 0 {
 		t.Errorf("full/ holds %v", ents)
+	}
+}
+
+// A container target whose output parts are files of its input container
+// (a .utoc named in other capitals, whose .ucas is the input's; an output
+// .ucas, partition or .pak that is a link to one of the input's) is
+// refused before anything is written, in mode: mod and mode: full, with an
+// error naming both files; partitioned inputs included.
+func TestContainerOutputAliasesInput(t *testing.T) {
+	const rename = "    packages:\n      - package: DT_DemoItems\n        ops:\n          - rename: {from: Pebble, to: Boulder}\n"
+	tests := []struct {
+		name        string
+		partitioned bool
+		mode        string
+		output      string
+		// link maps files made in the folder to the input's file they
+		// link to (a name starting with "=" makes a hard link; "" makes
+		// a stale file of an earlier output).
+		link      map[string]string
+		wantWrite string // the output file the error names, with the input's
+		wantOther string
+	}{
+		{"mod, .utoc in capitals", false, "mod", "Game_P.UTOC", nil, "Game_P.UTOC", "Game_P.utoc"},
+		{"full, .utoc in capitals", false, "full", "Game_P.UTOC", nil, "Game_P.UTOC", "Game_P.utoc"},
+		{"full, .utoc in mixed case", true, "full", "Game_P.Utoc", nil, "Game_P.Utoc", "Game_P.utoc"},
+		{"mod, same name without extension", false, "mod", "Game_P", nil, "Game_P.utoc", "Game_P.utoc"},
+		{"mod, .ucas linked", false, "mod", "out/z_Mod_P", map[string]string{"out/z_Mod_P.ucas": "Game_P.ucas"}, "z_Mod_P.ucas", "Game_P.ucas"},
+		{"mod, .pak linked to the input's companion", false, "mod", "out/z_Mod_P", map[string]string{"out/z_Mod_P.pak": "Game_P.pak"}, "z_Mod_P.pak", "Game_P.pak"},
+		{"mod, .ucas linked to a partition", true, "mod", "out/z_Mod_P", map[string]string{"out/z_Mod_P.ucas": "Game_P_s2.ucas"}, "z_Mod_P.ucas", "Game_P_s2.ucas"},
+		{"full, .ucas linked", false, "full", "out/Game_P", map[string]string{"out/Game_P.ucas": "Game_P.ucas"}, "Game_P.ucas", "Game_P.ucas"},
+		{"full, partition linked", true, "full", "out/Game_P", map[string]string{"out/Game_P_s1.ucas": "Game_P_s1.ucas"}, "Game_P_s1.ucas", "Game_P_s1.ucas"},
+		{"full, partition hard-linked", true, "full", "out/Game_P", map[string]string{"=out/Game_P_s2.ucas": "Game_P_s2.ucas", "out/Game_P_s1.ucas": ""}, "Game_P_s2.ucas", "Game_P_s2.ucas"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeGame(t, dir, tt.partitioned)
+			os.WriteFile(filepath.Join(dir, "Game_P.pak"), []byte("the game's companion pak"), 0o644)
+			os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+			for name, to := range tt.link {
+				var err error
+				if to == "" {
+					err = os.WriteFile(filepath.Join(dir, name), []byte("stale"), 0o644)
+				} else if hard, ok := strings.CutPrefix(name, "="); ok {
+					err = os.Link(filepath.Join(dir, to), filepath.Join(dir, hard))
+				} else {
+					err = os.Symlink(filepath.Join(dir, to), filepath.Join(dir, name))
+				}
+				if err != nil {
+					t.Skip("no links:", err)
+				}
+			}
+			pf := filepath.Join(dir, "patch.yaml")
+			os.WriteFile(pf, []byte("unrmod: 1\ntargets:\n  - container: Game_P.utoc\n    output: "+tt.output+"\n    mode: "+tt.mode+"\n"+rename), 0o644)
+			before := snapshot(t, dir)
+			f, err := patch.ParseFile(pf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = patch.Apply(f, patch.Options{Force: true})
+			var ce *safefile.ClashError
+			if !errors.As(err, &ce) {
+				t.Fatalf("got %v, want a *safefile.ClashError", err)
+			}
+			if filepath.Base(ce.Write.Path) != tt.wantWrite || filepath.Base(ce.Other.Path) != tt.wantOther || ce.Other.Write {
+				t.Errorf("clash of %s with %s, want %s with the input's %s", ce.Write.Path, ce.Other.Path, tt.wantWrite, tt.wantOther)
+			}
+			if msg := err.Error(); !strings.Contains(msg, ce.Write.Path) || !strings.Contains(msg, ce.Other.Path) || !strings.Contains(msg, "patch.yaml:3:") {
+				t.Errorf("the error names not both files and the target: %s", msg)
+			}
+			if after := snapshot(t, dir); after != before {
+				t.Errorf("the refused patch changed files:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+}
+
+// writeGame writes the demo 4.27 container to dir as Game_P.utoc: as it
+// is, or split into partitions of 8 KiB.
+func writeGame(t *testing.T, dir string, partitioned bool) {
+	t.Helper()
+	demos, err := iostorebuild.DemoContainers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := *demos[0].Container
+	if partitioned {
+		b.BlockSize, b.PartitionSize = 4096, 8192
+	}
+	utoc, err := b.WriteFiles(dir, "Game_P")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if partitioned {
+		if _, err := os.Stat(iostore.PartitionPath(utoc, 2)); err != nil {
+			t.Fatalf("the partitioned container has no third partition: %v", err)
+		}
 	}
 }
