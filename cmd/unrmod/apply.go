@@ -25,7 +25,10 @@ keeps its mode, and a symbolic link is written through).
 Every file the patch reads or writes is locked for the whole run: a second
 run that needs one of them waits up to 30 seconds for the first, then
 fails naming the file. An output may not be another output, an input or
-the patch file (compared as files, through links). An output replaces an
+the patch file (compared as files, through links); for a container, each
+.ucas partition and .pak of the output is compared with the input's, and
+an output named as the input with its extension in other capitals is the
+input container. An output replaces an
 existing file only when that file is the target's earlier output (the same
 package or container), or with --force; an output that already holds the
 result is not written again ("already written"), so running a patch again,

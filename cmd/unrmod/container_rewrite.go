@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -30,12 +29,11 @@ func (d *containerRewriteDoc) summary() string {
 		d.Output, d.Layout, d.Chunks, d.Copied, d.Written, d.DeadBytes, same)
 }
 
-// rewriteContainer writes the container in again to out, unchanged.
+// rewriteContainer writes the container in again to out, unchanged. The
+// caller has checked that no file of the output is a file of the input
+// (iostore.ContainerUses) and locked them all.
 func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, key *keyFlag) (*containerRewriteDoc, error) {
 	utoc := iostore.TocPath(out)
-	if safefile.SameFile(in, utoc) {
-		return nil, usagef("rewrite", "output %s is the input container; rewrite never modifies its input", utoc)
-	}
 	c, err := openIndexedContainer(in, key)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,10 @@ the first store entry registered wins there. The container id comes from
 the output's name.
 
 The output is read back and verified before it replaces anything; a
-failed pack leaves no file. A progress bar is drawn on standard error when
+failed pack leaves no file. No output file (.utoc, .ucas partitions, .pak)
+may be a file of --base, through a link or by a name that differs only in
+the case of its extension: such an output is refused before anything is
+read. A progress bar is drawn on standard error when
 it is a terminal.`,
 		examples: []string{
 			"unrmod pack extracted/ -o mods/z_MyMod_P --engine 4.27",
@@ -80,6 +83,28 @@ it is a terminal.`,
 				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 					return usagef("pack", "%s is not a folder", dir)
 				}
+				// Every file of the run, checked against each other before
+				// anything is read: no output part may be a part of --base.
+				utoc := iostore.TocPath(*out)
+				uses := []safefile.Use{{Path: dir, What: "the folder packed"}}
+				if *base != "" {
+					if isContainerFile(*base) {
+						uses = append(uses, iostore.ContainerUses(*base, false, true, "base container")...)
+					} else {
+						uses = append(uses, safefile.Use{Path: *base, What: "the base container header"})
+					}
+				}
+				if !*dry {
+					uses = append(uses, iostore.ContainerUses(utoc, true, true, "output container")...)
+				}
+				if err := safefile.CheckUses(uses...); err != nil {
+					return err
+				}
+				locks, err := s.sess.Lock(uses...)
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
 				opts := &pack.Options{}
 				var baseTOC *iostore.TOC
 				if *base != "" {
@@ -135,18 +160,6 @@ it is a terminal.`,
 						return usagef("pack", "--key-guid: %v", err)
 					}
 				}
-				utoc := iostore.TocPath(*out)
-				uses := []safefile.Use{{Path: dir}}
-				if !*dry {
-					pak := strings.TrimSuffix(utoc, filepath.Ext(utoc)) + ".pak"
-					uses = append(uses, safefile.Use{Path: utoc, Write: true},
-						safefile.Use{Path: iostore.PartitionPath(utoc, 0), Write: true}, safefile.Use{Path: pak, Write: true})
-				}
-				locks, err := s.sess.Lock(uses...)
-				if err != nil {
-					return err
-				}
-				defer locks.Release()
 				v := pack.TocVersionFor(opts.Engine)
 				if opts.TocVersion != 0 {
 					v = opts.TocVersion

@@ -41,7 +41,10 @@ compact lays every part out as the engine does.
 An IoStore container (IN.utoc with its .ucas partitions) is written to
 OUT.utoc and its .ucas files (OUT may be given with or without .utoc). The
 container keeps its id, TOC version, block size, key GUID, partitions and
-perfect hash. Preserve copies the .ucas bytes as they are and re-encodes
+perfect hash. No file of OUT (.utoc, each .ucas partition) may be a file of
+IN: not through a symbolic or hard link, and not by a name that differs
+from IN's only in the case of its extension (X.UTOC for X.utoc, whose .ucas
+is X.ucas); such an OUT is refused, naming both files. Preserve copies the .ucas bytes as they are and re-encodes
 the TOC: the output is byte-identical. Compact lays the chunks out again one
 after another, copying each chunk's stored blocks as they are (Oodle blocks
 too: nothing is decompressed or recompressed). The output is checked before
@@ -72,11 +75,15 @@ container needs --aes-key; the output is encrypted with the same key.`,
 				if *out == "-" {
 					return usagef("rewrite", "rewrite writes a file, not standard output: give -o a path")
 				}
-				target := *out
+				uses := []safefile.Use{{Path: in}, {Path: *out, Write: true}}
 				if isContainerFile(in) {
-					target = iostore.TocPath(*out)
+					uses = append(iostore.ContainerUses(in, false, true, "input container"),
+						iostore.ContainerUses(iostore.TocPath(*out), true, false, "output container")...)
+					if err := safefile.CheckUses(uses...); err != nil {
+						return err
+					}
 				}
-				locks, err := s.sess.Lock(safefile.Use{Path: in}, safefile.Use{Path: target, Write: true})
+				locks, err := s.sess.Lock(uses...)
 				if err != nil {
 					return err
 				}
