@@ -30,6 +30,22 @@ func isContainerFile(file string) bool {
 	return err == nil && string(magic[:]) == iostore.TocMagic
 }
 
+// readUses returns the files a command that reads file reads: a
+// container's .utoc and each of its .ucas partitions, or the file.
+func readUses(file string) []safefile.Use {
+	if isContainerFile(file) {
+		return iostore.ContainerUses(file, false, false, "container")
+	}
+	return []safefile.Use{{Path: file}}
+}
+
+// lockRead takes the shared locks of the files a command that reads file
+// reads (readUses), so that it waits for a run that is replacing them
+// rather than read a container half replaced. Release them when done.
+func lockRead(s streams, file string) (*safefile.Locks, error) {
+	return s.sess.Lock(readUses(file)...)
+}
+
 // keyFlag is the --aes-key flag: a key as 64 hex digits, 0x hex, base64 or
 // the 32 characters of a plain-text key. A bad key is a usage error.
 type keyFlag struct{ key *iostore.Key }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -80,7 +79,7 @@ is a terminal; the summary goes to standard output.`,
 				case *jobs < 0:
 					return usagef("extract", "--jobs must be positive, got %d", *jobs)
 				}
-				locks, err := s.sess.Lock(safefile.Use{Path: file})
+				locks, err := lockRead(s, file)
 				if err != nil {
 					return err
 				}

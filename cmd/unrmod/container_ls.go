@@ -44,6 +44,11 @@ size, compression method and whether the file is encrypted.`,
 				if err != nil {
 					return err
 				}
+				locks, err := lockRead(s, file)
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
 				if isPakFile(file) {
 					return lsPak(s, file, key, *asJSON)
 				}

@@ -75,6 +75,11 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				if err != nil {
 					return err
 				}
+				locks, err := lockRead(s, file)
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
 				if *asJSON && *asYAML {
 					return usagef("dump", "--json and --yaml exclude each other")
 				}

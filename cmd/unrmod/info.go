@@ -64,6 +64,11 @@ where the layout has them, dependencies, bulk data and cells.`,
 				if err != nil {
 					return err
 				}
+				locks, err := lockRead(s, file)
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
 				z, err := openZenArg("info", file, zf)
 				if err != nil {
 					return err

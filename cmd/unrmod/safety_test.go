@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/iostore"
 )
 
 // startSlowWriter starts the test binary writing dir/z_Big_P.utoc through
@@ -200,4 +202,97 @@ func copyFile(t *testing.T, src, dir string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// verify takes the shared locks of every part of a container it reads: while
+// another run holds them to replace the container (here halfway: its new
+// .utoc is in place, its new .ucas not yet), verify waits and says so, and
+// never reports the half-replaced container as corrupt. When its wait ends
+// first, the file is "not checked"; when the writer finishes first, verify
+// checks the new container.
+func TestVerifyWaitsForWriter(t *testing.T) {
+	dir := t.TempDir()
+	demos, err := iostorebuild.DemoContainers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, next := *demos[0].Container, *demos[0].Container
+	next.BlockSize = 4096 // other blocks: the old .ucas does not fit the new .utoc
+	utoc, err := old.WriteFiles(dir, "Game_P")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nextUtoc, err := next.WriteFiles(filepath.Join(dir, "next"), "Game_P")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer := &safefile.Session{LockDir: os.Getenv("UNRMOD_LOCK_DIR")}
+	w, err := iostore.NewWriter(utoc, &iostore.WriterOptions{Session: writer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if err := os.Rename(nextUtoc, utoc); err != nil {
+		t.Fatal(err)
+	}
+	const waiting = "unrmod: waiting for another unrmod run that writes "
+
+	// A wait that ends at once: the container is not checked.
+	var out, errb bytes.Buffer
+	sess := newSession(&errb)
+	sess.LockWait = time.Nanosecond
+	code := runSession(sess, []string{"verify", utoc}, &out, &errb)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if code != 1 || !strings.Contains(errb.String(), waiting+dir) || len(lines) != 1 ||
+		!strings.HasPrefix(lines[0], utoc+": not checked: ") || !strings.Contains(lines[0], "another unrmod run still writes it") {
+		t.Fatalf("verify while a writer holds the container: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+
+	// A run that waits reads the container once the writer is done.
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"verify", utoc}, &stdout, &stderr) }()
+	for !strings.Contains(stderr.String(), waiting+dir) {
+		select {
+		case code := <-done:
+			t.Fatalf("verify did not wait for the writer: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if err := os.Rename(iostore.PartitionPath(nextUtoc, 0), iostore.PartitionPath(utoc, 0)); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if code := <-done; code != 0 || !strings.HasPrefix(stdout.String(), "ok  "+utoc) {
+		t.Fatalf("verify after the writer finished: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// ls, info and dump read a container under the shared locks of its parts
+// too: while another run holds them to write the container, they wait and
+// fail when the wait ends, naming the file, rather than read it.
+func TestReadersWaitForWriter(t *testing.T) {
+	dir := t.TempDir()
+	utoc := copyFile(t, "../../examples/containers/UnrmodDemo427_P.utoc", dir)
+	copyFile(t, "../../examples/containers/UnrmodDemo427_P.ucas", dir)
+	writer := &safefile.Session{LockDir: os.Getenv("UNRMOD_LOCK_DIR")}
+	w, err := iostore.NewWriter(utoc, &iostore.WriterOptions{Session: writer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for name, args := range map[string][]string{"ls": {"ls", utoc}, "info": {"info", utoc}, "dump": {"dump", utoc},
+		"info --package": {"info", utoc, "--package", "DT_DemoItems"}} {
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			sess := newSession(&errb)
+			sess.LockWait = time.Nanosecond
+			code := runSession(sess, args, &out, &errb)
+			if code != 1 || out.Len() > 0 || !strings.Contains(errb.String(), "unrmod: waiting for another unrmod run that writes "+dir) ||
+				!strings.Contains(errb.String(), "another unrmod run still writes it") {
+				t.Errorf("%v while a writer holds the container: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out.String(), errb.String())
+			}
+		})
+	}
 }

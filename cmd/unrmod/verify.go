@@ -34,6 +34,11 @@ prints one 'FILE: problem' line per problem; a file that cannot be read at
 all prints one line with the reason. Every file is checked even after a bad
 one; the exit status is 1 when any file has a problem.
 
+Each file is read under a shared lock (a container's .utoc and every .ucas
+partition): verify waits up to 30 seconds for another unrmod run that is
+writing it, saying so, rather than check a container half replaced. A file
+still busy then prints 'FILE: not checked: ...' and counts as a problem.
+
 What the engine accepts as it is but unrmod would not write itself prints
 'FILE: warning: ...' lines and does not fail the file: name entries that
 store characters after the zero ending the name, as Deus Ex packages hold.
@@ -91,22 +96,9 @@ the package id is the hash of the package name and that the store entry
 				doc := verifyDoc{OK: true, Files: []verifyFileDoc{}}
 				bad := 0
 				for _, file := range args {
-					var r verifyFileDoc
-					if isContainerFile(file) && *zf.pkg != "" {
-						z, err := openZenInContainer("verify", file, zf)
-						if err != nil {
-							return err
-						}
-						r = verifyZen(z)
-						z.Close()
-					} else if isContainerFile(file) {
-						r = verifyContainerFile(file, key)
-					} else if isPakFile(file) {
-						r = verifyPakFile(file, key)
-					} else if cf := readChunkFile(file); cf != nil {
-						r = verifyChunkFile(cf, zf)
-					} else {
-						r = verifyFile(file)
+					r, err := verifyOne(s, file, key, zf)
+					if err != nil {
+						return err
 					}
 					if !*asJSON {
 						r.writeText(s)
@@ -132,6 +124,37 @@ the package id is the hash of the package name and that the store entry
 			}
 		},
 	}
+}
+
+// verifyOne verifies one file under the shared locks of every file it
+// reads (a container's .utoc and .ucas partitions): it waits for a run
+// that replaces them, so that it never reports a container half replaced
+// as corrupt. A file still busy when the wait ends is a problem of its own
+// ("not checked"), not a corruption.
+func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (verifyFileDoc, error) {
+	locks, err := lockRead(s, file)
+	if err != nil {
+		msg := "not checked: " + err.Error()
+		return verifyFileDoc{File: file, Problems: []problemDoc{{Message: msg, Text: msg}}}, nil
+	}
+	defer locks.Release()
+	switch {
+	case isContainerFile(file) && *zf.pkg != "":
+		z, err := openZenInContainer("verify", file, zf)
+		if err != nil {
+			return verifyFileDoc{}, err
+		}
+		defer z.Close()
+		return verifyZen(z), nil
+	case isContainerFile(file):
+		return verifyContainerFile(file, key), nil
+	case isPakFile(file):
+		return verifyPakFile(file, key), nil
+	}
+	if cf := readChunkFile(file); cf != nil {
+		return verifyChunkFile(cf, zf), nil
+	}
+	return verifyFile(file), nil
 }
 
 // verifiable lists the file extensions verify looks for in a folder:
