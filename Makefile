@@ -13,7 +13,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 PLATFORMS := linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64
 
-.PHONY: help build test vet fmt-check bench fuzz cross ci clean
+.PHONY: help build test vet fmt-check tidy-check race bench fuzz cross ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -25,10 +25,13 @@ fmt-check: ## fail when a file is not gofmt-formatted
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
 
+tidy-check: ## fail when go.mod or go.sum is not what `go mod tidy` would write
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit the result"; exit 1; }
+
 vet: ## go vet
 	$(GO) vet ./...
 
-test: fmt-check vet ## gofmt check, vet and every test (real-file tests need UNRMOD_CORPUS); says how many were skipped
+test: fmt-check tidy-check vet ## gofmt check, vet and every test (real-file tests need UNRMOD_CORPUS); says how many were skipped
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/testreport
 
 bench: ## benchmarks with MB/s (need UNRMOD_CORPUS)

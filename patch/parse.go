@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/unrmod/unrmod/internal/editdist"
 	"github.com/unrmod/unrmod/internal/safefile"

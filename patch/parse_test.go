@@ -14,7 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/patch"

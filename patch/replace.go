@@ -1,7 +1,7 @@
 package patch
 
 import (
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ReplaceExport replaces an export's serialised data, either with given

@@ -3,7 +3,7 @@ package patch
 import (
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/unrmod/unrmod/reader/texture"
 )

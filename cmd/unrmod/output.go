@@ -6,7 +6,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // flagsDoc is a flag word in JSON and YAML output: the value as fixed-width
