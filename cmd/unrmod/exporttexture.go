@@ -18,7 +18,7 @@ import (
 func exportTextureCommand() *command {
 	return &command{
 		name:     "export-texture",
-		synopsis: "FILE OBJECT... -o DIR [--mips] [--class CLASS]",
+		synopsis: "FILE [OBJECT...] -o DIR [--mips] [--class CLASS]",
 		summary:  "write textures of a legacy package as PNG images",
 		description: `Write each texture OBJECT of the legacy package FILE to DIR as NAME.png (NAME
 is the texture's object name; textures of the same name are told apart by
@@ -32,6 +32,10 @@ either in the form Class'Path', compared case-insensitively; 'unrmod dump
 object (a FireTexture and its Palette often share a name), the texture is
 taken; --class picks the class for every OBJECT.
 
+Without OBJECT every texture of FILE (Texture and its subclasses; with
+--class only that class) is exported: the ones unrmod cannot export are
+skipped, each listed with the reason, and the others are written.
+
 P8 textures become paletted PNGs with the texture's palette, index 0
 transparent in masked textures (bMasked); the palette's alpha is kept only
 for alpha textures (bAlphaTexture). BGRA8 and RGBA8 textures (and the DXT1,
@@ -44,6 +48,7 @@ The PNG, edited or not, is what a replace-texture patch takes as its image;
 an unedited one gives back the same pixels (P8: the same palette indices).`,
 		examples: []string{
 			"unrmod export-texture Textures/Faces.utx Kyla GORN -o faces/",
+			"unrmod export-texture Textures/NivenFX.utx -o niven/",
 			"unrmod export-texture examples/packages/UnrmodDemo.u Skins.Checker \"Texture'Skins.Stripes'\" -o out/ --mips",
 		},
 		setup: func(fs *flag.FlagSet) runner {
@@ -52,8 +57,8 @@ an unedited one gives back the same pixels (P8: the same palette indices).`,
 			classFlag := fs.String("class", "", "only consider exports of class `CLASS`")
 			return func(s streams, args []string) error {
 				switch {
-				case len(args) < 2:
-					return usagef("export-texture", "want FILE and at least one OBJECT, got %d argument(s)", len(args))
+				case len(args) == 0:
+					return usagef("export-texture", "missing FILE")
 				case *out == "":
 					return usagef("export-texture", "missing -o DIR")
 				}
@@ -61,6 +66,9 @@ an unedited one gives back the same pixels (P8: the same palette indices).`,
 				p, err := reader.ReadFile(file)
 				if err != nil {
 					return err
+				}
+				if len(args) == 1 {
+					return exportAllTextures(s, file, p, *out, *classFlag, *mips)
 				}
 				// Resolve every object first: a typo stops before anything is written.
 				var list []int
@@ -88,7 +96,8 @@ an unedited one gives back the same pixels (P8: the same palette indices).`,
 				names := textureFileNames(p, list)
 				failed := 0
 				for _, i := range list {
-					if err := exportTexture(s, p, i, filepath.Join(*out, names[i]), *mips); err != nil {
+					err := writeTexture(s, p, i, filepath.Join(*out, names[i]), *mips)
+					if err != nil {
 						fmt.Fprintf(s.err, "unrmod: %v\n", err)
 						failed++
 					}
@@ -101,6 +110,58 @@ an unedited one gives back the same pixels (P8: the same palette indices).`,
 			}
 		},
 	}
+}
+
+// exportAllTextures writes every texture export of p (of class class
+// when it is not empty) into dir. A texture that cannot be decoded
+// (procedural, a format unrmod does not decode, a damaged mip) is skipped
+// and listed with the reason; a texture that decodes but cannot be
+// written is a failure.
+func exportAllTextures(s streams, file string, p *reader.Package, dir, class string, mips bool) error {
+	var list []int
+	for i := range p.Exports {
+		if p.NativeKind(i) != reader.NativeTexture {
+			continue
+		}
+		if class != "" && !strings.EqualFold(p.ClassName(i), class) {
+			continue
+		}
+		list = append(list, i)
+	}
+	if len(list) == 0 {
+		if class != "" {
+			return fmt.Errorf("%s has no texture exports of class %s", file, class)
+		}
+		return fmt.Errorf("%s has no texture exports", file)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	names := textureFileNames(p, list)
+	var skipped []string
+	written, failed := 0, 0
+	for _, i := range list {
+		files, t, err := encodeTexture(p, i, mips)
+		if err != nil {
+			skipped = append(skipped, err.Error())
+			continue
+		}
+		if err := writeTextureFiles(s, filepath.Join(dir, names[i]), files, t); err != nil {
+			fmt.Fprintf(s.err, "unrmod: %v\n", err)
+			failed++
+			continue
+		}
+		written++
+	}
+	for _, why := range skipped {
+		fmt.Fprintf(s.err, "skipped %s\n", why)
+	}
+	fmt.Fprintf(s.err, "%d of %d textures written, %d skipped\n", written, len(list), len(skipped))
+	if failed > 0 {
+		fmt.Fprintf(s.err, "unrmod: %d of %d textures could not be written\n", failed, len(list))
+		return errReported
+	}
+	return nil
 }
 
 // findTexture is findExport preferring textures: a path that names one
@@ -138,33 +199,50 @@ func textureFileNames(p *reader.Package, list []int) map[int]string {
 	return out
 }
 
-// exportTexture writes export i's first mip (and with all, every mip) to
+// writeTexture writes export i's first mip (and with all, every mip) to
 // base.png, base_mip1.png, ...
-func exportTexture(s streams, p *reader.Package, i int, base string, all bool) error {
-	t, err := texture.Read(p, i)
+func writeTexture(s streams, p *reader.Package, i int, base string, all bool) error {
+	files, t, err := encodeTexture(p, i, all)
 	if err != nil {
 		return err
+	}
+	return writeTextureFiles(s, base, files, t)
+}
+
+// encodeTexture decodes export i's first mip (and with all, every mip)
+// and encodes each as a PNG file. An error means the texture cannot be
+// exported (procedural, a format unrmod does not decode, a damaged mip).
+func encodeTexture(p *reader.Package, i int, all bool) ([][]byte, *texture.Texture, error) {
+	t, err := texture.Read(p, i)
+	if err != nil {
+		return nil, nil, err
 	}
 	n := 1
 	if all {
 		n = len(t.Mips)
 	}
 	if len(t.Mips) == 0 {
-		return fmt.Errorf("%s: %s has no mips", p.FileName, t.Path)
+		return nil, nil, fmt.Errorf("%s: %s has no mips", p.FileName, t.Path)
 	}
 	// Decode every mip before writing any.
 	var files [][]byte
 	for k := 0; k < n; k++ {
 		img, err := t.Image(k)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		var b bytes.Buffer
 		if err := png.Encode(&b, img); err != nil {
-			return fmt.Errorf("%s: %s mip %d: %v", p.FileName, t.Path, k, err)
+			return nil, nil, fmt.Errorf("%s: %s mip %d: %v", p.FileName, t.Path, k, err)
 		}
 		files = append(files, b.Bytes())
 	}
+	return files, t, nil
+}
+
+// writeTextureFiles writes the PNG files of encodeTexture to base.png,
+// base_mip1.png, ... and says so on standard error.
+func writeTextureFiles(s streams, base string, files [][]byte, t *texture.Texture) error {
 	for k, data := range files {
 		name := base + ".png"
 		if k > 0 {
@@ -175,7 +253,7 @@ func exportTexture(s streams, p *reader.Package, i int, base string, all bool) e
 		}
 	}
 	extra := ""
-	if n > 1 {
+	if n := len(files); n > 1 {
 		extra = fmt.Sprintf(" and %d more mips", n-1)
 	}
 	fmt.Fprintf(s.err, "wrote %s%s: %s (%s)\n", base+".png", extra, t.Path, t)

@@ -82,7 +82,7 @@ func TestExportTextureErrors(t *testing.T) {
 		{"not a texture", []string{demoPackage, "DemoPalette"}, 1, "UnrmodDemo.Skins.DemoPalette is a Palette"},
 		{"a sound", []string{demoPackage, "Skins.Checker", "Sound'Beep'"}, 1, "UnrmodDemo.Sounds.Beep is a Sound"},
 		{"unknown object", []string{demoPackage, "Chequer"}, 1, `no export "Chequer"`},
-		{"no object", []string{demoPackage}, 2, "want FILE and at least one OBJECT"},
+		{"no file", []string{}, 2, "missing FILE"},
 		{"no output", []string{demoPackage, "Checker", "-o", ""}, 2, "missing -o DIR"},
 		{"not a package", []string{"exporttexture.go", "X"}, 1, "not an Unreal package"},
 	} {
@@ -131,22 +131,8 @@ func TestExportTextureCorpus(t *testing.T) {
 // named, and a mip whose bytes do not match its size is reported with its
 // offset; the other textures of the run are written.
 func TestExportTextureFormatAndCorruption(t *testing.T) {
-	b := fixture.New("Odd", reader.Version{File: 128, Licensee: 29}, reader.GUID{})
-	flags := reader.RFPublic | reader.RFLoadContext
-	tex := b.Class("Engine", "Texture")
-	mip := func(n int) []fixture.Mip { return []fixture.Mip{{USize: 4, VSize: 4, Pixels: make([]byte, n)}} }
-	b.Export(tex, 0, "Rgb16", flags, b.Texture(b.Props().Byte("Format", 2).Bytes(), mip(32)))
-	b.Export(tex, 0, "Short", flags, b.Texture(b.Props().Byte("Format", 5).Bytes(), mip(60)))
-	b.Export(tex, 0, "Fine", flags, b.Texture(b.Props().Byte("Format", 5).Bytes(), mip(64)))
-	data, err := b.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	file := filepath.Join(dir, "Odd.utx")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeOddTextures(t, dir)
 	_, stderr, code := runCLI(t, "export-texture", file, "Rgb16", "Short", "Fine", "-o", dir)
 	for _, want := range []string{
 		"Odd.Rgb16 has format RGB16 (format 2); unrmod handles P8, DXT1, RGBA8, DXT3, DXT5, L8, G16",
@@ -159,6 +145,88 @@ func TestExportTextureFormatAndCorruption(t *testing.T) {
 	}
 	if code != 1 {
 		t.Errorf("exit %d", code)
+	}
+}
+
+// writeOddTextures writes dir/Odd.utx, a UE2 package with three textures:
+// Rgb16 in a format unrmod does not decode, Short whose mip is 4 bytes too
+// short, and Fine, a good 4×4 RGBA8 texture.
+func writeOddTextures(t *testing.T, dir string) string {
+	t.Helper()
+	b := fixture.New("Odd", reader.Version{File: 128, Licensee: 29}, reader.GUID{})
+	flags := reader.RFPublic | reader.RFLoadContext
+	tex := b.Class("Engine", "Texture")
+	mip := func(n int) []fixture.Mip { return []fixture.Mip{{USize: 4, VSize: 4, Pixels: make([]byte, n)}} }
+	b.Export(tex, 0, "Rgb16", flags, b.Texture(b.Props().Byte("Format", 2).Bytes(), mip(32)))
+	b.Export(tex, 0, "Short", flags, b.Texture(b.Props().Byte("Format", 5).Bytes(), mip(60)))
+	b.Export(tex, 0, "Fine", flags, b.Texture(b.Props().Byte("Format", 5).Bytes(), mip(64)))
+	data, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "Odd.utx")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestExportTextureAll: without OBJECT every texture that can be exported
+// is written, and each one that cannot is listed with the reason; the
+// command succeeds. A package without textures is an error naming it.
+func TestExportTextureAll(t *testing.T) {
+	odd := writeOddTextures(t, t.TempDir())
+	type exportAll struct {
+		name    string
+		file    string
+		flags   []string
+		code    int
+		written []string
+		stderr  []string
+	}
+	cases := []exportAll{
+		{name: "demo", file: demoPackage, written: []string{"Checker.png", "Stripes.png"},
+			stderr: []string{"2 of 2 textures written, 0 skipped"}},
+		{name: "demo with mips", file: demoPackage, flags: []string{"--mips"},
+			written: []string{"Checker.png", "Checker_mip4.png", "Stripes.png", "Stripes_mip5.png"},
+			stderr:  []string{"Checker.png and 4 more mips", "2 of 2 textures written, 0 skipped"}},
+		{name: "odd formats", file: odd, written: []string{"Fine.png"}, stderr: []string{
+			"skipped " + odd + ": Odd.Rgb16 has format RGB16 (format 2)",
+			"skipped " + odd + `: export 1 "Odd.Short" Mips[0] at 0x`,
+			"1 of 3 textures written, 2 skipped"}},
+		{name: "no textures of the class", file: demoPackage, flags: []string{"--class", "FireTexture"}, code: 1,
+			stderr: []string{"UnrmodDemo.u has no texture exports of class FireTexture"}},
+	}
+	if os.Getenv(corpus.EnvVar) != "" {
+		niven := corpus.Path(t, "legacy/ut99_stock/NivenFX.utx")
+		cases = append(cases, exportAll{name: "procedural", file: niven, written: []string{"stlgrate.png"}, stderr: []string{
+			"skipped " + niven + ": NivenFX.Deco.Burnup2 is a FireTexture, whose pixels the engine computes at run time",
+			"skipped " + niven + ": NivenFX.Water_Niv is a WetTexture",
+			"1 of 7 textures written, 6 skipped"}},
+			exportAll{name: "sounds only", file: corpus.Path(t, "legacy/ut99_stock/Activates.uax"), code: 1,
+				stderr: []string{"Activates.uax has no texture exports"}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"export-texture", tc.file, "-o", dir}, tc.flags...)
+			_, stderr, code := runCLI(t, args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", code, tc.code, stderr)
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			for _, name := range tc.written {
+				readPNG(t, filepath.Join(dir, name))
+			}
+			ents, _ := os.ReadDir(dir)
+			if tc.code == 0 && len(tc.flags) == 0 && len(ents) != len(tc.written) {
+				t.Errorf("%d files written, want %d: %v", len(ents), len(tc.written), ents)
+			}
+		})
 	}
 }
 
