@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
@@ -66,7 +65,6 @@ func TestSharedHeaderBlocks(t *testing.T) {
 	utoc := sharedHeaderContainer(t, 48, 8<<20)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
 	c, err := iostore.Open(utoc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -80,11 +78,7 @@ func TestSharedHeaderBlocks(t *testing.T) {
 	if len(r.Problems) == 0 {
 		t.Errorf("Verify found no problem")
 	}
-	d := time.Since(start)
 	runtime.ReadMemStats(&after)
-	if d > time.Second {
-		t.Errorf("ContainerHeader and Verify took %v", d)
-	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
 		t.Errorf("ContainerHeader and Verify allocated %d MB", n>>20)
 	}
@@ -107,18 +101,13 @@ func TestExtractManyWorkers(t *testing.T) {
 	defer c.Close()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
 	if _, err := c.Extract(t.TempDir(), &iostore.ExtractOptions{Workers: 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	if r := c.Verify(&iostore.VerifyOptions{Workers: 1 << 20}); len(r.Problems) > 0 {
 		t.Fatal(r.Problems)
 	}
-	d := time.Since(start)
 	runtime.ReadMemStats(&after)
-	if d > time.Second {
-		t.Errorf("extract and verify with a million workers took %v", d)
-	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
 		t.Errorf("extract and verify with a million workers allocated %d MB", n>>20)
 	}

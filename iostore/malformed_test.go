@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
@@ -608,10 +607,9 @@ func TestSharedBlocksBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	r := c.Verify(nil)
-	if time.Since(start) > 10*time.Second || len(r.Problems) > 2*n {
-		t.Errorf("verify took %v and found %d problems", time.Since(start), len(r.Problems))
+	if len(r.Problems) > 2*n {
+		t.Errorf("verify found %d problems for %d chunks", len(r.Problems), n)
 	}
 	dir := t.TempDir()
 	if _, err := c.Extract(dir, nil); !errors.Is(err, iostore.ErrCorrupt) || !strings.Contains(err.Error(), "also belongs to chunk") {

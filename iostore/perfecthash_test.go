@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/unrmod/unrmod/iostore"
 )
@@ -113,8 +112,8 @@ func tcCheckPerfect(t *testing.T, d *iostore.TOC, ids []iostore.ChunkID, perm []
 }
 
 // TestBuildPerfectHashGenerated: for id sets of every size class, every id
-// is found at its slot afterwards, the seed count is the engine's, and the
-// build is fast. The seeds of the largest set match a digest taken when the
+// is found at its slot afterwards and the seed count is the engine's
+// (BenchmarkBuildPerfectHash measures the build's speed). The seeds of the largest set match a digest taken when the
 // builder reproduced every corpus TOC, which pins the engine's bucket order
 // also where the corpus is not available.
 func TestBuildPerfectHashGenerated(t *testing.T) {
@@ -122,9 +121,7 @@ func TestBuildPerfectHashGenerated(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			ids := tcIDs(t, n)
 			d := tcPerfectTOC(ids, iostore.VersionReplaceIoChunkHashWithIoHash)
-			start := time.Now()
 			perm, err := d.ApplyPerfectHash()
-			took := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,10 +129,7 @@ func TestBuildPerfectHashGenerated(t *testing.T) {
 				t.Errorf("%d seeds, want %d", len(d.PerfectHashSeeds), want)
 			}
 			tcCheckPerfect(t, d, ids, perm)
-			if took > 5*time.Second {
-				t.Errorf("%d ids took %v", n, took)
-			}
-			t.Logf("%d ids: %v, %d overflow", n, took, len(d.ChunksWithoutPerfectHash))
+			t.Logf("%d ids: %d overflow", n, len(d.ChunksWithoutPerfectHash))
 			if n == 50000 {
 				var b []byte
 				for _, s := range d.PerfectHashSeeds {

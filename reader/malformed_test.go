@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/internal/corpus"
@@ -513,21 +512,16 @@ func TestHugeCountsAreCheap(t *testing.T) {
 			var m0, m1 runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&m0)
-			start := time.Now()
 			const runs = 10
 			for k := 0; k < runs; k++ {
 				if _, err := reader.Read(name, data); err == nil {
 					t.Fatalf("%s: %s count 2^31-1 accepted", name, field.what)
 				}
 			}
-			elapsed := time.Since(start)
 			runtime.ReadMemStats(&m1)
 			perRun := (m1.TotalAlloc - m0.TotalAlloc) / runs
 			if perRun >= 1<<20 {
 				t.Errorf("%s: %s count 2^31-1: %d bytes allocated per read", name, field.what, perRun)
-			}
-			if elapsed > 2*time.Second {
-				t.Errorf("%s: %s count 2^31-1: %d reads took %v", name, field.what, runs, elapsed)
 			}
 			allocs := testing.AllocsPerRun(runs, func() { _, _ = reader.Read(name, data) })
 			if allocs > 50 {
@@ -595,16 +589,14 @@ func TestDeepOuterChainBounded(t *testing.T) {
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
-	start := time.Now()
 	for i := range p.Exports {
 		_ = p.ExportPath(i)
 	}
 	_ = p.Lookup("NoSuchObject")
-	elapsed := time.Since(start)
 	runtime.ReadMemStats(&m1)
 	if d := m1.TotalAlloc - m0.TotalAlloc; d > totalAllocBound(len(data)) {
-		t.Errorf("ExportPath of every export and one Lookup in a %d-byte file with a %d-deep outer chain allocated %d bytes (%.0fx the input) in %v",
-			len(data), len(p.Exports), d, float64(d)/float64(len(data)), elapsed)
+		t.Errorf("ExportPath of every export and one Lookup in a %d-byte file with a %d-deep outer chain allocated %d bytes (%.0fx the input)",
+			len(data), len(p.Exports), d, float64(d)/float64(len(data)))
 	}
 }
 

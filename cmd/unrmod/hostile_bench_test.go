@@ -88,3 +88,30 @@ func BenchmarkHostile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkManyOps times the dry runs of TestManyAddNames and
+// TestManyObjectLookups: 40,000 add-name operations on a legacy and a zen
+// package, and 5,000 set-property operations each on its own export of a
+// package of 5,000 exports. Each operation's lookup must not scan the name
+// table or build every export's path: ns/op stays in the order of a
+// second, not minutes.
+func BenchmarkManyOps(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		patch func(dir string) string
+	}{
+		{"add-name/legacy", func(dir string) string { return manyAddNamesPatch(b, dir, "UnrmodDemo.u", 40000) }},
+		{"add-name/zen", func(dir string) string { return manyAddNamesPatch(b, dir, "zen/BP_DemoPickup.uasset", 40000) }},
+		{"set-property/5000-objects", func(dir string) string { return manyObjectsPatch(b, dir, 5000) }},
+	} {
+		patch := c.patch(b.TempDir())
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if code := run([]string{"apply", "--dry-run", patch}, io.Discard, io.Discard); code != 0 {
+					b.Fatalf("apply --dry-run %s: exit %d", patch, code)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/unrmod/unrmod/iostore"
 )
@@ -86,4 +87,29 @@ func staged(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// beforeTimeout returns a channel that receives shortly before the test
+// binary's -timeout ends it, so that a test waiting for something that
+// never happens fails naming what it waited for instead of in the binary's
+// panic. Without a timeout the channel never receives. It sets no time
+// limit of its own: a slow machine (or -race) only makes the wait longer.
+func beforeTimeout(t *testing.T) <-chan time.Time {
+	deadline, ok := t.Deadline()
+	if !ok {
+		return nil
+	}
+	// Leave the binary the time to report the failure and clean up.
+	margin := time.Until(deadline) / 20
+	return time.After(time.Until(deadline) - margin)
+}
+
+// expired reports whether the channel of beforeTimeout has received.
+func expired(stop <-chan time.Time) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

@@ -46,8 +46,8 @@ func startSlowWriter(t *testing.T, dir string) (*exec.Cmd, *bytes.Buffer) {
 			cmd.Wait()
 			t.Fatalf("the helper did not start writing:\n%s", stderr.String())
 		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the helper did not start writing in a minute")
+	case <-beforeTimeout(t):
+		t.Fatal("the helper did not start writing (it hangs)")
 	}
 	if len(staged(t, dir)) == 0 {
 		t.Fatal("the helper stages no file")
@@ -143,8 +143,8 @@ func TestApplyWaitsForAnotherRun(t *testing.T) {
 	done := make(chan int)
 	go func() { done <- run([]string{"apply", pf, "--in-place"}, &stdout, &stderr) }()
 	want := "unrmod: waiting for another unrmod run that reads or writes " + path
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), want); {
-		if time.Now().After(deadline) {
+	for stop := beforeTimeout(t); !strings.Contains(stderr.String(), want); {
+		if expired(stop) {
 			held.Release()
 			t.Fatalf("stderr %q, want %q", stderr.String(), want)
 		}

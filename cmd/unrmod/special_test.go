@@ -8,11 +8,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
-// runWithin runs the CLI and fails the test when it has not returned
-// within a few seconds (a read of a pipe without a writer never returns).
+// runWithin runs the CLI and fails the test, naming the command, when it
+// has not returned before the test binary's -timeout runs out (a read of a
+// pipe without a writer never returns).
 func runWithin(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	type result struct {
@@ -27,8 +27,8 @@ func runWithin(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	select {
 	case r := <-done:
 		return r.out, r.err, r.code
-	case <-time.After(5 * time.Second):
-		t.Fatalf("unrmod %s did not return within 5 s", strings.Join(args, " "))
+	case <-beforeTimeout(t):
+		t.Fatalf("unrmod %s did not return (it hangs)", strings.Join(args, " "))
 		return "", "", 0
 	}
 }
