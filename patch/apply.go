@@ -82,6 +82,10 @@ type TargetResult struct {
 	// AlreadyWritten says that the output held exactly this result
 	// already (an earlier run wrote it), so it was not written again.
 	AlreadyWritten bool `json:"already_written,omitempty"`
+
+	// dryRun says that the result is the plan of a dry run: nothing
+	// was written, and Summary says what would be.
+	dryRun bool
 }
 
 // DataChange is an export whose serialised data changed.
@@ -235,6 +239,9 @@ func Apply(f *File, opt Options) (*Result, error) {
 		outs = append(outs, staged{out: tr.Output, backup: tr.Backup, data: data, orig: src, mode: mode})
 	}
 	if opt.DryRun {
+		for _, tr := range res.Targets {
+			tr.dryRun = true
+		}
 		return res, nil
 	}
 	batch := safefile.Batch{Session: opt.Session}
@@ -308,6 +315,9 @@ func (tr *TargetResult) Summary() string {
 	if !tr.Changed {
 		if tr.Output != tr.Input && tr.AlreadyWritten {
 			return fmt.Sprintf("%s: no changes (every operation was already in effect); %s holds the same package", tr.Input, tr.Output)
+		}
+		if tr.Output != tr.Input && tr.dryRun {
+			return fmt.Sprintf("%s: no changes (every operation was already in effect); would write %s, the same package", tr.Input, tr.Output)
 		}
 		if tr.Output != tr.Input {
 			return fmt.Sprintf("%s: no changes (every operation was already in effect); wrote %s, the same package", tr.Input, tr.Output)

@@ -115,7 +115,11 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 	}
 	tr.Changed = len(j.order) > j.unchanged || len(j.res.Files) > 0
 	if len(j.order) == 0 {
-		j.res.Notes = append(j.res.Notes, "every operation was already in effect: the container is written unchanged")
+		if opt.DryRun {
+			j.res.Notes = append(j.res.Notes, "every operation was already in effect: the container would be written unchanged")
+		} else {
+			j.res.Notes = append(j.res.Notes, "every operation was already in effect: the container is written unchanged")
+		}
 	}
 	if (len(j.entries) > 0 || len(j.removed) > 0) && j.hdr == nil {
 		return nil, nil, errorf(ct.Pos, "%s has no container header, so the engine could not register the changed packages", in)

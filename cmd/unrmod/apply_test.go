@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -240,5 +241,65 @@ func TestApplyReports(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 1 || doc.OK || doc.Error.Line != 5 || !strings.Contains(doc.Error.Message, "NoSuchObject") {
 		t.Errorf("exit %d, %v: %s", code, err, stdout)
+	}
+}
+
+// TestDryRunSaysWouldWrite runs every command that has --dry-run on inputs of
+// each kind, among them targets whose operations are already in effect:
+// the output says what would be written, never that anything was, and no
+// output file appears.
+func TestDryRunSaysWouldWrite(t *testing.T) {
+	dir := t.TempDir()
+	demo, err := filepath.Abs(demoPackage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	container, err := filepath.Abs(demoContainer427)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePatch := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ex := filepath.Join(dir, "extracted")
+	if _, stderr, code := runCLI(t, "extract", demoContainer427, "-o", ex); code != 0 {
+		t.Fatalf("extract: %s", stderr)
+	}
+	runs := [][]string{
+		{"apply", "--dry-run", writePatch("noop.yaml", fmt.Sprintf(
+			"unrmod: 1\ntargets:\n  - file: %q\n    output: out/noop/UnrmodDemo.u\n    ops:\n      - add-name: {name: Stripes}\n", demo))},
+		{"apply", "--dry-run", writePatch("noop-container.yaml", fmt.Sprintf(
+			"unrmod: 1\ntargets:\n  - container: %q\n    output: out/z_Noop_P\n    mode: mod\n    packages:\n      - package: /Game/Items/BP_DemoPickup\n        ops:\n          - add-name: {name: Acorn}\n", container))},
+		{"apply", "--dry-run", "--json", filepath.Join(dir, "noop-container.yaml")},
+		{"pack", ex, "-o", filepath.Join(dir, "out", "Packed_P"), "--engine", "4.27", "--dry-run"},
+	}
+	examples, err := filepath.Glob(filepath.Join("..", "..", "examples", "patches", "*.yaml"))
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no example patches: %v", err)
+	}
+	for _, e := range examples {
+		runs = append(runs, []string{"apply", "--dry-run", "--output-dir", filepath.Join(dir, "out", "examples"), e})
+	}
+	for _, args := range runs {
+		t.Run(strings.Join(args[:2], " ")+" "+filepath.Base(args[len(args)-1]), func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
+			}
+			all := strings.ToLower(stdout + stderr)
+			if strings.Contains(all, "wrote") || strings.Contains(all, "is written") {
+				t.Errorf("a dry run says it wrote:\n%s%s", stdout, stderr)
+			}
+			if !strings.Contains(all, "would write") && !strings.Contains(all, "would pack") && !strings.Contains(all, `"dry_run": true`) {
+				t.Errorf("a dry run does not say what it would write:\n%s%s", stdout, stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dry run wrote into %s: %v", filepath.Join(dir, "out"), err)
 	}
 }
