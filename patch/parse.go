@@ -41,7 +41,7 @@ func Parse(path string, data []byte) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return nil, syntaxError(path, err)
+		return nil, syntaxError(path, data, err)
 	}
 	ps := &parser{file: path}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -51,7 +51,7 @@ func Parse(path string, data []byte) (*File, error) {
 	switch err := dec.Decode(&next); {
 	case err == io.EOF:
 	case err != nil:
-		return nil, syntaxError(path, err)
+		return nil, syntaxError(path, data, err)
 	default:
 		return nil, ps.errf(&next, "a patch file holds one YAML document; remove the second one (after `---`) or merge its targets into the first")
 	}
@@ -66,14 +66,51 @@ func Parse(path string, data []byte) (*File, error) {
 // yamlLine finds the line number in a yaml.v3 error message ("yaml: line 4: ...").
 var yamlLine = regexp.MustCompile(`line (\d+):`)
 
-// syntaxError turns a YAML syntax error into an Error that carries its line.
-func syntaxError(path string, err error) error {
+// syntaxError turns a YAML syntax error in data into an Error that
+// carries its line, with a hint for the mistake patches make most: a
+// bracket in an unquoted value of a {…} mapping.
+func syntaxError(path string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	pos := Pos{File: path}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		pos.Line, _ = strconv.Atoi(m[1])
 	}
+	if strings.Contains(msg, "did not find expected ',' or '}'") {
+		if line, hint := flowBracketHint(data, pos.Line); hint != "" {
+			pos.Line = line
+			msg = strings.Replace(msg, yamlLine.FindString(msg), fmt.Sprintf("line %d:", line), 1) + "; " + hint
+		}
+	}
 	return &Error{Pos: pos, Msg: "not valid YAML: " + msg, Err: err}
+}
+
+// flowValue matches a key and an unquoted value holding '[' or ']' in a
+// {…} mapping (after '{' or ',', or at the start of a continued line).
+var flowValue = regexp.MustCompile(`(?:^|[{,])\s*([^\s{},:#"'][^{},:]*?)\s*:\s+([^\s"'\[\]{},][^{},]*[\[\]][^{},]*?)\s*(?:[,}]|$)`)
+
+// flowBracketHint looks for an unquoted value with a bracket inside a {…}
+// mapping at or a few lines after line of data (yaml.v3 reports the line
+// before the mistake, or the line where the mapping starts). Lines before
+// the mistake hold none: the parser would have stopped there. It returns
+// the line and a hint to quote the value, or "" when there is none.
+func flowBracketHint(data []byte, line int) (int, string) {
+	lines := strings.Split(string(data), "\n")
+	for n := max(line, 1); n <= min(line+3, len(lines)); n++ {
+		text := lines[n-1]
+		if i := strings.Index(text, " #"); i >= 0 {
+			text = text[:i]
+		}
+		inFlow := strings.ContainsAny(text, "{}") ||
+			(n >= 2 && (strings.Contains(lines[n-2], "{") || strings.HasSuffix(strings.TrimSpace(lines[n-2]), ",")))
+		if !inFlow {
+			continue
+		}
+		if m := flowValue.FindStringSubmatch(text); m != nil {
+			return n, fmt.Sprintf("inside {…} a bracket starts or ends a list, so the value %s of %s must be quoted: %s: \"%s\"",
+				m[2], m[1], m[1], m[2])
+		}
+	}
+	return 0, ""
 }
 
 type parser struct{ file string }

@@ -255,6 +255,14 @@ func TestParseErrors(t *testing.T) {
 		{"bad layout", "unrmod: 1\ntargets:\n  - file: a\n    layout: tight\n    ops: [add-name: {name: x}]\n", "4:13", []string{`unknown layout "tight"`}},
 		{"tab indentation", "unrmod: 1\ntargets:\n\t- file: a\n", "3", []string{"not valid YAML", "line 3"}},
 		{"unclosed flow", "unrmod: 1\ntargets: [\n", "2", []string{"not valid YAML", "line 2"}},
+		{"bracket in a flow value", doc("      - rename: {from: Foo[0], to: Bar}\n"), "5",
+			[]string{"not valid YAML", "line 5:", `the value Foo[0] of from must be quoted: from: "Foo[0]"`}},
+		{"bracket in the last flow value", doc("      - rename: {from: Foo, to: Bar[1]}\n"), "5",
+			[]string{`the value Bar[1] of to must be quoted: to: "Bar[1]"`}},
+		{"closing bracket in a flow value", doc("      - set-property: {object: X, property: Arr], value: 1}\n"), "5",
+			[]string{`the value Arr] of property must be quoted: property: "Arr]"`}},
+		{"bracket on a continued flow line", doc("      - set-property: {object: X,\n          property: Arr[2], value: 1}\n"), "6",
+			[]string{`the value Arr[2] of property must be quoted`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
