@@ -123,7 +123,10 @@ type Counts struct {
 
 // Apply applies every target of f. All operations of all targets are
 // applied in memory and every output is encoded and verified before anything
-// is written; then every output is written atomically, or none is.
+// is written; then every output is written atomically, or none is. A
+// target whose file is a pattern stands for one target per file it
+// matches (a pattern that matches nothing is an error wrapping
+// ErrNoMatch).
 //
 // Before reading anything, Apply lists every file the patch reads and
 // writes and refuses outputs that are one file with another output, with
@@ -143,6 +146,13 @@ type Counts struct {
 func Apply(f *File, opt Options) (*Result, error) {
 	res := &Result{Patch: f.Path, OK: true, DryRun: opt.DryRun}
 	dir := filepath.Dir(f.Path)
+	targets, err := expandTargets(f, dir)
+	if err != nil {
+		return nil, err
+	}
+	expanded := *f
+	expanded.Targets = targets
+	f = &expanded
 	plans := make([]*targetFiles, len(f.Targets))
 	for i, t := range f.Targets {
 		tf, err := planTarget(t, dir, opt)
