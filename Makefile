@@ -34,6 +34,9 @@ vet: ## go vet
 test: fmt-check tidy-check vet ## gofmt check, vet and every test (real-file tests need UNRMOD_CORPUS); says how many were skipped
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/testreport
 
+race: ## every test under the race detector (needs cgo: a C compiler such as gcc)
+	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+
 bench: ## benchmarks with MB/s (need UNRMOD_CORPUS)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
@@ -52,7 +55,7 @@ cross: ## build for every release platform with CGO_ENABLED=0
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/unrmod-$$os-$$arch$$ext ./cmd/unrmod; \
 	done
 
-ci: test fuzz cross ## what .ci/run runs
+ci: test race fuzz cross ## what .ci/run runs
 
 clean: ## remove build output
 	rm -rf bin dist
