@@ -13,7 +13,10 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 PLATFORMS := linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64
 
-.PHONY: help build test vet fmt-check tidy-check race bench fuzz cross ci clean
+SEED     ?= 1
+RUNS     ?= 40
+
+.PHONY: help build test vet fmt-check tidy-check race bench fuzz faults cross ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -47,6 +50,9 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	    GOTOOLCHAIN=$(FUZZ_TOOLCHAIN) $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s; \
 	  done; \
 	done
+
+faults: ## kill, disk-full and damaged-input harness on the built binary (needs UNRMOD_CORPUS; SEED, RUNS)
+	UNRMOD_FAULTS=1 $(GO) test -count=1 -timeout 30m -v -run '^TestFaults$$' ./internal/faults -args -seed $(SEED) -runs $(RUNS)
 
 cross: ## build for every release platform with CGO_ENABLED=0
 	@set -e; for p in $(PLATFORMS); do \

@@ -1,0 +1,116 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// killSection runs every write scenario -runs times, each time killing the
+// command with SIGKILL after a random delay spread over its run time.
+func (h *harness) killSection() {
+	extracted, err := h.extractedInput()
+	if err != nil {
+		h.t.Fatalf("kill: %v", err)
+	}
+	for _, sc := range h.scenarios(extracted) {
+		if !h.selected("kill", sc.name) {
+			continue
+		}
+		r := h.row("kill", sc.name)
+		ref := h.prepare(sc)
+		if ref.fail != "" {
+			h.fail(r, -1, strings.Join(sc.args, " "), "cannot run the scenario: %s", ref.fail)
+			continue
+		}
+		r.note = fmt.Sprintf("normal run %v; kills spread over 0–%v", ref.dur.Round(time.Millisecond), (ref.dur * 11 / 10).Round(time.Millisecond))
+		for i := 0; i < h.runs; i++ {
+			h.killRun(r, sc, ref, i)
+		}
+	}
+}
+
+// killRun is one run of a kill scenario.
+func (h *harness) killRun(r *tally, sc *scenario, ref *reference, i int) {
+	rng := h.rng("kill/"+sc.name, i)
+	dir := filepath.Join(h.work, "kill", sc.name, fmt.Sprint(i))
+	defer os.RemoveAll(dir)
+	if err := sc.setup(h, dir); err != nil {
+		h.t.Fatalf("kill %s: setup: %v", sc.name, err)
+	}
+	withOld := sc.oldArgs != nil && rng.IntN(2) == 0
+	if withOld {
+		if res := h.run(dir, sc.oldArgs...); res.code != 0 {
+			h.fail(r, i, cmdline(dir, sc.oldArgs), "the run writing the old output failed: %s", firstLine(res.stderr))
+			return
+		}
+	}
+	orig := sc.inputHashes(dir)
+	pre := sc.outputHashes(dir, ref)
+	delay := time.Duration(rng.Int64N(int64(ref.dur)*11/10 + 1))
+	cmd := cmdline(dir, sc.args) + fmt.Sprintf("  # SIGKILL after %v, old output: %v", delay, withOld)
+
+	r.runs++
+	res := h.start(dir, delay, nil, sc.args...)
+	switch {
+	case res.hung:
+		r.hangs++
+		h.fail(r, i, cmd, "no exit after %v", h.hang)
+		return
+	case res.panicked():
+		r.panics++
+		h.fail(r, i, cmd, "panic: %s", panicLine(res.stderr))
+		return
+	case res.killed:
+		r.kills++
+	case res.code == 0:
+		r.finished++
+	default:
+		h.fail(r, i, cmd, "the command failed without a fault (exit %d): %s", res.code, firstLine(res.stderr))
+		return
+	}
+
+	if ch := changedInputs(orig, sc.inputHashes(dir)); len(ch) > 0 {
+		h.fail(r, i, cmd, "inputs changed: %s", list(ch, ", "))
+	}
+	out, why := sc.judge(sc.outputHashes(dir, ref), pre, ref, pre[sc.inPlace])
+	switch out {
+	case outForward:
+		r.forward++
+	case outUntouched:
+		r.untouched++
+	case outPartial:
+		r.partial++
+	case outBroken:
+		h.fail(r, i, cmd, "after the kill: %s", why)
+	}
+
+	// A person runs the command again: it must complete the output and
+	// leave nothing behind.
+	again := h.run(dir, sc.args...)
+	follow := cmdline(dir, sc.args) + "  # the normal run after " + cmd
+	if again.code != 0 || again.panicked() || again.hung {
+		h.fail(r, i, follow, "the run after the kill failed (exit %d): %s", again.code, firstLine(again.stderr+again.stdout))
+		return
+	}
+	if ch := changedInputs(orig, sc.inputHashes(dir)); len(ch) > 0 {
+		h.fail(r, i, follow, "inputs changed: %s", list(ch, ", "))
+	}
+	now := sc.outputHashes(dir, ref)
+	var wrong []string
+	for f, sum := range ref.new {
+		if now[f] != sum {
+			wrong = append(wrong, f+" is "+describe(now[f], pre[f], sum))
+		}
+	}
+	if len(wrong) > 0 {
+		h.fail(r, i, follow, "the run after the kill did not complete the output: %s", list(wrong, ", "))
+	}
+	if tmp := tempFiles(dir); len(tmp) > 0 {
+		h.fail(r, i, follow, "temporary files left: %s", list(tmp, ", "))
+	} else if s := strays(dir, ref); len(s) > 0 {
+		h.fail(r, i, follow, "files a normal run does not leave: %s", list(s, ", "))
+	}
+}
