@@ -1,22 +1,34 @@
 package faults
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/unrmod/unrmod/iostore"
 )
 
 // damage is one change made to a copy of an input file.
 type damage struct {
-	file string // the file changed (relative to the run's folder)
-	op   string // flip, zero or truncate
-	off  int64
-	n    int64 // bytes zeroed; the xor mask of a flip
+	file  string // the file changed (relative to the run's folder)
+	where string // the region aimed at, if any
+	op    string // flip, zero or truncate
+	off   int64
+	n     int64 // bytes zeroed; the xor mask of a flip
 }
 
 func (d damage) String() string {
+	s := d.describe()
+	if d.where != "" {
+		s += " (" + d.where + ")"
+	}
+	return s
+}
+
+func (d damage) describe() string {
 	switch d.op {
 	case "flip":
 		return fmt.Sprintf("%s: byte 0x%x xor 0x%02x", d.file, d.off, d.n)
@@ -30,19 +42,43 @@ func (d damage) String() string {
 	return fmt.Sprintf("%s: truncated to %d bytes", d.file, d.off)
 }
 
-// planDamage picks a damage to a file of size bytes whose first header
-// bytes hold its header: half the offsets fall in the header, half
-// anywhere in the file.
-func planDamage(rng *rand.Rand, file string, size, header int64) damage {
+// region is a part of a file that damage is aimed at: the structures a
+// reader trusts (headers, tables, block entries). With stride set, the
+// damage hits byte at of one of its stride-sized entries (a block entry's
+// method index, say).
+type region struct {
+	name       string
+	off, size  int64
+	stride, at int64
+}
+
+// pick returns an offset inside the region.
+func (r region) pick(rng *rand.Rand) int64 {
+	if r.stride > 0 && r.size >= r.stride {
+		return r.off + r.stride*rng.Int64N(r.size/r.stride) + r.at
+	}
+	return r.off + rng.Int64N(r.size)
+}
+
+// planDamage picks a damage to a file of size bytes: three times in four
+// inside one of regions (picked evenly, so that small tables are hit as
+// often as big ones), otherwise anywhere in the file.
+func planDamage(rng *rand.Rand, file string, size int64, regions []region) damage {
 	d := damage{file: file}
 	if size <= 0 {
 		return damage{file: file, op: "truncate"}
 	}
-	span := size
-	if header > 0 && header < size && rng.IntN(2) == 0 {
-		span = header
+	var in []region
+	for _, r := range regions {
+		if r.size > 0 && r.off+r.size <= size {
+			in = append(in, r)
+		}
 	}
-	d.off = rng.Int64N(span)
+	d.off = rng.Int64N(size)
+	if len(in) > 0 && rng.IntN(4) != 0 {
+		r := in[rng.IntN(len(in))]
+		d.off, d.where = r.pick(rng), r.name
+	}
 	switch p := rng.IntN(10); {
 	case p < 5:
 		d.op, d.n = "flip", int64(1+rng.IntN(255))
@@ -52,6 +88,42 @@ func planDamage(rng *rand.Rand, file string, size, header int64) damage {
 		d.op = "truncate"
 	}
 	return d
+}
+
+// legacyRegions are the header and the starts of the name, export and
+// import tables of a legacy package (the offsets its header gives).
+func legacyRegions(b []byte) []region {
+	rs := []region{{name: "header", off: 0, size: min(64, int64(len(b)))}}
+	if len(b) < 36 {
+		return rs
+	}
+	le := func(at int) int64 { return int64(binary.LittleEndian.Uint32(b[at:])) }
+	for _, t := range []struct {
+		name string
+		at   int
+	}{{"name table", 16}, {"export table", 24}, {"import table", 32}} {
+		if off := le(t.at); off < int64(len(b)) {
+			rs = append(rs, region{name: t.name, off: off, size: min(256, int64(len(b))-off)})
+		}
+	}
+	return rs
+}
+
+// tocRegions are the sections of a .utoc, with the method index of the
+// compression block entries as a region of its own.
+func tocRegions(b []byte) []region {
+	toc, err := iostore.DecodeTOC("toc", b)
+	if err != nil {
+		return nil
+	}
+	var rs []region
+	for _, s := range toc.Sections {
+		rs = append(rs, region{name: s.Name, off: s.Offset, size: s.Size})
+		if s.Name == "compression blocks" {
+			rs = append(rs, region{name: "block method index", off: s.Offset, size: s.Size, stride: 12, at: 11})
+		}
+	}
+	return rs
 }
 
 // yamlChars are what a text damage writes into a patch: characters that
@@ -101,12 +173,12 @@ func (d damage) apply(dir string) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// damageTarget is an input file and how much of it is header.
+// damageTarget is an input file and the regions of it damage aims at.
 type damageTarget struct {
-	file   string
-	header int64
-	weight int  // how often it is picked, relative to the kind's other files
-	text   bool // a text file: damaged so that it stays text
+	file    string
+	regions func(b []byte) []region
+	weight  int  // how often it is picked, relative to the kind's other files
+	text    bool // a text file: damaged so that it stays text
 }
 
 // writeCmd is a write command run on a damaged input.
@@ -130,14 +202,14 @@ type damageKind struct {
 
 // damageKinds are the inputs the damaged-input section breaks.
 func damageKinds() []damageKind {
-	single := func(header int64) func(h *harness, dir, input string) ([]damageTarget, error) {
+	single := func(regions func([]byte) []region) func(h *harness, dir, input string) ([]damageTarget, error) {
 		return func(h *harness, dir, input string) ([]damageTarget, error) {
 			local := filepath.Base(input)
 			if err := copyFile(filepath.Join(h.corpus, input), filepath.Join(dir, local)); err != nil {
 				return nil, err
 			}
 			patch := fmt.Sprintf("unrmod: 1\ntargets:\n  - file: %s\n    output: out/a-%s\n    ops:\n      - add-name: {name: FaultsNew}\n", local, local)
-			return []damageTarget{{file: local, header: header, weight: 1}}, os.WriteFile(filepath.Join(dir, "patch.yaml"), []byte(patch), 0o644)
+			return []damageTarget{{file: local, regions: regions, weight: 1}}, os.WriteFile(filepath.Join(dir, "patch.yaml"), []byte(patch), 0o644)
 		}
 	}
 	container := func(h *harness, dir, input string) ([]damageTarget, error) {
@@ -156,19 +228,19 @@ func damageKinds() []damageKind {
 			}
 		}
 		// The .utoc indexes every block: it is damaged more often.
-		return []damageTarget{{file: name + ".utoc", header: 256, weight: 3}, {file: name + ".ucas", weight: 2}}, nil
+		return []damageTarget{{file: name + ".utoc", regions: tocRegions, weight: 3}, {file: name + ".ucas", weight: 2}}, nil
 	}
 	base := func(input string) string { return filepath.Base(input) }
 	return []damageKind{
-		{name: "legacy", inputs: []string{smallLegacy, "legacy/ut99_mods/DeveloperMutator.u", "legacy/ue2/TestUC2.u"}, setup: single(128), inputOf: base},
-		{name: "zen", inputs: []string{"other/grounded/zen_ue4_27/BP_SpicyChoppingDamage.uasset", "other/ue5_cooked_pairs/UE5.4_BP_Table_Lamp.uzenasset"}, setup: single(256), inputOf: base},
+		{name: "legacy", inputs: []string{smallLegacy, "legacy/ut99_mods/DeveloperMutator.u", "legacy/ue2/TestUC2.u"}, setup: single(legacyRegions), inputOf: base},
+		{name: "zen", inputs: []string{"other/grounded/zen_ue4_27/BP_SpicyChoppingDamage.uasset", "other/ue5_cooked_pairs/UE5.4_BP_Table_Lamp.uzenasset"}, setup: single(zenRegions), inputOf: base},
 		{name: "container", inputs: []string{plainUtoc, zlibUtoc}, setup: container, inputOf: base},
 		{
 			name:   "patch",
 			inputs: []string{"legacy", "container"},
 			setup: func(h *harness, dir, input string) ([]damageTarget, error) {
 				if input == "legacy" {
-					_, err := single(0)(h, dir, smallLegacy)
+					_, err := single(nil)(h, dir, smallLegacy)
 					return []damageTarget{{file: "patch.yaml", weight: 1, text: true}}, err
 				}
 				_, err := container(h, dir, zlibUtoc)
@@ -309,13 +381,17 @@ func (h *harness) damageRun(r *tally, st *damageStats, k damageKind, input strin
 		}
 		pick -= t.weight
 	}
-	info, err := os.Stat(filepath.Join(dir, target.file))
+	b, err := os.ReadFile(filepath.Join(dir, target.file))
 	if err != nil {
 		h.t.Fatalf("damage %s: %v", k.name, err)
 	}
-	d := planDamage(rng, target.file, info.Size(), target.header)
+	var regions []region
+	if target.regions != nil {
+		regions = target.regions(b)
+	}
+	d := planDamage(rng, target.file, int64(len(b)), regions)
 	if target.text {
-		d = planTextDamage(rng, target.file, info.Size())
+		d = planTextDamage(rng, target.file, int64(len(b)))
 	}
 	if err := d.apply(dir); err != nil {
 		h.t.Fatalf("damage %s: %v", k.name, err)
@@ -441,4 +517,10 @@ func (h *harness) checkWrite(r *tally, st *damageStats, i int, cmd, dir string, 
 	if ref.identical[w.name] && !copied {
 		h.fail(r, i, cmd, "preserve layout exited 0 but its output is not the input byte for byte: the damage was changed, not kept or refused")
 	}
+}
+
+// zenRegions is the start of a zen package: its summary and the tables
+// that follow it.
+func zenRegions(b []byte) []region {
+	return []region{{name: "summary", off: 0, size: min(64, int64(len(b)))}, {name: "tables", off: 0, size: min(512, int64(len(b)))}}
 }

@@ -235,7 +235,8 @@ func cmdline(dir string, args []string) string {
 	return "(cd " + dir + " && unrmod " + strings.Join(q, " ") + ")"
 }
 
-// panicked reports whether the run died in a Go panic or runtime fault.
+// panicked reports whether the run died in a Go panic or runtime fault, or
+// recovered from one (the CLI prints "internal error" and the stack).
 func (r result) panicked() bool {
 	return strings.Contains(r.stderr, "panic:") || strings.Contains(r.stderr, "goroutine ") && strings.Contains(r.stderr, "[running]") ||
 		strings.Contains(r.stderr, "fatal error:")
@@ -243,7 +244,7 @@ func (r result) panicked() bool {
 
 // panicLine returns the line of stderr that says how the run died.
 func panicLine(stderr string) string {
-	for _, key := range []string{"panic:", "fatal error:", "goroutine "} {
+	for _, key := range []string{"panic:", "fatal error:", "internal error:", "goroutine "} {
 		if i := strings.Index(stderr, key); i >= 0 {
 			return firstLine(stderr[i:])
 		}

@@ -68,7 +68,7 @@ func TestDamage(t *testing.T) {
 			if text {
 				return planTextDamage(rng(), "f", int64(len(orig)))
 			}
-			return planDamage(rng(), "f", int64(len(orig)), 64)
+			return planDamage(rng(), "f", int64(len(orig)), []region{{name: "h", off: 0, size: 64}, {name: "e", off: 100, size: 120, stride: 12, at: 11}})
 		}
 		d := plan()
 		if d != plan() {
@@ -76,6 +76,16 @@ func TestDamage(t *testing.T) {
 		}
 		if d.off < 0 || d.off >= int64(len(orig)) || d.off+max(d.n, 0) > int64(len(orig)) && d.op != "flip" && d.op != "replace" {
 			t.Fatalf("%v lies outside the %d-byte file", d, len(orig))
+		}
+		switch d.where {
+		case "h":
+			if d.off >= 64 {
+				t.Fatalf("%v lies outside its region", d)
+			}
+		case "e":
+			if d.off < 100 || d.off >= 220 || (d.off-100)%12 != 11 {
+				t.Fatalf("%v is not the last byte of an entry", d)
+			}
 		}
 		path := filepath.Join(dir, "f")
 		os.WriteFile(path, orig, 0o644)
