@@ -268,7 +268,8 @@ func (h *harness) start(dir string, kill time.Duration, wrap func([]string) []st
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	// The runs lock files in a folder of their own, not the user's cache.
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "UNRMOD_LOCK_DIR="+filepath.Join(h.work, "locks"))
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	t0 := time.Now()
