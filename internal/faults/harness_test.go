@@ -205,7 +205,7 @@ func (h *harness) report() {
 			out += fmt.Sprintf("  %s/%s run %d: %s\n      $ %s\n", v.section, v.scenario, v.run, v.what, v.cmd)
 		}
 		out += fmt.Sprintf("Reproduce one with: UNRMOD_FAULTS=1 go test ./internal/faults -run TestFaults -v -args -seed %d -runs %d -only 'SECTION/SCENARIO'\n", h.seed, h.runs)
-		out += "(damage and disk-full runs repeat exactly; a kill lands at the same delay, which is not always the same point of the run)\n"
+		out += "(damage and disk-full runs repeat exactly; a kill lands at the same share of the measured run time, not always at the same point of the work)\n"
 	}
 	fmt.Println(out)
 }

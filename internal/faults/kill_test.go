@@ -25,10 +25,10 @@ func (h *harness) killSection() {
 			h.fail(r, -1, strings.Join(sc.args, " "), "cannot run the scenario: %s", ref.fail)
 			continue
 		}
-		r.note = fmt.Sprintf("normal run %v; kills spread over 0–%v", ref.dur.Round(time.Millisecond), (ref.dur * 11 / 10).Round(time.Millisecond))
 		for i := 0; i < h.runs; i++ {
 			h.killRun(r, sc, ref, i)
 		}
+		r.note = fmt.Sprintf("normal run %v (median of %d); kills at 0–110%% of it", ref.runTime().Round(time.Millisecond), len(ref.durs))
 	}
 }
 
@@ -49,8 +49,11 @@ func (h *harness) killRun(r *tally, sc *scenario, ref *reference, i int) {
 	}
 	orig := sc.inputHashes(dir)
 	pre := sc.outputHashes(dir, ref)
-	delay := time.Duration(rng.Int64N(int64(ref.dur)*11/10 + 1))
-	cmd := cmdline(dir, sc.args) + fmt.Sprintf("  # SIGKILL after %v, old output: %v", delay, withOld)
+	// The seed picks where in the run the kill lands; the delay is that
+	// share of the run time measured so far.
+	share := rng.Float64() * 1.1
+	delay := time.Duration(share * float64(ref.runTime()))
+	cmd := cmdline(dir, sc.args) + fmt.Sprintf("  # SIGKILL after %v (%.0f%% of a normal run), old output: %v", delay.Round(time.Microsecond), share*100, withOld)
 
 	r.runs++
 	res := h.start(dir, delay, nil, sc.args...)
@@ -95,6 +98,7 @@ func (h *harness) killRun(r *tally, sc *scenario, ref *reference, i int) {
 		h.fail(r, i, follow, "the run after the kill failed (exit %d): %s", again.code, firstLine(again.stderr+again.stdout))
 		return
 	}
+	ref.durs = append(ref.durs, again.dur)
 	if ch := changedInputs(orig, sc.inputHashes(dir)); len(ch) > 0 {
 		h.fail(r, i, follow, "inputs changed: %s", list(ch, ", "))
 	}
