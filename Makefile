@@ -14,7 +14,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 PLATFORMS := linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64
 
 SEED     ?= 1
-RUNS     ?= 40
+RUNS     ?= 100
 
 .PHONY: help build test vet fmt-check tidy-check race bench fuzz faults cross ci clean
 

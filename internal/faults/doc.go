@@ -21,7 +21,7 @@
 // The harness only runs when asked, so that it does not slow the ordinary
 // tests:
 //
-//	UNRMOD_FAULTS=1 UNRMOD_CORPUS=/path/to/corpus go test ./internal/faults -run TestFaults -v -args -seed 1 -runs 20
+//	UNRMOD_FAULTS=1 UNRMOD_CORPUS=/path/to/corpus go test ./internal/faults -run TestFaults -v -args -seed 1 -runs 100
 //
 // or `make faults`. See docs/testing.md.
 package faults

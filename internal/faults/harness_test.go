@@ -30,7 +30,7 @@ const EnvVar = "UNRMOD_FAULTS"
 
 var (
 	seedFlag     = flag.Uint64("seed", 1, "faults: the seed every random choice derives from")
-	runsFlag     = flag.Int("runs", 40, "faults: kills per scenario and damaged copies per input")
+	runsFlag     = flag.Int("runs", 100, "faults: kills per scenario and damaged copies per kind of input")
 	onlyFlag     = flag.String("only", "", "faults: run only the scenarios whose name matches this regexp")
 	fullFlag     = flag.String("full", "auto", "faults: how to fill the disk: tmpfs (mount a small one), rlimit (prlimit --fsize) or auto (tmpfs when mounting works)")
 	refusalsFlag = flag.Bool("refusals", false, "faults: log why each command on a damaged input was refused")
