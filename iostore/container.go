@@ -710,14 +710,14 @@ func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
 				if errors.As(err, &me) {
 					return fmt.Errorf("%s: %s: %w", c.file, c.chunkStruct(i), err)
 				}
-				return err
+				return &blockError{block: k, err: err}
 			}
 			at += size
 			start := uint64(k) * bs
 			lo, hi := max(ch.Offset, start)-start, min(end, start+bs)-start
 			if hi > uint64(len(data)) {
-				return errorf(c.file, fmt.Sprintf("compression block %d of %s", k, c.chunkStruct(i)), c.blockEntryOffset(k), ErrCorrupt,
-					"holds %d bytes, the chunk needs %d from it", len(data), hi)
+				return &blockError{block: k, err: errorf(c.file, fmt.Sprintf("compression block %d of %s", k, c.chunkStruct(i)), c.blockEntryOffset(k), ErrCorrupt,
+					"holds %d bytes, the chunk needs %d from it", len(data), hi)}
 			}
 			if plain && c.toc.Blocks[k].Method == 0 {
 				// data is s.run[rel:...]: extend the pending piece.
@@ -774,8 +774,9 @@ func (c *Container) forEachChunk(sel []int, workers int, fn func(i int, s *scrat
 
 // ReadChunk returns chunk i's uncompressed data. It reads only that chunk's
 // blocks, and refuses, before reading, a chunk whose blocks are shared with
-// another chunk or overlap in the .ucas. For very large chunks, OpenChunk
-// streams instead.
+// another chunk or overlap in the .ucas. The data is checked against the
+// chunk meta hash: damaged data gives a *DamagedChunkError. For very large
+// chunks, OpenChunk streams instead.
 func (c *Container) ReadChunk(i int) ([]byte, error) {
 	if i < 0 || i >= len(c.chunks) {
 		return nil, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
@@ -786,7 +787,7 @@ func (c *Container) ReadChunk(i int) ([]byte, error) {
 	s := getScratch()
 	defer putScratch(s)
 	out := make([]byte, 0, min(c.chunks[i].Size, 64<<20))
-	err := c.eachPart(i, s, func(p []byte) error {
+	err := c.checkChunk(i, s, func(p []byte) error {
 		out = append(out, p...)
 		return nil
 	})
@@ -797,7 +798,10 @@ func (c *Container) ReadChunk(i int) ([]byte, error) {
 }
 
 // OpenChunk returns a reader of chunk i's uncompressed data that decodes
-// one block at a time.
+// one block at a time. It hashes what it reads, and in place of io.EOF
+// returns a *DamagedChunkError when the data does not match the chunk
+// meta hash (or a block does not decode): a caller that writes the data
+// elsewhere must not keep it before the reader has returned io.EOF.
 func (c *Container) OpenChunk(i int) (io.Reader, error) {
 	if i < 0 || i >= len(c.chunks) {
 		return nil, fmt.Errorf("%s: chunk %d out of range (%d chunks)", c.file, i, len(c.chunks))
@@ -812,6 +816,7 @@ type chunkReader struct {
 	next    int // blocks of the chunk done
 	pending []byte
 	s       *scratch
+	h       *chunkHasher // hashes the data, in s
 	err     error
 }
 
@@ -825,21 +830,28 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 			r.err = errorf(r.c.file, r.c.chunkStruct(r.i), r.c.chunkEntryOffset(r.i), ErrCorrupt, "%s", ch.rangeErr)
 			continue
 		}
-		if r.next >= ch.NumBlocks {
-			r.err = io.EOF
-			if r.s != nil {
-				putScratch(r.s)
-				r.s = nil
-			}
-			continue
-		}
 		if r.s == nil {
 			r.s = getScratch()
+			r.s.hashChecked = true // the chunk hash is checked
+			r.h = r.c.newChunkHasher(r.s)
+		}
+		if r.next >= ch.NumBlocks {
+			r.err = io.EOF
+			if ok, sum := r.h.matches(r.c, r.i, r.s.hash); !ok {
+				r.err = r.c.hashMismatch(r.i, sum)
+			}
+			putScratch(r.s)
+			r.s, r.h = nil, nil
+			continue
 		}
 		k := ch.FirstBlock + r.next
 		r.next++
 		data, err := r.c.loadBlock(k, r.s)
 		if err != nil {
+			var me *MethodError
+			if !errors.As(err, &me) {
+				err = r.c.damaged(r.i, k, err)
+			}
 			r.err = err
 			continue
 		}
@@ -852,6 +864,7 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 			continue
 		}
 		r.pending = data[lo:hi]
+		r.h.Write(r.pending)
 	}
 	n := copy(p, r.pending)
 	r.pending = r.pending[n:]

@@ -3,6 +3,7 @@ package iostore
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -107,3 +108,73 @@ func withoutFile(err error) string {
 	}
 	return err.Error()
 }
+
+// DamagedChunkError says that a chunk of a container does not hold what
+// its chunk meta says: one of its compression blocks does not decode, or
+// its data does not match the meta hash (SHA-1 on UE 4.26/4.27, BLAKE3-160
+// on UE5). Everything that takes chunk data from a container to write it
+// elsewhere returns it rather than writing damaged data under a fresh
+// hash. It matches ErrHashMismatch, or what the block's decoding failed
+// with (ErrCorrupt, ErrWrongKey).
+type DamagedChunkError struct {
+	File  string    // the container's .utoc
+	Index int       // TOC entry index
+	ID    ChunkID   // printed as 0x and 24 hex digits
+	Type  ChunkType // the id's type
+	Path  string    // where the directory index lists it; "" for none
+	// Block is the compression block that does not decode, or -1 when the
+	// blocks decode but the data does not match the hash: any of the
+	// chunk's blocks FirstBlock … FirstBlock+NumBlocks-1 may be the
+	// damaged one, since the hash covers them all.
+	Block                 int
+	FirstBlock, NumBlocks int
+	// Want is the chunk meta's hash, Got that of the data (Block < 0).
+	Want, Got [20]byte
+	Err       error
+	hint      string // " (wrong AES key?)" for an encrypted container
+}
+
+// Error names the container, the chunk (id and path) and the block.
+func (e *DamagedChunkError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: chunk %v", e.File, e.ID)
+	if e.Path != "" {
+		fmt.Fprintf(&b, " (%s)", e.Path)
+	} else {
+		fmt.Fprintf(&b, " (%s)", e.Type)
+	}
+	switch {
+	case e.Block >= 0:
+		fmt.Fprintf(&b, ", compression block %d: does not decode", e.Block)
+		var fe *FormatError
+		if errors.As(e.Err, &fe) {
+			if fe.Offset >= 0 {
+				fmt.Fprintf(&b, " (%s at 0x%X)", filepath.Base(fe.File), fe.Offset)
+			}
+			fmt.Fprintf(&b, ": %s", fe.Msg)
+		} else {
+			fmt.Fprintf(&b, ": %v", e.Err)
+		}
+	default:
+		if e.NumBlocks == 1 {
+			fmt.Fprintf(&b, ", compression block %d", e.FirstBlock)
+		} else if e.NumBlocks > 1 {
+			fmt.Fprintf(&b, ", compression blocks %d-%d", e.FirstBlock, e.FirstBlock+e.NumBlocks-1)
+		}
+		fmt.Fprintf(&b, ": the data does not match the chunk meta hash 0x%x (the data hashes to 0x%x): the container is damaged%s", e.Want[:], e.Got[:], e.hint)
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrHashMismatch or the decoding error.
+func (e *DamagedChunkError) Unwrap() error { return e.Err }
+
+// blockError is a block's decoding error, with the block's index for
+// DamagedChunkError; it reads as the error it wraps.
+type blockError struct {
+	block int
+	err   error
+}
+
+func (e *blockError) Error() string { return e.err.Error() }
+func (e *blockError) Unwrap() error { return e.err }
