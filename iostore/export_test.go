@@ -30,3 +30,12 @@ var PerfectHashPrimes = perfectHashPrimes
 
 // EngineSort is the engine's unstable sort, for its own tests.
 var EngineSort = engineSort
+
+// RewriteUnchecked is Rewrite without the check of the chunks it copies
+// against their source's hashes: the plain copy the checked one is
+// measured against.
+func RewriteUnchecked(src *Container, utocPath string, changes []ChunkChange, opts *RewriteOptions) (*RewriteResult, error) {
+	o := *opts
+	o.noCheck = true
+	return Rewrite(src, utocPath, changes, &o)
+}

@@ -73,6 +73,8 @@ type RewriteOptions struct {
 	Verify   VerifyLevel
 	// Session is as in WriterOptions.
 	Session *safefile.Session
+
+	noCheck bool // tests and benchmarks: copy without checking (export_test.go)
 }
 
 // RewriteResult says what Rewrite did.
@@ -91,11 +93,18 @@ type RewriteResult struct {
 	// not: a changed container cannot keep a signature made with the
 	// game's private key.
 	DroppedSignature bool
+	// Unchecked counts the kept chunks whose data could not be checked
+	// against their chunk hashes, because no decoder reads their blocks
+	// (Oodle); every other kept chunk was.
+	Unchecked int
 }
 
 // Rewrite writes src again to utocPath (and its .ucas partitions) with
 // changes applied, in the given layout, through a Writer: the output is
 // checked before it replaces anything, and a failed rewrite leaves no file.
+// Every chunk kept from src is checked against its chunk meta hash while
+// it is copied (see Writer.CopyChunk): a damaged source fails with a
+// *DamagedChunkError, and nothing is written.
 // The container keeps its id, version, block size, mount point, key GUID,
 // partition size and perfect-hash setting. The container header is a chunk
 // like any other: give its new bytes as a change when packages change.
@@ -163,6 +172,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	if err != nil {
 		return nil, nil, err
 	}
+	w.noCheck = opts.noCheck
 	for name, c := range opts.Compressors {
 		w.RegisterCompressor(name, c)
 	}
@@ -212,6 +222,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		}
 	}
 	res.DroppedSignature = h.ContainerFlags&FlagSigned != 0 && w.changed
+	res.Unchecked = w.UncheckedChunks()
 	return w, res, nil
 }
 
@@ -273,7 +284,8 @@ func (w *Writer) compact(src *Container, byID map[ChunkID]*ChunkChange, res *Rew
 }
 
 // preserve starts the output as a copy of src's .ucas files and TOC, then
-// writes the changed chunks' new data after it.
+// writes the changed chunks' new data after it. The workers check every
+// kept chunk against its hash while the partitions are copied.
 func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *RewriteResult) error {
 	t := src.toc
 	// The blocks of the chunks kept are kept as they are: each must name
@@ -293,6 +305,21 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 	if err := w.start(); err != nil {
 		return err
 	}
+	checked := make(chan struct{})
+	go func() {
+		defer close(checked)
+		for i := range src.chunks {
+			if _, changed := byID[src.chunks[i].ID]; changed {
+				continue // its blocks are left behind, unread
+			}
+			if w.firstErr() != nil {
+				return
+			}
+			w.checkCopied(src, i)
+		}
+	}()
+	// Every check is handed to a worker before the pipeline can stop.
+	defer func() { <-checked }()
 	// start staged partition 0; copy every source partition.
 	for p, part := range src.parts {
 		if p > 0 {

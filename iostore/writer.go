@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zeebo/blake3"
 
@@ -67,7 +68,8 @@ type WriterOptions struct {
 	Progress func(n int64)
 	// Verify selects the check of the staged output before it replaces
 	// anything: VerifyWritten (the default) re-reads the TOC and every
-	// chunk written from data, and the structure of copied chunks;
+	// chunk written from data, and the structure of copied chunks (which
+	// CopyChunk checks against their source's hashes as it copies them);
 	// VerifyAll decodes every chunk; VerifyStructure reads no block.
 	Verify VerifyLevel
 	// Session, when set, locks the output's .utoc, first .ucas and
@@ -159,6 +161,12 @@ type Writer struct {
 	err               error // first pipeline error
 	closed            bool
 
+	// Chunks copied from other containers are checked against their
+	// source's chunk hashes by the workers (see checkCopied).
+	noCheck    bool         // tests and benchmarks: copy unchecked
+	unchecked  atomic.Int64 // copied chunks no decoder can check (Oodle)
+	stopChecks atomic.Bool  // set by Abort: skip the checks still queued
+
 	entries []zen.StoreEntry
 	header  *zen.ContainerHeader // template for the built container header
 
@@ -200,6 +208,11 @@ type job struct {
 	srcOff  int64
 	blocks  []CompressionBlock
 	methods []uint8
+
+	// A check, which only a worker sees: chunk checkIndex of checkSrc is
+	// decoded and hashed (see checkCopied).
+	checkSrc   *Container
+	checkIndex int
 }
 
 // copyRun is a run of stored bytes the placer copies from a source
@@ -381,10 +394,56 @@ func (w *Writer) newPartition() error {
 func (w *Writer) worker() {
 	defer w.wg.Done()
 	for j := range w.work {
+		if j.checkSrc != nil {
+			w.runCheck(j.checkSrc, j.checkIndex)
+			continue
+		}
 		j.err = w.encodeBlock(j)
 		close(j.done)
 	}
 }
+
+// checkCopied has a worker check chunk i of src, whose stored blocks the
+// Writer copies, against its chunk meta hash: the blocks are decrypted,
+// decompressed and hashed while the copy goes on, and a damaged chunk
+// fails the Writer (a *DamagedChunkError) before anything is renamed into
+// place. A chunk with blocks no decoder reads (Oodle) cannot be checked:
+// it is copied with its meta hash, which stays in the output for a tool
+// with the decoder to check, and counted (UncheckedChunks).
+func (w *Writer) checkCopied(src *Container, i int) {
+	if w.noCheck {
+		return
+	}
+	if src.undecodable(i) != "" {
+		w.unchecked.Add(1)
+		return
+	}
+	w.work <- &job{checkSrc: src, checkIndex: i}
+}
+
+// runCheck checks chunk i of src for checkCopied.
+func (w *Writer) runCheck(src *Container, i int) {
+	if w.stopChecks.Load() || w.firstErr() != nil {
+		return
+	}
+	s := getScratch()
+	defer putScratch(s)
+	err := src.checkChunk(i, s, nil)
+	var me *MethodError
+	switch {
+	case err == nil:
+	case errors.As(err, &me):
+		w.unchecked.Add(1)
+	default:
+		w.fail(err)
+	}
+}
+
+// UncheckedChunks returns how many of the chunks copied from other
+// containers could not be checked against their chunk hashes, because no
+// decoder reads their blocks (Oodle). Complete once Stage or Close
+// returned.
+func (w *Writer) UncheckedChunks() int { return int(w.unchecked.Load()) }
 
 // getBuf returns a pooled buffer of bufCap bytes.
 func (w *Writer) getBuf() *[]byte { return w.bufPool.Get().(*[]byte) }
@@ -789,6 +848,14 @@ func (w *Writer) AddCompressedChunk(h *ChunkHeader, method string, blocks [][]by
 // open until Stage or Close returns. path is where the directory index
 // lists the chunk ("" for none). The block sizes of src and the Writer
 // must match.
+//
+// The chunk is checked against its hash in src while it is copied: the
+// workers decrypt, decompress and hash it beside the copy, and a damaged
+// chunk (a block that does not decode, data that does not match the
+// hash) fails the Writer with a *DamagedChunkError, from CopyChunk or at
+// the latest from Stage, which then removes every staged file. Chunks no
+// decoder reads (Oodle) are copied unchecked with their meta hash, and
+// counted by UncheckedChunks.
 func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	if i < 0 || i >= len(src.chunks) {
 		return fmt.Errorf("%s: chunk %d out of range", src.file, i)
@@ -810,9 +877,24 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		c.meta.Hash = sc.Meta.Hash
 		c.metaKnown = true
 	}
-	var hs hash.Hash
-	if !c.metaKnown {
-		hs = w.newHasher()
+	if c.metaKnown {
+		w.checkCopied(src, i)
+	} else {
+		// The output's hash is computed from the data, which is checked
+		// against the source's hash on the way.
+		hs := w.newHasher()
+		s := getScratch()
+		err := src.checkChunk(i, s, func(p []byte) error { hs.Write(p); return nil })
+		putScratch(s)
+		if err != nil {
+			var me *MethodError
+			if errors.As(err, &me) {
+				err = fmt.Errorf("%s: the TOC version changes the chunk hash, and chunk %v cannot be decoded to hash it: %w", w.path, sc.ID, err)
+			}
+			w.fail(err)
+			return err
+		}
+		copy(c.meta.Hash[:20], hs.Sum(nil)) // 20 bytes, the rest zero as the engine writes
 	}
 	// Blocks stored as the Writer would store them are copied in runs;
 	// the others one by one.
@@ -835,15 +917,6 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		}
 		if methods[b.Method] == unmapped {
 			methods[b.Method] = w.methodIndex(src.toc.MethodName(b.Method))
-		}
-		if !c.metaKnown {
-			plain, err := src.ReadBlock(k)
-			if err != nil {
-				err = fmt.Errorf("%s: the TOC version changes the chunk hash, and block %d of chunk %v cannot be decoded to hash it: %w", w.path, k, sc.ID, err)
-				w.fail(err)
-				return err
-			}
-			hs.Write(plain)
 		}
 		c.size += uint64(b.UncompressedSize)
 		c.n++
@@ -886,9 +959,6 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	if c.size != sc.Size {
 		w.fail(errors.New("a copied chunk's size disagrees with its blocks"))
 		return fmt.Errorf("%s: chunk %v: its blocks hold %d bytes, the TOC says %d", src.file, sc.ID, c.size, sc.Size)
-	}
-	if !c.metaKnown {
-		copy(c.meta.Hash[:20], hs.Sum(nil)) // 20 bytes, the rest zero as the engine writes
 	}
 	w.commitChunk(c)
 	return w.firstErr()
@@ -938,6 +1008,7 @@ func (w *Writer) SetContainerHeader(h *zen.ContainerHeader) { w.header = h }
 
 // Abort stops the Writer and removes every staged file.
 func (w *Writer) Abort() {
+	w.stopChecks.Store(true)
 	if !w.closed {
 		w.closed = true
 		w.stop()

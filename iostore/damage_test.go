@@ -1,0 +1,235 @@
+package iostore_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/iostorebuild"
+	"github.com/unrmod/unrmod/iostore"
+)
+
+// damageSource is a container the damage tests copy and damage: built
+// with the project's builder, or copied from the corpus.
+type damageSource struct {
+	name string
+	key  *iostore.Key
+	// kinds are the blocks it has to damage: "compressed", "uncompressed".
+	kinds []string
+	// make writes the container into dir and returns its .utoc.
+	make func(t *testing.T, dir string) string
+}
+
+// damageSources returns the demo containers (4.27 Zlib with SHA-1 metas,
+// the same stored uncompressed, and 5.8 LZ4 with BLAKE3 metas, encrypted)
+// and two corpus containers: a UE 5.8 Zlib container and a global
+// container (one ScriptObjects chunk of 37 uncompressed blocks).
+func damageSources(t *testing.T) []damageSource {
+	demos, err := iostorebuild.DemoContainers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := iostore.ParseKey(iostorebuild.DemoKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := func(b *iostorebuild.Container, name string) func(*testing.T, string) string {
+		return func(t *testing.T, dir string) string {
+			utoc, err := b.WriteFiles(dir, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return utoc
+		}
+	}
+	copied := func(rel string) func(*testing.T, string) string {
+		return func(t *testing.T, dir string) string {
+			src := corpus.Path(t, rel)
+			out := filepath.Join(dir, filepath.Base(src))
+			for _, f := range []string{src, iostore.PartitionPath(src, 0)} {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst := out
+				if strings.HasSuffix(f, ".ucas") {
+					dst = iostore.PartitionPath(out, 0)
+				}
+				if err := os.WriteFile(dst, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return out
+		}
+	}
+	none := *demos[0].Container
+	none.Method = "None"
+	both, raw := []string{"compressed", "uncompressed"}, []string{"uncompressed"}
+	return []damageSource{
+		{name: "demo427-zlib", kinds: both, make: built(demos[0].Container, demos[0].Name)},
+		{name: "demo427-none", kinds: raw, make: built(&none, demos[0].Name)},
+		{name: "demo58-lz4-encrypted", key: &key, kinds: both, make: built(demos[1].Container, demos[1].Name)},
+		{name: "corpus-zlib", kinds: both, make: copied("iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc")},
+		{name: "corpus-global", kinds: raw, make: copied("iostore/cue4parse_ue5_8/Tagged/global.utoc")},
+	}
+}
+
+// damagedBlock says where the damage goes: the largest block that is
+// stored compressed, or uncompressed, and the chunk it belongs to.
+func damagedBlock(c *iostore.Container, compressed bool) (block int, chunk iostore.Chunk, ok bool) {
+	block = -1
+	blocks := c.TOC().Blocks
+	for _, ch := range c.Chunks() {
+		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+			b := blocks[k]
+			if (b.Method != 0) == compressed && (block < 0 || b.CompressedSize > blocks[block].CompressedSize) {
+				block, chunk = k, ch
+			}
+		}
+	}
+	return block, chunk, block >= 0
+}
+
+// damage flips one byte in the middle of block k's stored bytes.
+func damage(t *testing.T, c *iostore.Container, utoc string, k int) {
+	t.Helper()
+	b := c.TOC().Blocks[k]
+	count, psize := c.Header().Partitions()
+	if count != 1 {
+		t.Fatalf("%d partitions", count)
+	}
+	off := int64(b.Offset%psize) + int64(b.CompressedSize/2)
+	f, err := os.OpenFile(iostore.PartitionPath(utoc, 0), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var x [1]byte
+	if _, err := f.ReadAt(x[:], off); err != nil {
+		t.Fatal(err)
+	}
+	x[0] ^= 0x20
+	if _, err := f.WriteAt(x[:], off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantDamaged fails unless err is the *DamagedChunkError of chunk ch of
+// the container utoc, naming block k (or a block range holding it), and
+// matching ErrHashMismatch when only the hash tells.
+func wantDamaged(t *testing.T, err error, utoc string, ch iostore.Chunk, path string, k int) {
+	t.Helper()
+	var d *iostore.DamagedChunkError
+	if !errors.As(err, &d) {
+		t.Fatalf("error %v, want a *DamagedChunkError", err)
+	}
+	if d.File != utoc || d.ID != ch.ID || d.Index != ch.Index || d.Path != path {
+		t.Errorf("names %s chunk %d %v %q, want %s chunk %d %v %q", d.File, d.Index, d.ID, d.Path, utoc, ch.Index, ch.ID, path)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, ch.ID.String()) || !strings.Contains(msg, path) || !strings.Contains(msg, utoc) {
+		t.Errorf("message %q does not name the container, the chunk id and its path", msg)
+	}
+	switch {
+	case d.Block >= 0:
+		if d.Block != k || !strings.Contains(msg, fmt.Sprintf("compression block %d", k)) {
+			t.Errorf("names block %d (%q), want %d", d.Block, msg, k)
+		}
+	case k < d.FirstBlock || k >= d.FirstBlock+d.NumBlocks:
+		t.Errorf("names blocks %d+%d, damaged %d", d.FirstBlock, d.NumBlocks, k)
+	case !errors.Is(err, iostore.ErrHashMismatch):
+		t.Errorf("%v does not match ErrHashMismatch", err)
+	}
+}
+
+// emptyDir fails unless dir holds no file: no output, no temporary file.
+func emptyDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("%s left in the output directory", e.Name())
+	}
+}
+
+// TestRewriteDamagedSource damages one byte inside a compressed block and
+// inside an uncompressed block of containers of each kind, and requires
+// both rewrite layouts, and ReadChunk, to fail naming the damaged chunk
+// and block, writing nothing; the undamaged container must still rewrite,
+// byte for byte in the preserve layout.
+func TestRewriteDamagedSource(t *testing.T) {
+	for _, src := range damageSources(t) {
+		for _, kind := range append([]string{"undamaged"}, src.kinds...) {
+			t.Run(src.name+"/"+kind, func(t *testing.T) {
+				dir := t.TempDir()
+				in := filepath.Join(dir, "in")
+				if err := os.Mkdir(in, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				utoc := src.make(t, in)
+				c, err := iostore.Open(utoc, &iostore.Options{Key: src.key})
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, ch, ok := -1, iostore.Chunk{}, true
+				if kind != "undamaged" {
+					k, ch, ok = damagedBlock(c, kind == "compressed")
+				}
+				c.Close()
+				if !ok {
+					t.Fatalf("%s has no %s block", src.name, kind)
+				}
+				if k >= 0 {
+					damage(t, c, utoc, k)
+				}
+				c, err = iostore.Open(utoc, &iostore.Options{Key: src.key})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				path := c.GamePath(ch.Index)
+				for _, layout := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
+					outDir := filepath.Join(dir, "out-"+layout.String())
+					if err := os.Mkdir(outDir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					out := filepath.Join(outDir, filepath.Base(utoc))
+					res, err := iostore.Rewrite(c, out, nil, &iostore.RewriteOptions{Layout: layout})
+					if k < 0 {
+						if err != nil {
+							t.Fatalf("%v: %v", layout, err)
+						}
+						if res.Unchecked != 0 {
+							t.Errorf("%v: %d chunks not checked", layout, res.Unchecked)
+						}
+						if layout == iostore.Preserve {
+							sameFiles(t, utoc, out, 1)
+						} else {
+							sameChunks(t, c, out, src.key, nil)
+						}
+						continue
+					}
+					wantDamaged(t, err, utoc, ch, path, k)
+					emptyDir(t, outDir)
+				}
+				if k >= 0 {
+					_, err := c.ReadChunk(ch.Index)
+					wantDamaged(t, err, utoc, ch, path, k)
+					r, err := c.OpenChunk(ch.Index)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = io.ReadAll(r)
+					wantDamaged(t, err, utoc, ch, path, k)
+				}
+			})
+		}
+	}
+}
