@@ -228,6 +228,11 @@ func TestRewriteDamagedSource(t *testing.T) {
 					}
 					_, err = io.ReadAll(r)
 					wantDamaged(t, err, utoc, ch, path, k)
+					if ch.Type == iostore.ChunkContainerHeader {
+						// What pack --base and patches take store entries from.
+						_, err := c.ContainerHeader()
+						wantDamaged(t, err, utoc, ch, path, k)
+					}
 				}
 			})
 		}
