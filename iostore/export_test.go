@@ -1,6 +1,9 @@
 package iostore
 
-import "testing"
+import (
+	"sync"
+	"testing"
+)
 
 // The zlib decoder's test data, encoders and reference decoder, for the
 // container tests of package iostore_test (zlib_test.go).
@@ -38,4 +41,25 @@ func RewriteUnchecked(src *Container, utocPath string, changes []ChunkChange, op
 	o := *opts
 	o.noCheck = true
 	return Rewrite(src, utocPath, changes, &o)
+}
+
+// CheckChunks checks every chunk of c against its hash on all cores, as
+// the Writer checks the chunks it copies, and returns the first error.
+func CheckChunks(c *Container) error {
+	all := make([]int, len(c.chunks))
+	for i := range all {
+		all[i] = i
+	}
+	var mu sync.Mutex
+	var first error
+	c.forEachChunk(all, 0, func(i int, s *scratch) {
+		if err := c.checkChunk(i, s, nil); err != nil {
+			mu.Lock()
+			if first == nil {
+				first = err
+			}
+			mu.Unlock()
+		}
+	})
+	return first
 }
