@@ -515,6 +515,9 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 	if err := w.Stage(); err != nil {
 		return nil, err
 	}
+	if n := w.UncheckedChunks(); n > 0 {
+		j.res.Notes = append(j.res.Notes, uncheckedNote(n))
+	}
 	return w, nil
 }
 
@@ -565,10 +568,19 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 	if res.DeadBytes > 0 {
 		j.res.Notes = append(j.res.Notes, fmt.Sprintf("the preserve layout leaves %d dead bytes in the .ucas; layout: compact drops them", res.DeadBytes))
 	}
+	if res.Unchecked > 0 {
+		j.res.Notes = append(j.res.Notes, uncheckedNote(res.Unchecked))
+	}
 	if res.DroppedSignature {
 		j.res.Notes = append(j.res.Notes, "the container was signed; the output is not (a game that checks signatures needs a signature bypass)")
 	}
 	return w, nil
+}
+
+// uncheckedNote says that n chunks were copied without the check against
+// their hashes, which needs a decoder for their blocks.
+func uncheckedNote(n int) string {
+	return fmt.Sprintf("%d chunks copied from the base were not checked against their hashes: no decoder reads their blocks (Oodle); they keep their hashes", n)
 }
 
 // containerSummary is Summary for a container target.

@@ -16,6 +16,7 @@ type containerRewriteDoc struct {
 	Copied    int     `json:"copied_chunks"`
 	Written   int     `json:"written_chunks"`
 	DeadBytes uint64  `json:"dead_bytes"`
+	Unchecked int     `json:"unchecked_chunks"`
 	Identical bool    `json:"identical"`
 	Seconds   float64 `json:"seconds"`
 }
@@ -25,8 +26,12 @@ func (d *containerRewriteDoc) summary() string {
 	if d.Identical {
 		same = "byte-identical to the input"
 	}
-	return fmt.Sprintf("wrote %s (layout %s): %d chunks, %d copied block for block, %d written, %d dead bytes; %s",
-		d.Output, d.Layout, d.Chunks, d.Copied, d.Written, d.DeadBytes, same)
+	unchecked := ""
+	if d.Unchecked > 0 {
+		unchecked = fmt.Sprintf(" (%d not checked against their hashes: no decoder reads their blocks)", d.Unchecked)
+	}
+	return fmt.Sprintf("wrote %s (layout %s): %d chunks, %d copied block for block%s, %d written, %d dead bytes; %s",
+		d.Output, d.Layout, d.Chunks, d.Copied, unchecked, d.Written, d.DeadBytes, same)
 }
 
 // rewriteContainer writes the container in again to out, unchanged. The
@@ -52,6 +57,6 @@ func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, k
 		return nil, err
 	}
 	return &containerRewriteDoc{Input: in, Output: utoc, Layout: layout.String(), Chunks: res.Chunks, Copied: res.Copied,
-		Written: res.Written, DeadBytes: res.DeadBytes, Identical: layout == iostore.Preserve && res.Written == 0 && res.Removed == 0,
+		Written: res.Written, DeadBytes: res.DeadBytes, Unchecked: res.Unchecked, Identical: layout == iostore.Preserve && res.Written == 0 && res.Removed == 0,
 		Seconds: time.Since(start).Seconds()}, nil
 }
