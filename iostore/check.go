@@ -49,13 +49,18 @@ func (c *Container) checkChunk(i int, s *scratch, fn func([]byte) error) error {
 }
 
 // blockDamage turns a block's decoding error for chunk i into a
-// *DamagedChunkError; other errors are returned as they are.
+// *DamagedChunkError; other errors are returned as they are, and so are
+// a missing key and an encryption unrmod cannot decrypt, which say
+// nothing about the data.
 func (c *Container) blockDamage(i int, err error) error {
 	var be *blockError
-	if errors.As(err, &be) {
-		return c.damaged(i, be.block, be.err)
+	if !errors.As(err, &be) {
+		return err
 	}
-	return err
+	if errors.Is(be.err, ErrKeyRequired) || errors.Is(be.err, ErrUnsupportedMethod) {
+		return be.err
+	}
+	return c.damaged(i, be.block, be.err)
 }
 
 // hashMismatch returns the error of chunk i, whose data hashes to sum
@@ -65,9 +70,9 @@ func (c *Container) hashMismatch(i int, sum []byte) error {
 	s := getScratch()
 	defer putScratch(s)
 	if err := c.eachPart(i, s, func([]byte) error { return nil }); err != nil {
-		var be *blockError
-		if errors.As(err, &be) {
-			return c.damaged(i, be.block, be.err)
+		var d *DamagedChunkError
+		if errors.As(c.blockDamage(i, err), &d) {
+			return d
 		}
 	}
 	d := c.damaged(i, -1, ErrHashMismatch)

@@ -716,8 +716,8 @@ func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
 			start := uint64(k) * bs
 			lo, hi := max(ch.Offset, start)-start, min(end, start+bs)-start
 			if hi > uint64(len(data)) {
-				return &blockError{block: k, err: errorf(c.file, fmt.Sprintf("compression block %d of %s", k, c.chunkStruct(i)), c.blockEntryOffset(k), ErrCorrupt,
-					"holds %d bytes, the chunk needs %d from it", len(data), hi)}
+				return errorf(c.file, fmt.Sprintf("compression block %d of %s", k, c.chunkStruct(i)), c.blockEntryOffset(k), ErrCorrupt,
+					"holds %d bytes, the chunk needs %d from it", len(data), hi)
 			}
 			if plain && c.toc.Blocks[k].Method == 0 {
 				// data is s.run[rel:...]: extend the pending piece.
@@ -846,13 +846,14 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 		}
 		k := ch.FirstBlock + r.next
 		r.next++
-		data, err := r.c.loadBlock(k, r.s)
+		raw, p, off, err := r.c.readStored(k, r.s)
 		if err != nil {
-			var me *MethodError
-			if !errors.As(err, &me) {
-				err = r.c.damaged(r.i, k, err)
-			}
 			r.err = err
+			continue
+		}
+		data, err := r.c.decodeStored(k, raw, p, off, r.s)
+		if err != nil {
+			r.err = r.c.blockDamage(r.i, &blockError{block: k, err: err})
 			continue
 		}
 		bs := uint64(r.c.toc.Header.CompressionBlockSize)

@@ -238,3 +238,40 @@ func TestRewriteDamagedSource(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWithoutKey reads and copies chunks of the encrypted demo
+// container opened without its key: that is a missing key, which the
+// error says, not damage.
+func TestCheckWithoutKey(t *testing.T) {
+	demos, err := iostorebuild.DemoContainers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	utoc, err := demos[1].Container.WriteFiles(dir, demos[1].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.Open(utoc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var d *iostore.DamagedChunkError
+	if _, err := c.ReadChunk(0); !errors.Is(err, iostore.ErrKeyRequired) || errors.As(err, &d) {
+		t.Errorf("ReadChunk: %v, want ErrKeyRequired", err)
+	}
+	w, err := iostore.NewWriter(filepath.Join(dir, "out", "Copy.utoc"), &iostore.WriterOptions{Version: c.Header().Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.CopyChunk(c, 0, "")
+	if err == nil {
+		err = w.Close()
+	} else {
+		w.Abort()
+	}
+	if !errors.Is(err, iostore.ErrKeyRequired) || errors.As(err, &d) {
+		t.Errorf("CopyChunk: %v, want ErrKeyRequired", err)
+	}
+}
