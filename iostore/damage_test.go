@@ -1,11 +1,13 @@
 package iostore_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,30 +71,45 @@ func damageSources(t *testing.T) []damageSource {
 	}
 	none := *demos[0].Container
 	none.Method = "None"
+	// A chunk of 40 blocks, whose check is split into one job per block.
+	big := *demos[0].Container
+	id, err := iostore.NewChunkID(0x1234, 0, iostore.ChunkBulkData, big.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	for i := 0; text.Len() < 40*iostore.DefaultBlockSize; i++ {
+		fmt.Fprintf(&text, "row %d: %d %x\n", i, i*i%9973, i*2654435761)
+	}
+	big.Chunks = append(slices.Clone(big.Chunks), iostorebuild.Chunk{ID: id, Path: "Maps/Big.ubulk", Data: text.Bytes()[:40*iostore.DefaultBlockSize-100]})
 	both, raw := []string{"compressed", "uncompressed"}, []string{"uncompressed"}
 	return []damageSource{
 		{name: "demo427-zlib", kinds: both, make: built(demos[0].Container, demos[0].Name)},
 		{name: "demo427-none", kinds: raw, make: built(&none, demos[0].Name)},
+		{name: "demo427-large-chunk", kinds: both, make: built(&big, demos[0].Name)},
 		{name: "demo58-lz4-encrypted", key: &key, kinds: both, make: built(demos[1].Container, demos[1].Name)},
 		{name: "corpus-zlib", kinds: both, make: copied("iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc")},
 		{name: "corpus-global", kinds: raw, make: copied("iostore/cue4parse_ue5_8/Tagged/global.utoc")},
 	}
 }
 
-// damagedBlock says where the damage goes: the largest block that is
-// stored compressed, or uncompressed, and the chunk it belongs to.
+// damagedBlock says where the damage goes: the middle block of those
+// stored compressed, or uncompressed, of the chunk that has most of them,
+// and that chunk.
 func damagedBlock(c *iostore.Container, compressed bool) (block int, chunk iostore.Chunk, ok bool) {
-	block = -1
-	blocks := c.TOC().Blocks
+	best := 0
 	for _, ch := range c.Chunks() {
+		var ks []int
 		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
-			b := blocks[k]
-			if (b.Method != 0) == compressed && (block < 0 || b.CompressedSize > blocks[block].CompressedSize) {
-				block, chunk = k, ch
+			if (c.TOC().Blocks[k].Method != 0) == compressed {
+				ks = append(ks, k)
 			}
 		}
+		if len(ks) > best {
+			best, block, chunk = len(ks), ks[len(ks)/2], ch
+		}
 	}
-	return block, chunk, block >= 0
+	return block, chunk, best > 0
 }
 
 // damage flips one byte in the middle of block k's stored bytes.

@@ -163,9 +163,10 @@ type Writer struct {
 
 	// Chunks copied from other containers are checked against their
 	// source's chunk hashes by the workers (see checkCopied).
-	noCheck    bool         // tests and benchmarks: copy unchecked
-	unchecked  atomic.Int64 // copied chunks no decoder can check (Oodle)
-	stopChecks atomic.Bool  // set by Abort: skip the checks still queued
+	noCheck    bool           // tests and benchmarks: copy unchecked
+	unchecked  atomic.Int64   // copied chunks no decoder can check (Oodle)
+	stopChecks atomic.Bool    // set by Abort: skip the checks still queued
+	checkWG    sync.WaitGroup // the goroutines hashing large chunks
 
 	entries []zen.StoreEntry
 	header  *zen.ContainerHeader // template for the built container header
@@ -209,10 +210,23 @@ type job struct {
 	blocks  []CompressionBlock
 	methods []uint8
 
-	// A check, which only a worker sees: chunk checkIndex of checkSrc is
-	// decoded and hashed (see checkCopied).
-	checkSrc   *Container
-	checkIndex int
+	// A check, which only a worker sees (see checkCopied).
+	check *checkJob
+}
+
+// checkJob is the check of a chunk copied from src: the whole chunk,
+// decoded and hashed by one worker, or one block of a large chunk, decoded
+// by a worker for the goroutine that hashes the chunk's blocks in order.
+type checkJob struct {
+	src   *Container
+	chunk int
+	block int // -1: the whole chunk
+	// A block's: its decoded bytes, which live in s until hashed, or why
+	// it does not decode; done is closed when the worker is through.
+	s    *scratch
+	data []byte
+	err  error
+	done chan struct{}
 }
 
 // copyRun is a run of stored bytes the placer copies from a source
@@ -394,8 +408,8 @@ func (w *Writer) newPartition() error {
 func (w *Writer) worker() {
 	defer w.wg.Done()
 	for j := range w.work {
-		if j.checkSrc != nil {
-			w.runCheck(j.checkSrc, j.checkIndex)
+		if j.check != nil {
+			w.runCheck(j.check)
 			continue
 		}
 		j.err = w.encodeBlock(j)
@@ -418,17 +432,61 @@ func (w *Writer) checkCopied(src *Container, i int) {
 		w.unchecked.Add(1)
 		return
 	}
-	w.work <- &job{checkSrc: src, checkIndex: i}
+	ch := &src.chunks[i]
+	if ch.NumBlocks < checkSplit || ch.rangeErr != "" {
+		w.work <- &job{check: &checkJob{src: src, chunk: i, block: -1}}
+		return
+	}
+	// A large chunk: its blocks are decoded by all the workers and hashed
+	// in order by a goroutine of its own, a bounded number in flight.
+	pending := make(chan *checkJob, queueDepth*w.opts.Workers)
+	w.checkWG.Add(1)
+	go w.hashBlocks(src, i, pending)
+	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+		cj := &checkJob{src: src, chunk: i, block: k, done: make(chan struct{})}
+		pending <- cj
+		w.work <- &job{check: cj}
+	}
+	close(pending)
 }
 
-// runCheck checks chunk i of src for checkCopied.
-func (w *Writer) runCheck(src *Container, i int) {
+// checkSplit is the number of blocks from which a chunk's check is split
+// into one job per block (see checkCopied): 1 MiB of 64 KiB blocks.
+const checkSplit = 16
+
+// errCheckStopped marks the block checks skipped after Abort.
+var errCheckStopped = errors.New("check stopped")
+
+// runCheck runs a check job for checkCopied.
+func (w *Writer) runCheck(cj *checkJob) {
+	if cj.block >= 0 {
+		defer close(cj.done)
+		if w.stopChecks.Load() || w.firstErr() != nil {
+			cj.err = errCheckStopped
+			return
+		}
+		cj.s = getScratch()
+		cj.s.hashChecked = true // the chunk hash is checked
+		raw, p, off, err := cj.src.readStored(cj.block, cj.s)
+		if err == nil {
+			if cj.data, err = cj.src.decodeStored(cj.block, raw, p, off, cj.s); err != nil {
+				err = &blockError{block: cj.block, err: err}
+			}
+		}
+		cj.err = err
+		return
+	}
 	if w.stopChecks.Load() || w.firstErr() != nil {
 		return
 	}
 	s := getScratch()
 	defer putScratch(s)
-	err := src.checkChunk(i, s, nil)
+	w.checkFailed(cj.src.checkChunk(cj.chunk, s, nil))
+}
+
+// checkFailed records the outcome of a check: a block no decoder reads
+// leaves the chunk unchecked; any other error fails the Writer.
+func (w *Writer) checkFailed(err error) {
 	var me *MethodError
 	switch {
 	case err == nil:
@@ -436,6 +494,47 @@ func (w *Writer) runCheck(src *Container, i int) {
 		w.unchecked.Add(1)
 	default:
 		w.fail(err)
+	}
+}
+
+// hashBlocks hashes the blocks of chunk i of src as the workers decode
+// them, in order, and compares the hash with the chunk meta's.
+func (w *Writer) hashBlocks(src *Container, i int, pending <-chan *checkJob) {
+	defer w.checkWG.Done()
+	hs := getScratch()
+	defer putScratch(hs)
+	h := src.newChunkHasher(hs)
+	ch := &src.chunks[i]
+	bs := uint64(src.toc.Header.CompressionBlockSize)
+	end := ch.Offset + ch.Size
+	var err error
+	for cj := range pending {
+		<-cj.done
+		if err == nil {
+			err = cj.err
+		}
+		if err == nil {
+			start := uint64(cj.block) * bs
+			lo, hi := max(ch.Offset, start)-start, min(end, start+bs)-start
+			if hi > uint64(len(cj.data)) {
+				err = errorf(src.file, fmt.Sprintf("compression block %d of %s", cj.block, src.chunkStruct(i)), src.blockEntryOffset(cj.block), ErrCorrupt,
+					"holds %d bytes, the chunk needs %d from it", len(cj.data), hi)
+			} else {
+				h.Write(cj.data[lo:hi])
+			}
+		}
+		if cj.s != nil {
+			putScratch(cj.s)
+		}
+	}
+	switch {
+	case errors.Is(err, errCheckStopped):
+	case err != nil:
+		w.checkFailed(src.blockDamage(i, err))
+	default:
+		if ok, sum := h.matches(src, i, hs.hash); !ok {
+			w.fail(src.hashMismatch(i, sum))
+		}
 	}
 }
 
@@ -1026,6 +1125,7 @@ func (w *Writer) stop() {
 	close(w.queue)
 	w.wg.Wait()
 	<-w.placed
+	w.checkWG.Wait()
 }
 
 // Close finishes the container: the container header (when set), the
