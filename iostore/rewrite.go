@@ -286,7 +286,7 @@ func (w *Writer) compact(src *Container, byID map[ChunkID]*ChunkChange, res *Rew
 // preserve starts the output as a copy of src's .ucas files and TOC, then
 // writes the changed chunks' new data after it. The workers check every
 // kept chunk against its hash while the partitions are copied.
-func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *RewriteResult) error {
+func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *RewriteResult) (err error) {
 	t := src.toc
 	// The blocks of the chunks kept are kept as they are: each must name
 	// a method (a TOC that does not cannot be written again).
@@ -312,14 +312,20 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 			if _, changed := byID[src.chunks[i].ID]; changed {
 				continue // its blocks are left behind, unread
 			}
-			if w.firstErr() != nil {
+			if w.firstErr() != nil || w.stopChecks.Load() {
 				return
 			}
 			w.checkCopied(src, i)
 		}
 	}()
-	// Every check is handed to a worker before the pipeline can stop.
-	defer func() { <-checked }()
+	// Every check is handed to a worker before the pipeline can stop; a
+	// failed rewrite skips those not yet run.
+	defer func() {
+		if err != nil {
+			w.stopChecks.Store(true)
+		}
+		<-checked
+	}()
 	// start staged partition 0; copy every source partition.
 	for p, part := range src.parts {
 		if p > 0 {
