@@ -1192,20 +1192,19 @@ func (w *Writer) Stage() (err error) {
 }
 
 // Commit renames the staged output into place (see Stage) and removes
-// partitions an earlier container of the same name had beyond this one's.
+// partitions an earlier container of the same name had beyond this one's,
+// as one commit (safefile.Batch.Commit): a failed rename puts every file
+// back, and a run killed during the renames leaves a record that the next
+// run locking the container finishes.
 func (w *Writer) Commit() error {
 	if !w.staged {
 		return errors.New("iostore: Commit before Stage")
 	}
 	defer w.unlock()
-	stale := w.stalePartitions()
-	if err := w.batch.Commit(); err != nil {
-		return err
+	for _, s := range w.stalePartitions() {
+		w.batch.Remove(s)
 	}
-	for _, s := range stale {
-		os.Remove(s)
-	}
-	return nil
+	return w.batch.Commit()
 }
 
 // Unchanged reports whether the staged output (see Stage) is, byte for

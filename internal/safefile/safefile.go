@@ -1,6 +1,9 @@
 // Package safefile writes files atomically: each file is written to a
 // temporary file in the target's directory (see TempPrefix), synced, and
 // renamed over the target only when every file of a batch has been written.
+// A batch of several files is committed as one: a commit record beside the
+// outputs lets the next run finish a commit a killed run left half done,
+// and a rename that fails puts the other files back (see Batch.Commit).
 //
 // A Session stands for one run: it locks the files the run reads and
 // writes against other runs, and tracks the temporary files so that an
@@ -9,7 +12,6 @@ package safefile
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,7 +34,7 @@ func (s *Session) WriteFile(path string, data []byte, perm os.FileMode) error {
 }
 
 // Batch stages several files and renames them into place together: either
-// every target is replaced or, on failure before the renames, none is.
+// every target is replaced or none is (see Commit).
 //
 // A target that exists keeps its permissions, and a target that is a
 // symbolic link is written through: the file it leads to is replaced and the
@@ -40,8 +42,9 @@ func (s *Session) WriteFile(path string, data []byte, perm os.FileMode) error {
 type Batch struct {
 	// Session, when set, tracks the temporary files (an interrupt removes
 	// them) and runs Commit's renames as one commit section.
-	Session *Session
-	staged  []staged
+	Session  *Session
+	staged   []staged
+	removals []string // files Commit removes
 }
 
 type staged struct {
@@ -120,6 +123,13 @@ func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// Remove stages the removal of the file at path, if there is one, as part
+// of the commit: the file is removed together with the renames, and kept
+// until they are done (a failed commit leaves it).
+func (b *Batch) Remove(path string) {
+	b.removals = append(b.removals, path)
+}
+
 // remove removes the temporary file tmp.
 func (b *Batch) remove(tmp string) {
 	os.Remove(tmp)
@@ -193,10 +203,19 @@ func sameContent(a, b string) bool {
 	}
 }
 
-// Commit renames every staged file over its target and syncs the folders
-// that hold them. If a rename fails, the files not yet renamed are removed
-// and the error names the target. With a Session, the renames are one
-// commit section (see Session.BeginCommit).
+// Commit renames every staged file over its target, removes the files
+// given to Remove and syncs the folders that hold them. With a Session, the
+// renames are one commit section (see Session.BeginCommit).
+//
+// A single file is renamed into place. Several files are committed as one:
+// a commit record listing every step is written beside the outputs (one
+// copy in each folder, see RecordName) before the first rename, and each
+// existing target is renamed to a kept-original name (see OldName) before
+// its new file takes its place. If a rename fails, the files renamed so far
+// are put back and the temporary files removed, and the *CommitError names
+// the target. If the run is killed during the renames, the next run that
+// locks one of the files finishes the commit (Session.Lock). Once every
+// file is in place, the kept originals and the records are removed.
 func (b *Batch) Commit() error {
 	if err := b.finish(); err != nil {
 		b.Abort()
@@ -211,24 +230,30 @@ func (b *Batch) Commit() error {
 		return err
 	}
 	defer end()
-	var errs []error
-	dirs := map[string]bool{}
-	for k, s := range b.staged {
-		if err := os.Rename(s.tmp, s.target); err != nil {
-			errs = append(errs, fmt.Errorf("replace %s: %w (is the file open in another program?)", s.target, err))
-			for _, r := range b.staged[k:] {
-				b.remove(r.tmp)
+	if len(b.staged)+len(b.removals) > 1 {
+		return b.commitRecorded()
+	}
+	for _, r := range b.removals {
+		if isRegular(r) {
+			if err := os.Remove(r); err != nil {
+				return fmt.Errorf("remove %s: %w", r, err)
 			}
-			break
+			SyncDir(filepath.Dir(r))
 		}
-		b.Session.Forget(s.tmp)
-		dirs[filepath.Dir(s.target)] = true
 	}
-	for d := range dirs {
-		SyncDir(d)
+	b.removals = nil
+	if len(b.staged) == 0 {
+		return nil
 	}
+	s := b.staged[0]
 	b.staged = nil
-	return errors.Join(errs...)
+	if err := os.Rename(s.tmp, s.target); err != nil {
+		b.remove(s.tmp)
+		return fmt.Errorf("replace %s: %w (is the file open in another program?)", s.target, err)
+	}
+	b.Session.Forget(s.tmp)
+	SyncDir(filepath.Dir(s.target))
+	return nil
 }
 
 // SyncDir flushes a folder's entries (the names renames put there) to stable
@@ -252,4 +277,5 @@ func (b *Batch) Abort() {
 		b.remove(s.tmp)
 	}
 	b.staged = nil
+	b.removals = nil
 }

@@ -42,6 +42,13 @@ type Session struct {
 	LockWait time.Duration
 	// Log, when set, receives messages for the user.
 	Log func(msg string)
+	// CommitHook, when set, is called before each step of a multi-file
+	// commit once its record is written (each rename, those that put files
+	// back after a failure too, then each removal of a kept original or
+	// record), with the step's number from 0. An error fails the step as a
+	// failed rename would. It is for tests, which
+	// simulate a failure or a killed run with it.
+	CommitHook func(step int) error
 
 	mu      sync.Mutex
 	idle    *sync.Cond // broadcast when commits drops to 0
@@ -49,6 +56,7 @@ type Session struct {
 	commits int  // commit sections running
 	stopped bool // Interrupt was called
 	held    map[string]*heldLock
+	records map[string]bool // records of this Session's commits under way
 }
 
 type heldLock struct {
@@ -102,14 +110,127 @@ type Locks struct {
 // to LockWait before it fails with an error naming the file. A file this
 // Session holds already is not locked again.
 //
+// A commit record (see Batch.Commit) beside a file of uses that lists it
+// means a killed run left a commit unfinished: Lock also locks, for
+// writing, every file the commit writes, finishes it (rolls it forward),
+// and says so on Log, before it returns. A record that cannot be finished
+// fails Lock.
+//
 // Once every lock is held, the temporary files a killed run left beside
 // each file of uses written are removed (no other run can be writing them),
 // and Log says so.
 func (s *Session) Lock(uses ...Use) (*Locks, error) {
-	l := &Locks{s: s}
 	if s == nil {
+		return &Locks{}, nil
+	}
+	for attempt := 0; ; attempt++ {
+		recs, err := s.commitsOf(uses)
+		if err != nil {
+			return nil, err
+		}
+		all := uses
+		for _, c := range recs {
+			for _, t := range c.Targets {
+				all = append(all, Use{Path: t, Write: true})
+			}
+		}
+		l, err := s.lockAll(all)
+		if err != nil {
+			return nil, err
+		}
+		// A record may have appeared since it was looked for: if one names
+		// a file that is not locked for writing, lock again.
+		recs, err = s.commitsOf(uses)
+		if err == nil && !s.holdsAll(recs) {
+			l.Release()
+			if attempt < 3 {
+				continue
+			}
+			err = fmt.Errorf("%s: an interrupted unrmod write of it changed while it was locked; try again", recs[0].Record)
+		}
+		if err == nil {
+			err = s.recoverCommits(recs)
+		}
+		if err != nil {
+			l.Release()
+			return nil, err
+		}
+		for _, u := range uses {
+			if u.Write {
+				s.removeLeftovers(u.Path)
+			}
+		}
 		return l, nil
 	}
+}
+
+// commitsOf returns the interrupted commits, other than this Session's
+// own, that write a file of uses.
+func (s *Session) commitsOf(uses []Use) ([]*Commit, error) {
+	seen := map[string]bool{}
+	var out []*Commit
+	for _, u := range uses {
+		if st, err := os.Stat(u.Path); err == nil && st.IsDir() {
+			continue
+		}
+		recs, err := FindCommits(u.Path)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range recs {
+			if !seen[c.Record] && !s.owns(c.Record) {
+				seen[c.Record] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// holdsAll reports whether the Session holds the write lock of every file
+// of recs.
+func (s *Session) holdsAll(recs []*Commit) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range recs {
+		for _, t := range c.Targets {
+			if h := s.held[Identity(t)]; h == nil || !h.write {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// own marks records as this Session's commit under way (or no longer).
+func (s *Session) own(records []string, on bool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.records == nil {
+		s.records = map[string]bool{}
+	}
+	for _, r := range records {
+		if on {
+			s.records[r] = true
+		} else {
+			delete(s.records, r)
+		}
+	}
+}
+
+// owns reports whether record is of this Session's commit under way.
+func (s *Session) owns(record string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.records[record]
+}
+
+// lockAll takes the locks of uses in the order of their identities.
+func (s *Session) lockAll(uses []Use) (*Locks, error) {
+	l := &Locks{s: s}
 	type want struct {
 		path  string
 		write bool
@@ -135,11 +256,6 @@ func (s *Session) Lock(uses ...Use) (*Locks, error) {
 			return nil, err
 		}
 		l.keys = append(l.keys, k)
-	}
-	for _, u := range uses {
-		if u.Write {
-			s.removeLeftovers(u.Path)
-		}
 	}
 	return l, nil
 }

@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pak"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -213,8 +214,8 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 				return fmt.Errorf("%s: a path component is %d bytes long (at most 255)", p, len(c))
 			}
 		}
-		if strings.HasPrefix(path.Base(rel), ".") && strings.HasSuffix(rel, ".tmp") {
-			return nil // a temporary file of an interrupted write
+		if base := path.Base(rel); strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp") || safefile.IsWorkFile(base) {
+			return nil // a file of an interrupted write
 		}
 		f := File{Path: rel, Size: info.Size()}
 		if f.Size > MaxFileSize {
