@@ -54,6 +54,7 @@ func commands() []*command {
 		exportTextureCommand(),
 		exportSoundCommand(),
 		applyCommand(),
+		recoverCommand(),
 		diffCommand(),
 		hashCommand(),
 		helpCommand(),

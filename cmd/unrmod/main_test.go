@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +35,9 @@ func helperMain(mode string) int {
 	switch mode {
 	case "slow-writer":
 		return slowWriter(os.Getenv("UNRMOD_TEST_OUT"))
+	case "stop-in-commit":
+		k, _ := strconv.Atoi(os.Getenv("UNRMOD_TEST_COMMIT_STEP"))
+		return stopInCommit(k, strings.Split(os.Getenv("UNRMOD_TEST_ARGS"), "\n"))
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", mode)
 	return 2
@@ -57,6 +62,23 @@ func slowWriter(out string) int {
 		return 1
 	}
 	return 0
+}
+
+// stopInCommit runs the command line args as unrmod does, but stops before
+// step k of a multi-file commit: it prints "commit step K" and blocks, for
+// the test to kill it there.
+func stopInCommit(k int, args []string) int {
+	sess := newSession(os.Stderr)
+	sess.CommitHook = func(step int) error {
+		if step == k {
+			fmt.Printf("commit step %d\n", step)
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
+		return nil
+	}
+	return runSession(sess, args, os.Stdout, os.Stderr)
 }
 
 // slowReader gives left zero bytes, then writes "ready" and blocks.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -294,5 +295,109 @@ func TestReadersWaitForWriter(t *testing.T) {
 				t.Errorf("%v while a writer holds the container: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out.String(), errb.String())
 			}
 		})
+	}
+}
+
+// A pack killed (SIGKILL) before each step of the commit that renames the
+// container's .ucas, .utoc and .pak into place: verify names the
+// interrupted write and how to finish it, and recover (or the next pack)
+// finishes it; the container then verifies and is the new one, byte for
+// byte.
+func TestKilledCommitIsFinished(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the helper is killed with a Unix signal")
+	}
+	dir := t.TempDir()
+	ex := filepath.Join(dir, "ex")
+	if _, stderr, code := runCLI(t, "extract", demoContainer427, "-o", ex); code != 0 {
+		t.Fatalf("extract: %s", stderr)
+	}
+	ini := filepath.Join(ex, "UnrmodDemo", "Config", "DefaultGame.ini")
+	os.MkdirAll(filepath.Dir(ini), 0o755)
+	pack := func(out string) {
+		t.Helper()
+		if _, stderr, code := runCLI(t, "pack", ex, "-o", out, "--engine", "4.27"); code != 0 {
+			t.Fatalf("pack: %s", stderr)
+		}
+	}
+	os.WriteFile(ini, []byte("[/Script/UnrmodDemo]\n"), 0o644)
+	old := filepath.Join(dir, "old", "z_Demo_P")
+	pack(old)
+	os.WriteFile(ini, []byte("[/Script/UnrmodDemo]\nLevel=2\n"), 0o644)
+	want := filepath.Join(dir, "new", "z_Demo_P")
+	pack(want)
+	exts := []string{".utoc", ".ucas", ".pak"}
+	for k := 0; ; k++ {
+		mods := filepath.Join(dir, "mods"+strconv.Itoa(k))
+		out := filepath.Join(mods, "z_Demo_P")
+		os.Mkdir(mods, 0o755)
+		for _, e := range exts {
+			data, _ := os.ReadFile(old + e)
+			os.WriteFile(out+e, data, 0o644)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "UNRMOD_TEST_HELPER=stop-in-commit", "UNRMOD_TEST_COMMIT_STEP="+strconv.Itoa(k),
+			"UNRMOD_TEST_ARGS="+strings.Join([]string{"pack", ex, "-o", out, "--engine", "4.27"}, "\n"))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		stopped := false
+		for r := bufio.NewReader(stdout); ; {
+			line, err := r.ReadString('\n')
+			if line == "commit step "+strconv.Itoa(k)+"\n" {
+				stopped = true
+				break
+			}
+			if err != nil {
+				break
+			}
+		}
+		if !stopped {
+			if err := cmd.Wait(); err != nil || k < 6 {
+				t.Fatalf("the helper ran %d steps: %v\n%s", k, err, stderr.String())
+			}
+			break
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+
+		recs, _ := safefile.FindCommits(mods)
+		if k < 6 && len(recs) != 1 {
+			t.Fatalf("step %d: records %v", k, recs)
+		}
+		if len(recs) == 1 {
+			stdout, _, code := runCLI(t, "verify", mods)
+			if code != 1 || !strings.Contains(stdout, "was interrupted while it renamed them into place") || !strings.Contains(stdout, "run 'unrmod recover "+mods+"'") {
+				t.Errorf("step %d: verify: exit %d\n%s", k, code, stdout)
+			}
+			var stderr string
+			if k%2 == 0 {
+				_, stderr, code = runCLI(t, "recover", mods)
+			} else {
+				_, stderr, code = runCLI(t, "pack", ex, "-o", out, "--engine", "4.27")
+			}
+			if code != 0 || !strings.Contains(stderr, "unrmod: finished an interrupted unrmod write of 3 files in "+mods) {
+				t.Fatalf("step %d: exit %d\n%s", k, code, stderr)
+			}
+		}
+		if stdout, stderr, code := runCLI(t, "verify", out+".utoc", out+".pak"); code != 0 {
+			t.Fatalf("step %d: verify: %s%s", k, stdout, stderr)
+		}
+		for _, e := range exts {
+			a, _ := os.ReadFile(want + e)
+			b, _ := os.ReadFile(out + e)
+			if !bytes.Equal(a, b) {
+				t.Errorf("step %d: %s is not the new one", k, filepath.Base(out+e))
+			}
+		}
+		if ents, _ := os.ReadDir(mods); len(ents) != 3 {
+			t.Errorf("step %d: %d files left", k, len(ents))
+		}
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 )
@@ -100,6 +102,10 @@ the package id is the hash of the package name and that the store entry
 					if err != nil {
 						return err
 					}
+					if p := interruptedWrite(file); p != nil && r.Kind != "commit-record" {
+						r.Problems = append(r.Problems, *p)
+						r.OK = false
+					}
 					if !*asJSON {
 						r.writeText(s)
 					}
@@ -132,6 +138,9 @@ the package id is the hash of the package name and that the store entry
 // as corrupt. A file still busy when the wait ends is a problem of its own
 // ("not checked"), not a corruption.
 func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (verifyFileDoc, error) {
+	if safefile.IsRecord(filepath.Base(file)) {
+		return verifyRecord(file), nil
+	}
 	locks, err := lockRead(s, file)
 	if err != nil {
 		msg := "not checked: " + err.Error()
@@ -176,17 +185,31 @@ func verifyTargets(args []string) ([]string, error) {
 			continue
 		}
 		n := len(out)
+		var records []string
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if d.Type().IsRegular() && verifiable[strings.ToLower(filepath.Ext(p))] {
 				out = append(out, p)
+			} else if d.Type().IsRegular() && safefile.IsRecord(d.Name()) {
+				records = append(records, p)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
+		}
+		// A commit record is listed when none of the files it writes is (a
+		// .utoc renamed away in the middle of the write).
+		for _, rec := range records {
+			c, err := safefile.ReadCommit(rec)
+			if err == nil && slices.ContainsFunc(out[n:], func(p string) bool {
+				return slices.ContainsFunc(c.Targets, func(t string) bool { return safefile.Identity(t) == safefile.Identity(p) })
+			}) {
+				continue
+			}
+			out = append(out, rec)
 		}
 		if len(out) == n {
 			return nil, usagef("verify", "%s holds no package, container or pak to verify", a)
