@@ -1207,6 +1207,22 @@ func (w *Writer) Commit() error {
 	return w.batch.Commit()
 }
 
+// Hand moves the staged output (see Stage), with the removal of stale
+// partitions, into b, so that b.Commit renames it into place together with
+// b's other files as one commit. The Writer keeps its locks until Abort,
+// which the caller calls once b is committed (or aborted): Abort no longer
+// removes what was handed over.
+func (w *Writer) Hand(b *safefile.Batch) error {
+	if !w.staged {
+		return errors.New("iostore: Hand before Stage")
+	}
+	for _, s := range w.stalePartitions() {
+		w.batch.Remove(s)
+	}
+	b.Take(&w.batch)
+	return nil
+}
+
 // Unchanged reports whether the staged output (see Stage) is, byte for
 // byte, the container it would replace, so that Commit would change
 // nothing: an earlier run wrote it.

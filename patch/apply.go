@@ -271,6 +271,16 @@ func Apply(f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	// The containers' files join the batch, so that every output of the
+	// patch is renamed into place as one commit; the Writers keep their
+	// locks until it is done.
+	defer abortContainers()
+	for _, w := range containers {
+		if err := w.Hand(&batch); err != nil {
+			batch.Abort()
+			return nil, err
+		}
+	}
 	if opt.beforeCommit != nil {
 		opt.beforeCommit()
 	}
@@ -279,21 +289,11 @@ func Apply(f *File, opt Options) (*Result, error) {
 	end, err := opt.Session.BeginCommit()
 	if err != nil {
 		batch.Abort()
-		abortContainers()
 		return nil, err
 	}
 	defer end()
 	if err := batch.Commit(); err != nil {
-		abortContainers()
 		return nil, err
-	}
-	for k, w := range containers {
-		if err := w.Commit(); err != nil {
-			for _, rest := range containers[k+1:] {
-				rest.Abort()
-			}
-			return nil, err
-		}
 	}
 	return res, nil
 }

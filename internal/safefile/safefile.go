@@ -130,6 +130,14 @@ func (b *Batch) Remove(path string) {
 	b.removals = append(b.removals, path)
 }
 
+// Take moves the files staged in other, and its removals, into b, to be
+// committed with b's own as one commit.
+func (b *Batch) Take(other *Batch) {
+	b.staged = append(b.staged, other.staged...)
+	b.removals = append(b.removals, other.removals...)
+	other.staged, other.removals = nil, nil
+}
+
 // remove removes the temporary file tmp.
 func (b *Batch) remove(tmp string) {
 	os.Remove(tmp)
