@@ -46,6 +46,11 @@ What the engine accepts as it is but unrmod would not write itself prints
 store characters after the zero ending the name, as Deus Ex packages hold.
 The engine reads such a name up to the zero; unrmod keeps the entry's bytes.
 
+A file that an unrmod write was interrupted in the middle of renaming into
+place (a killed run, a power loss) fails with a 'commit record:' problem
+that names the record (.NAME.unrmod-commit) beside it; 'unrmod recover DIR',
+or any unrmod write of the file, finishes the write.
+
 An IoStore container (a .utoc) is checked section by section: every TOC
 section in bounds and consistent (chunk block ranges, block sizes within
 the block size, offsets within their .ucas partition, no block shared or
@@ -227,8 +232,9 @@ type verifyDoc struct {
 // verifyFileDoc is the result for one file. The counts are 0 when the file
 // could not be read. Kind is "iostore" for a container, whose counts are in
 // Container, "container-header" for a container-header chunk (summarized in
-// ContainerHeader), "zen-package" for a zen package (not checked yet), and
-// empty for a legacy package.
+// ContainerHeader), "zen-package" for a zen package (not checked yet),
+// "commit-record" for the record of an interrupted write found in a folder
+// beside none of the files it writes, and empty for a legacy package.
 type verifyFileDoc struct {
 	File      string              `json:"file"`
 	Kind      string              `json:"kind,omitempty"`

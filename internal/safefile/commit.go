@@ -234,24 +234,49 @@ func recordsIn(dir string) []string {
 
 // FindCommits returns the interrupted commits whose records lie in the
 // folder of path (or in path, a folder) and that write path (any, for a
-// folder). A record unrmod cannot read is an error when it is named after
-// path, and is skipped otherwise.
+// folder). A record unrmod cannot read is an error when it lies in the
+// folder asked about or is named after path, and is skipped otherwise.
 func FindCommits(path string) ([]*Commit, error) {
+	return findCommits(path, map[string]*folderRecords{})
+}
+
+// folderRecords are the records of a folder: those read, and the errors
+// of the others by name.
+type folderRecords struct {
+	commits []*Commit
+	bad     map[string]error
+}
+
+// findCommits is FindCommits with the records read so far, by folder.
+func findCommits(path string, read map[string]*folderRecords) ([]*Commit, error) {
+	if p, err := filepath.Abs(path); err == nil {
+		path = p
+	}
 	dir, id := filepath.Dir(path), ""
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		dir = path
 	} else {
 		id = Identity(path)
 	}
-	var out []*Commit
-	for _, rp := range recordsIn(dir) {
-		c, err := ReadCommit(rp)
-		if err != nil {
-			if id != "" && filepath.Base(rp) == RecordName(filepath.Base(path)) {
-				return nil, err
+	f := read[dir]
+	if f == nil {
+		f = &folderRecords{bad: map[string]error{}}
+		for _, rp := range recordsIn(dir) {
+			if c, err := ReadCommit(rp); err != nil {
+				f.bad[filepath.Base(rp)] = err
+			} else {
+				f.commits = append(f.commits, c)
 			}
-			continue
 		}
+		read[dir] = f
+	}
+	for name, err := range f.bad {
+		if id == "" || name == RecordName(filepath.Base(path)) {
+			return nil, fmt.Errorf("%w; it keeps unrmod from writing %s: remove it if unrmod did not write it", err, path)
+		}
+	}
+	var out []*Commit
+	for _, c := range f.commits {
 		if id == "" || c.writes(id) {
 			out = append(out, c)
 		}
@@ -408,11 +433,11 @@ func (b *Batch) commitRecorded() error {
 	var order []string // folders in the order of their first output
 	for _, s := range b.staged {
 		f := commitFile{temp: s.tmp, target: s.target}
-		if isRegular(s.target) {
-			f.old = newOldName(s.target, s.tmp)
-		} else if exists(s.target) {
+		if st, err := os.Lstat(s.target); err == nil && st.IsDir() {
 			b.Abort()
-			return fmt.Errorf("replace %s: not a regular file; nothing was changed", s.target)
+			return fmt.Errorf("replace %s: a folder is in the way; nothing was changed", s.target)
+		} else if err == nil {
+			f.old = newOldName(s.target, s.tmp)
 		}
 		c.files = append(c.files, f)
 		if d := filepath.Dir(s.target); !dirs[d] {
@@ -433,11 +458,9 @@ func (b *Batch) commitRecorded() error {
 		}
 	}
 	b.removals = nil
-	// The temporary files' names must be on disk before a record names
-	// them.
-	for _, d := range order {
-		SyncDir(d)
-	}
+	// The temporary files' names are on disk before a record names them:
+	// each folder is synced after its copy of the record is renamed into
+	// it.
 	if err := c.writeRecords(); err != nil {
 		c.removeRecords()
 		b.Abort()
@@ -507,9 +530,11 @@ func (b *Batch) commitRecorded() error {
 			os.Remove(f.old)
 		}
 	}
+	// A record a crash brings back is harmless: finishing a finished
+	// commit only removes it. So its removal is not synced.
 	for _, r := range c.records {
-		if c.hook() == nil && os.Remove(r) == nil {
-			SyncDir(filepath.Dir(r))
+		if c.hook() == nil {
+			os.Remove(r)
 		}
 	}
 	return nil

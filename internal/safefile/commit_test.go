@@ -412,6 +412,13 @@ func TestHostileRecords(t *testing.T) {
 				t.Errorf("Lock of another file: %v", err)
 			}
 			l.Release()
+			other := Use{Path: filepath.Join(dir, "Other.utoc"), Write: true}
+			if _, err := s.Lock(other, Use{Path: utoc, Write: true}); err == nil {
+				t.Error("Lock of another file and the one the record is named after succeeded")
+			}
+			if _, err := s.Recover(dir); err == nil || !strings.Contains(err.Error(), rec) {
+				t.Errorf("Recover of the folder: %v", err)
+			}
 			if got, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(got) != "mine" {
 				t.Error("notes.txt changed")
 			}

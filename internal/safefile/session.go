@@ -167,13 +167,13 @@ func (s *Session) Lock(uses ...Use) (*Locks, error) {
 // commitsOf returns the interrupted commits, other than this Session's
 // own, that write a file of uses.
 func (s *Session) commitsOf(uses []Use) ([]*Commit, error) {
-	seen := map[string]bool{}
+	seen, read := map[string]bool{}, map[string]*folderRecords{}
 	var out []*Commit
 	for _, u := range uses {
 		if st, err := os.Stat(u.Path); err == nil && st.IsDir() {
 			continue
 		}
-		recs, err := FindCommits(u.Path)
+		recs, err := findCommits(u.Path, read)
 		if err != nil {
 			return nil, err
 		}
