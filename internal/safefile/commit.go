@@ -93,6 +93,18 @@ type Commit struct {
 	Targets []string
 	files   []commitFile
 	records []string // every copy, absolute
+	read    string   // the file of a Lock's uses it was found for
+}
+
+// UnfinishedError is the error of Session.Lock for a file the run reads
+// that an interrupted commit writes: the file may be a mix of old and new.
+type UnfinishedError struct {
+	Path   string
+	Commit *Commit
+}
+
+func (e *UnfinishedError) Error() string {
+	return fmt.Sprintf("%s: an unrmod write of it was interrupted while it renamed its files into place (recorded in %s); a run that writes it finishes that write first (unrmod recover does only that)", e.Path, e.Commit.Record)
 }
 
 // CommitError is the error of a multi-file commit whose rename failed.
@@ -615,8 +627,12 @@ func plural(n int, noun string) string {
 
 // Recover finishes the interrupted commits that write path (a file) or
 // whose records lie in path (a folder): it locks their files, which
-// finishes them (see Lock), and returns them.
+// finishes them (see Lock), and returns them. It needs a Session: a nil
+// one locks nothing.
 func (s *Session) Recover(path string) ([]*Commit, error) {
+	if s == nil {
+		return nil, errors.New("safefile: Recover needs a Session")
+	}
 	recs, err := FindCommits(path)
 	if err != nil || len(recs) == 0 {
 		return nil, err

@@ -449,3 +449,31 @@ func TestRecoveryOfUnbegunCommit(t *testing.T) {
 		t.Errorf("records %v", recs)
 	}
 }
+
+// A run that only reads a file of an unfinished commit (a dry run, the
+// input of a rewrite) changes nothing and fails naming the record.
+func TestReadLockRefusesUnfinishedCommit(t *testing.T) {
+	c := newCommitSet(t)
+	if !commitKilledAt(t, c, 2) {
+		t.Fatal("not killed")
+	}
+	before := c.state(t)
+	s, _ := newSession(t, t.TempDir(), time.Second)
+	utoc := filepath.Join(c.dir, "Game.utoc")
+	_, err := s.Lock(Use{Path: utoc})
+	var ue *UnfinishedError
+	if !errors.As(err, &ue) || ue.Path != utoc || !strings.Contains(err.Error(), ".Game.ucas.unrmod-commit") {
+		t.Fatalf("Lock for reading: %v", err)
+	}
+	if st := c.state(t); st != before {
+		t.Fatalf("a read lock changed the files: %s", st)
+	}
+	l, err := s.Lock(Use{Path: utoc, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if st := c.state(t); st != "new" {
+		t.Fatal(st)
+	}
+}

@@ -110,11 +110,12 @@ type Locks struct {
 // to LockWait before it fails with an error naming the file. A file this
 // Session holds already is not locked again.
 //
-// A commit record (see Batch.Commit) beside a file of uses that lists it
-// means a killed run left a commit unfinished: Lock also locks, for
-// writing, every file the commit writes, finishes it (rolls it forward),
-// and says so on Log, before it returns. A record that cannot be finished
-// fails Lock.
+// A commit record (see Batch.Commit) beside a file of uses written that
+// lists it means a killed run left a commit unfinished: Lock also locks,
+// for writing, every file the commit writes, finishes it (rolls it
+// forward), and says so on Log, before it returns. A record that cannot be
+// finished fails Lock, and so does one that lists a file only read, with
+// an *UnfinishedError.
 //
 // Once every lock is held, the temporary files a killed run left beside
 // each file of uses written are removed (no other run can be writing them),
@@ -123,8 +124,16 @@ func (s *Session) Lock(uses ...Use) (*Locks, error) {
 	if s == nil {
 		return &Locks{}, nil
 	}
+	var writes, reads []Use
+	for _, u := range uses {
+		if u.Write {
+			writes = append(writes, u)
+		} else {
+			reads = append(reads, u)
+		}
+	}
 	for attempt := 0; ; attempt++ {
-		recs, err := s.commitsOf(uses)
+		recs, err := s.commitsOf(writes)
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +149,7 @@ func (s *Session) Lock(uses ...Use) (*Locks, error) {
 		}
 		// A record may have appeared since it was looked for: if one names
 		// a file that is not locked for writing, lock again.
-		recs, err = s.commitsOf(uses)
+		recs, err = s.commitsOf(writes)
 		if err == nil && !s.holdsAll(recs) {
 			l.Release()
 			if attempt < 3 {
@@ -150,6 +159,13 @@ func (s *Session) Lock(uses ...Use) (*Locks, error) {
 		}
 		if err == nil {
 			err = s.recoverCommits(recs)
+		}
+		if err == nil {
+			// A file only read is not written to finish its commit: the
+			// run may be a dry one.
+			if recs, err = s.commitsOf(reads); err == nil && len(recs) > 0 {
+				err = &UnfinishedError{Path: recs[0].read, Commit: recs[0]}
+			}
 		}
 		if err != nil {
 			l.Release()
@@ -179,6 +195,7 @@ func (s *Session) commitsOf(uses []Use) ([]*Commit, error) {
 		}
 		for _, c := range recs {
 			if !seen[c.Record] && !s.owns(c.Record) {
+				c.read = u.Path
 				seen[c.Record] = true
 				out = append(out, c)
 			}
@@ -213,6 +230,9 @@ func (s *Session) own(records []string, on bool) {
 		s.records = map[string]bool{}
 	}
 	for _, r := range records {
+		if a, err := filepath.Abs(r); err == nil {
+			r = a
+		}
 		if on {
 			s.records[r] = true
 		} else {
