@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // WriteFile atomically replaces path with data.
@@ -39,12 +40,26 @@ func (s *Session) WriteFile(path string, data []byte, perm os.FileMode) error {
 // A target that exists keeps its permissions, and a target that is a
 // symbolic link is written through: the file it leads to is replaced and the
 // link stays.
+//
+// Create, Add, Remove and Take may be called from several goroutines at
+// once (a container's partitions are created as its chunks are placed,
+// while its caller adds a companion file); Commit, Abort and Unchanged run
+// after them.
 type Batch struct {
 	// Session, when set, tracks the temporary files (an interrupt removes
 	// them) and runs Commit's renames as one commit section.
-	Session  *Session
+	Session *Session
+
+	mu       sync.Mutex
 	staged   []staged
 	removals []string // files Commit removes
+}
+
+// stage adds s to the staged files.
+func (b *Batch) stage(s staged) {
+	b.mu.Lock()
+	b.staged = append(b.staged, s)
+	b.mu.Unlock()
 }
 
 type staged struct {
@@ -93,7 +108,7 @@ func (b *Batch) Create(path string, perm os.FileMode) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	b.staged = append(b.staged, staged{tmp: f.Name(), target: target, f: f, perm: perm})
+	b.stage(staged{tmp: f.Name(), target: target, f: f, perm: perm})
 	return f, nil
 }
 
@@ -119,7 +134,7 @@ func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
 		b.remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	b.staged = append(b.staged, staged{tmp: tmp, target: target, perm: perm})
+	b.stage(staged{tmp: tmp, target: target, perm: perm})
 	return nil
 }
 
@@ -127,15 +142,22 @@ func (b *Batch) Add(path string, data []byte, perm os.FileMode) error {
 // of the commit: the file is removed together with the renames, and kept
 // until they are done (a failed commit leaves it).
 func (b *Batch) Remove(path string) {
+	b.mu.Lock()
 	b.removals = append(b.removals, path)
+	b.mu.Unlock()
 }
 
 // Take moves the files staged in other, and its removals, into b, to be
 // committed with b's own as one commit.
 func (b *Batch) Take(other *Batch) {
-	b.staged = append(b.staged, other.staged...)
-	b.removals = append(b.removals, other.removals...)
+	other.mu.Lock()
+	staged, removals := other.staged, other.removals
 	other.staged, other.removals = nil, nil
+	other.mu.Unlock()
+	b.mu.Lock()
+	b.staged = append(b.staged, staged...)
+	b.removals = append(b.removals, removals...)
+	b.mu.Unlock()
 }
 
 // remove removes the temporary file tmp.
