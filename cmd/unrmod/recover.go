@@ -52,8 +52,8 @@ changes nothing.`,
 
 // interruptedWrite returns the problem of file when a commit record beside
 // it says that an unrmod write of it was interrupted, or nil.
-func interruptedWrite(file string) *problemDoc {
-	recs, err := safefile.FindCommits(file)
+func interruptedWrite(finder *safefile.CommitFinder, file string) *problemDoc {
+	recs, err := finder.Find(file)
 	if err != nil {
 		return &problemDoc{Struct: "commit record", Message: err.Error(), Text: "commit record: " + err.Error()}
 	}

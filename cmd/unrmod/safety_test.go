@@ -401,3 +401,37 @@ func TestKilledCommitIsFinished(t *testing.T) {
 		}
 	}
 }
+
+// verify lists a commit record found in a folder beside none of the files
+// it writes (the new file not renamed into place yet, the old one kept
+// aside), and recover finishes it.
+func TestVerifyListsLoneRecord(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../examples/packages/UnrmodDemoMap.unr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".Map.unr.unrmod-1.tmp"), src, 0o644)
+	os.WriteFile(filepath.Join(dir, ".Map.unr.unrmod-1.old"), []byte("the old map"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".Map.unr.unrmod-commit"), []byte(`{"unrmod": "commit 1",
+  "files": [{"temp": ".Map.unr.unrmod-1.tmp", "target": "Map.unr", "old": ".Map.unr.unrmod-1.old"}],
+  "records": [".Map.unr.unrmod-commit"]}`), 0o644)
+	stdout, _, code := runCLI(t, "verify", dir)
+	if code != 1 || !strings.Contains(stdout, ".Map.unr.unrmod-commit: commit record: an unrmod write of Map.unr was interrupted") {
+		t.Fatalf("verify: exit %d\n%s", code, stdout)
+	}
+	_, stderr, code := runCLI(t, "recover", dir)
+	if code != 0 || !strings.Contains(stderr, "finished an interrupted unrmod write of 1 file in "+dir+" (Map.unr)") {
+		t.Fatalf("recover: exit %d\n%s", code, stderr)
+	}
+	if stdout, _, code := runCLI(t, "verify", dir); code != 0 {
+		t.Fatalf("verify after recover: %s", stdout)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left %v", ents)
+	}
+	stdout, _, code = runCLI(t, "recover", dir)
+	if code != 0 || stdout != dir+": no interrupted unrmod write to finish\n" {
+		t.Errorf("recover again: exit %d %q", code, stdout)
+	}
+}

@@ -102,12 +102,13 @@ the package id is the hash of the package name and that the store entry
 				}
 				doc := verifyDoc{OK: true, Files: []verifyFileDoc{}}
 				bad := 0
+				var records safefile.CommitFinder // reads each folder once
 				for _, file := range args {
 					r, err := verifyOne(s, file, key, zf)
 					if err != nil {
 						return err
 					}
-					if p := interruptedWrite(file); p != nil && r.Kind != "commit-record" {
+					if p := interruptedWrite(&records, file); p != nil && r.Kind != "commit-record" {
 						r.Problems = append(r.Problems, *p)
 						r.OK = false
 					}

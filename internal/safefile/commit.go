@@ -249,7 +249,22 @@ func recordsIn(dir string) []string {
 // folder). A record unrmod cannot read is an error when it lies in the
 // folder asked about or is named after path, and is skipped otherwise.
 func FindCommits(path string) ([]*Commit, error) {
-	return findCommits(path, map[string]*folderRecords{})
+	var f CommitFinder
+	return f.Find(path)
+}
+
+// A CommitFinder is FindCommits for many files: it reads each folder's
+// records once. The zero CommitFinder is ready to use.
+type CommitFinder struct {
+	read map[string]*folderRecords
+}
+
+// Find is FindCommits, with the records of the folders read before.
+func (cf *CommitFinder) Find(path string) ([]*Commit, error) {
+	if cf.read == nil {
+		cf.read = map[string]*folderRecords{}
+	}
+	return findCommits(path, cf.read)
 }
 
 // folderRecords are the records of a folder: those read, and the errors

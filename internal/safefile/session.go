@@ -183,13 +183,14 @@ func (s *Session) Lock(uses ...Use) (*Locks, error) {
 // commitsOf returns the interrupted commits, other than this Session's
 // own, that write a file of uses.
 func (s *Session) commitsOf(uses []Use) ([]*Commit, error) {
-	seen, read := map[string]bool{}, map[string]*folderRecords{}
+	seen := map[string]bool{}
+	var finder CommitFinder
 	var out []*Commit
 	for _, u := range uses {
 		if st, err := os.Stat(u.Path); err == nil && st.IsDir() {
 			continue
 		}
-		recs, err := findCommits(u.Path, read)
+		recs, err := finder.Find(u.Path)
 		if err != nil {
 			return nil, err
 		}
