@@ -8,9 +8,9 @@
 //	unrmod <command> [flags] args
 //
 // The commands are info, dump, props, verify, ls, extract, rewrite,
-// export-data, apply, recover, diff, hash, help and version; "unrmod help" lists them
-// and "unrmod <command> --help" explains one. Flags may appear before or
-// after the arguments.
+// export-data, apply, recover, diff, hash, help and version; "unrmod help"
+// lists them and "unrmod <command> --help" explains one. Flags may appear
+// before or after the arguments.
 //
 // Exit status: 0 on success, 1 when a file is bad, fails verification or
 // cannot be written, 2 on a usage error, 130 when interrupted (Ctrl-C,
