@@ -120,8 +120,8 @@ func TestCorpusRoundTrip(t *testing.T) {
 			cook = "edit"
 		}
 		eng := p.Release.String()
-		if p.ReleaseDetected {
-			eng += "?"
+		if p.ReleaseDetected && len(p.Fitting) > 1 {
+			eng = p.Fitting[0].String() + "–" + eng
 		}
 		t.Logf("%-100s %-6s %-5s %5d %7d %7d", a.name, eng, cook, len(p.Names), len(p.Imports), len(p.Exports))
 		h, x, err := p.Encode()
@@ -145,4 +145,76 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestCorpusRelayout changes the size of the header (a longer name map)
+// and of an export's data in every corpus asset, checks that the result
+// decodes to the changed model with every offset moved, and that undoing
+// the change gives the original bytes again.
+func TestCorpusRelayout(t *testing.T) {
+	for _, a := range corpusAssets(t) {
+		p, err := uasset.Decode(a.name, a.uasset, a.uexp, nil)
+		if err != nil {
+			t.Errorf("%s: %v", a.name, err)
+			continue
+		}
+		if len(p.Exports) == 0 {
+			continue
+		}
+		opts := &uasset.Options{Release: p.Release}
+		const added = "UnrmodAddedName_Long_Enough_To_Move_Everything"
+		oldData := p.Exports[0].Data
+		p.Names = append(p.Names, uasset.Name{Value: added})
+		p.Exports[0].Data = append(bytes.Clone(oldData), bytes.Repeat([]byte{0xAB}, 16)...)
+		h, x, err := p.Encode()
+		if p.Summary.ThumbnailTableOffset > 0 {
+			if !errors.Is(err, uasset.ErrNotEncodable) {
+				t.Errorf("%s: editor package with thumbnails: err = %v, want ErrNotEncodable", a.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: encode: %v", a.name, err)
+			continue
+		}
+		q, err := uasset.Decode(a.name, h, x, opts)
+		if err != nil {
+			t.Errorf("%s: changed package does not decode: %v", a.name, err)
+			continue
+		}
+		grow := len(h) - len(a.uasset)
+		if grow <= len(added) {
+			t.Errorf("%s: header grew by %d bytes", a.name, grow)
+		}
+		if len(q.Names) != len(p.Names) || q.Names[len(q.Names)-1].Value != added {
+			t.Errorf("%s: added name lost", a.name)
+		}
+		if int(q.Summary.TotalHeaderSize) != int(p.Summary.TotalHeaderSize)+grow {
+			t.Errorf("%s: TotalHeaderSize %d, want %d", a.name, q.Summary.TotalHeaderSize, int(p.Summary.TotalHeaderSize)+grow)
+		}
+		if o := p.Summary.AssetRegistryDataOffset; o > 0 && q.Summary.AssetRegistryDataOffset != o+int32(grow) {
+			t.Errorf("%s: AssetRegistryDataOffset %d, want %d", a.name, q.Summary.AssetRegistryDataOffset, o+int32(grow))
+		}
+		// Cooked files put BulkDataStartOffset where the .uexp's tag starts:
+		// it keeps its distance from the end.
+		oldEnd, newEnd := int64(len(a.uasset)+len(a.uexp)), int64(len(h)+len(x))
+		if b := p.Summary.BulkDataStartOffset; b > int64(p.Summary.TotalHeaderSize) && q.Summary.BulkDataStartOffset != b+newEnd-oldEnd {
+			t.Errorf("%s: BulkDataStartOffset %d, want %d", a.name, q.Summary.BulkDataStartOffset, b+newEnd-oldEnd)
+		}
+		for i := range p.Exports {
+			if !bytes.Equal(q.Exports[i].Data, p.Exports[i].Data) {
+				t.Errorf("%s: export %d data differs after the move", a.name, i)
+			}
+		}
+		if q.HasTailTag() != p.HasTailTag() || len(q.Imports) != len(p.Imports) || len(q.PreloadDependencies) != len(p.PreloadDependencies) {
+			t.Errorf("%s: tables differ after the move", a.name)
+		}
+		// Undo: the original bytes come back.
+		q.Names = q.Names[:len(q.Names)-1]
+		q.Exports[0].Data = oldData
+		h, x, err = q.Encode()
+		if err != nil || !bytes.Equal(h, a.uasset) || !bytes.Equal(x, a.uexp) {
+			t.Errorf("%s: undoing the change does not give the original bytes (err %v; header at 0x%X)", a.name, err, firstDiff(h, a.uasset))
+		}
+	}
 }

@@ -29,8 +29,11 @@ type Package struct {
 	// newest release writing Version.
 	Release Release
 	// ReleaseDetected is true when Release was chosen by looking at the
-	// layout of an unversioned file (several releases may share a layout).
+	// layout of an unversioned file. Several releases may share a layout:
+	// Fitting lists every release whose layout fits, oldest first (only
+	// for a detected release).
 	ReleaseDetected bool
+	Fitting         []Release
 
 	Names   []Name
 	Imports []Import
@@ -243,12 +246,26 @@ func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
 	if err != nil {
 		return nil, &FormatError{File: name, Struct: "package file summary", Offset: 8, Msg: err.Error(), Err: err}
 	}
+	// One private copy that the model slices into, whichever layout fits.
+	uasset = bytes.Clone(uasset)
+	if uexp != nil {
+		uexp = bytes.Clone(uexp)
+	}
 	var first error
-	for _, cand := range cands {
-		p, err := decodeAs(name, uasset, uexp, cand, s.Unversioned() && o.Release.IsZero())
+	detect := s.Unversioned() && o.Release.IsZero()
+	for i, cand := range cands {
+		p, err := decodeAs(name, uasset, uexp, cand, detect)
 		if err == nil {
 			p.Release = cand.Release
-			p.ReleaseDetected = s.Unversioned() && o.Release.IsZero()
+			if p.ReleaseDetected = detect; detect {
+				p.Fitting = []Release{cand.Release}
+				for _, older := range cands[i+1:] {
+					if _, err := decodeAs(name, uasset, uexp, older, true); err == nil {
+						p.Fitting = append(p.Fitting, older.Release)
+					}
+				}
+				slices.Reverse(p.Fitting)
+			}
 			return p, nil
 		}
 		if first == nil {
@@ -331,15 +348,14 @@ func decodeAs(name string, uasset, uexp []byte, ri releaseInfo, strict bool) (*P
 		return nil, errorf(name, "package file summary TotalHeaderSize", -1, ErrCorrupt,
 			"%d is outside the summary's end (%d) and the file's size (%d)", s.TotalHeaderSize, sumEnd, len(uasset))
 	}
-	header := bytes.Clone(uasset[:hs])
-	var area []byte
+	header := uasset[:hs:hs]
+	area := uexp
 	if uexp != nil {
 		if len(uasset) > hs {
-			p.HeaderTrailer = bytes.Clone(uasset[hs:])
+			p.HeaderTrailer = uasset[hs:]
 		}
-		area = bytes.Clone(uexp)
 	} else {
-		area = bytes.Clone(uasset[hs:])
+		area = uasset[hs:]
 	}
 
 	// Find every part of the header the summary points at.
@@ -397,8 +413,6 @@ func decodeAs(name string, uasset, uexp []byte, ri releaseInfo, strict bool) (*P
 			return nil, err
 		}
 	}
-	p.bulk = offsetRuleFor(s.BulkDataStartOffset, hs, len(area))
-	p.payload = offsetRuleFor(s.PayloadTOCOffset, hs, len(area))
 
 	// Decode the tables the model holds.
 	hc := binio.NewCursor(header, 0)
@@ -445,6 +459,9 @@ func decodeAs(name string, uasset, uexp []byte, ri releaseInfo, strict bool) (*P
 	if err := p.splitExportData(area, hs); err != nil {
 		return nil, err
 	}
+	exportsEnd := hs + len(area) - len(p.ExportTrailer)
+	p.bulk = offsetRuleFor(s.BulkDataStartOffset, hs, exportsEnd)
+	p.payload = offsetRuleFor(s.PayloadTOCOffset, hs, exportsEnd)
 	return p, nil
 }
 
@@ -457,11 +474,16 @@ func allZero(b []byte) bool {
 	return true
 }
 
-func offsetRuleFor(off int64, hs, areaLen int) offsetRule {
+// offsetRuleFor says how an offset that may point past the header moves:
+// one at or after the end of the last export's data (BulkDataStartOffset
+// in every cooked file: where the .uexp's tag starts) keeps its distance
+// from the end of the export data; one inside the export data moves with
+// the header.
+func offsetRuleFor(off int64, hs, exportsEnd int) offsetRule {
 	switch {
 	case off <= int64(hs):
 		return offsetKeep
-	case off >= int64(hs+areaLen):
+	case off >= int64(exportsEnd):
 		return offsetFromEnd
 	default:
 		return offsetFromHeader

@@ -1,0 +1,4 @@
+package uasset
+
+// BuildSmall is buildSmall for the external tests.
+var BuildSmall = buildSmall
