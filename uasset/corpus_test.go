@@ -164,7 +164,7 @@ func TestCorpusRelayout(t *testing.T) {
 		opts := &uasset.Options{Release: p.Release}
 		const added = "UnrmodAddedName_Long_Enough_To_Move_Everything"
 		oldData := p.Exports[0].Data
-		p.Names = append(p.Names, uasset.Name{Value: added})
+		p.Names = append(p.Names, uasset.NewName(added))
 		p.Exports[0].Data = append(bytes.Clone(oldData), bytes.Repeat([]byte{0xAB}, 16)...)
 		h, x, err := p.Encode()
 		if p.Summary.ThumbnailTableOffset > 0 {
@@ -216,5 +216,30 @@ func TestCorpusRelayout(t *testing.T) {
 		if err != nil || !bytes.Equal(h, a.uasset) || !bytes.Equal(x, a.uexp) {
 			t.Errorf("%s: undoing the change does not give the original bytes (err %v; header at 0x%X)", a.name, err, firstDiff(h, a.uasset))
 		}
+	}
+}
+
+// TestCorpusNameHashes recomputes the hashes of every name of the corpus
+// whose file stores them (one UE 5.4 file stores zeros throughout).
+func TestCorpusNameHashes(t *testing.T) {
+	checked := 0
+	for _, a := range corpusAssets(t) {
+		p, err := uasset.Decode(a.name, a.uasset, a.uexp, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", a.name, err)
+		}
+		for _, n := range p.Names {
+			if n.NonCaseHash == 0 && n.CaseHash == 0 {
+				continue
+			}
+			checked++
+			if x, y := uasset.NameHashes(n.Value); x != n.NonCaseHash || y != n.CaseHash {
+				t.Errorf("%s: name %q: hashes %04x %04x, file has %04x %04x", a.name, n.Value, x, y, n.NonCaseHash, n.CaseHash)
+			}
+		}
+	}
+	t.Logf("%d names checked", checked)
+	if checked < 1000 {
+		t.Errorf("only %d names checked", checked)
 	}
 }

@@ -259,8 +259,13 @@ func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
 			p.Release = cand.Release
 			if p.ReleaseDetected = detect; detect {
 				p.Fitting = []Release{cand.Release}
+				sig, _ := signature(uasset, cand)
 				for _, older := range cands[i+1:] {
-					if _, err := decodeAs(name, uasset, uexp, older, true); err == nil {
+					// The same signature decodes the same way: no need to
+					// decode again.
+					if osig, ok := signature(uasset, older); ok && osig == sig {
+						p.Fitting = append(p.Fitting, older.Release)
+					} else if _, err := decodeAs(name, uasset, uexp, older, true); err == nil {
 						p.Fitting = append(p.Fitting, older.Release)
 					}
 				}
@@ -321,6 +326,26 @@ func candidates(s *Summary, hint Release) ([]releaseInfo, error) {
 		return nil, fmt.Errorf("LegacyFileVersion %d: %w", s.LegacyFileVersion, ErrUnsupportedVersion)
 	}
 	return out, nil
+}
+
+// layoutSig is what decides how a file decodes in a layout: the bytes
+// the summary takes and the size of every table entry and form.
+type layoutSig struct {
+	summary, imp, exp                     int
+	nameHashes, softRefNames, preload, dr bool
+}
+
+// signature reads the summary in layout ri and returns its signature.
+func signature(uasset []byte, ri releaseInfo) (layoutSig, bool) {
+	l := layout{FileVersion: ri.FileVersion, legacy: ri.Legacy, importPackageName: ri.importPackageName}
+	c := binio.NewCursor(uasset, 0)
+	var s Summary
+	s.serialize(&archive{c: c}, &l)
+	if c.Err() != nil {
+		return layoutSig{}, false
+	}
+	return layoutSig{c.Pos(), importSize(&l), exportSize(&l), l.UE4 >= ue4NameHashes, l.UE4 >= ue4SoftObjectPath,
+		l.UE4 >= ue4PreloadDependencies, l.UE5 >= ue5DataResources}, true
 }
 
 // span is a part of the header found by decoding: [start, end).
