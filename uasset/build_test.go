@@ -20,7 +20,10 @@ func buildSmall(tb testing.TB) (uasset, uexp []byte) {
 			Generations:                 []Generation{{ExportCount: 1, NameCount: 6}},
 			SavedByEngineVersion:        EngineVersion{Major: 4, Minor: 27, Patch: 2, Branch: "++UE4+Release-4.27"},
 			CompatibleWithEngineVersion: EngineVersion{Major: 4, Minor: 27, Branch: "++UE4+Release-4.27"},
-			PreloadDependencyCount:      0,
+			// Where the .uexp's tag starts, as in every cooked file of the
+			// corpus: counted from the end of the export data here, placed
+			// by the encoder.
+			BulkDataStartOffset: -4,
 		},
 		Names: []Name{{Value: "/Script/CoreUObject"}, {Value: "Class"}, {Value: "Object"}, {Value: "Package"},
 			{Value: "Small"}, {Value: "None"}},
