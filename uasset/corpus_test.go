@@ -189,6 +189,10 @@ func TestCorpusRelayout(t *testing.T) {
 		if len(q.Names) != len(p.Names) || q.Names[len(q.Names)-1].Value != added {
 			t.Errorf("%s: added name lost", a.name)
 		}
+		if g := q.Summary.Generations; len(g) > 0 && p.Summary.Generations[len(g)-1].NameCount == p.Summary.NameCount &&
+			g[len(g)-1].NameCount != int32(len(q.Names)) {
+			t.Errorf("%s: last generation %+v does not follow the name count %d", a.name, g[len(g)-1], len(q.Names))
+		}
 		if int(q.Summary.TotalHeaderSize) != int(p.Summary.TotalHeaderSize)+grow {
 			t.Errorf("%s: TotalHeaderSize %d, want %d", a.name, q.Summary.TotalHeaderSize, int(p.Summary.TotalHeaderSize)+grow)
 		}

@@ -111,6 +111,11 @@ func (p *Package) appendHeader(dst []byte, hs int, starts []int, areaLen int) ([
 		return nil, p.notEncodable("header", "%d bytes is more than TotalHeaderSize can say", hs)
 	}
 	s.TotalHeaderSize = int32(hs)
+	// The engine saves the current counts as the last generation: follow
+	// the counts when the file did.
+	if g := len(s.Generations); g > 0 && s.Generations[g-1] == (Generation{p.Summary.ExportCount, p.Summary.NameCount}) {
+		s.Generations = append(s.Generations[:g-1:g-1], Generation{int32(len(p.Exports)), int32(len(p.Names))})
+	}
 	s.NameCount = int32(len(p.Names))
 	s.ImportCount = int32(len(p.Imports))
 	s.ExportCount = int32(len(p.Exports))
