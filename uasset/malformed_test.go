@@ -68,7 +68,7 @@ func TestMalformed(t *testing.T) {
 		{"UE4 version too old", put(h, 12, 400), x, ErrUnsupportedVersion, "object versions"},
 		{"name count beyond the header", put(h, fieldAt(int32(len(p.Names))), 1<<30), x, ErrCorrupt, "name map"},
 		{"import offset inside the summary", put(h, fieldAt(s.ImportOffset), 8), x, ErrCorrupt, "import map offset"},
-		{"negative export count", put(h, fieldAt(s.ExportOffset)-4, 0xFFFFFFFF), x, ErrCorrupt, "export map"},
+		{"negative export count", put(h, fieldAt(s.ExportOffset)-4, 0xFFFFFFFF), x, ErrCorrupt, "export map at 0x183: negative count -1"},
 		{"TotalHeaderSize beyond the file", put(h, 24, uint32(len(h)+1)), x, ErrCorrupt, "TotalHeaderSize"},
 		{"export data beyond the .uexp", put(h, exportAt+4*4+8+4+8, uint32(len(h)+len(x))), x, ErrCorrupt, `export 0 "Small"`},
 		{"export size beyond the .uexp", put(h, exportAt+4*4+8+4, 1<<20), x, ErrCorrupt, "outside the .uexp"},

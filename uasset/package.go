@@ -278,9 +278,14 @@ func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
 		}
 	}
 	if len(cands) > 1 && s.Unversioned() {
+		why := first.Error()
+		var fe *FormatError
+		if errors.As(first, &fe) {
+			why = strings.TrimPrefix(why, fe.File+": ")
+		}
 		return nil, &FormatError{File: name, Struct: "package file summary", Offset: 8,
-			Msg: fmt.Sprintf("unversioned file: the layout of no release from %s to %s fits (give the release in Options); as %s: %v",
-				cands[len(cands)-1].Release, cands[0].Release, cands[0].Release, first), Err: errors.Join(ErrUnsupportedVersion, first)}
+			Msg: fmt.Sprintf("unversioned file: the layout of no release from %s to %s fits (give the release in Options); as %s: %s",
+				cands[len(cands)-1].Release, cands[0].Release, cands[0].Release, why), Err: errors.Join(ErrUnsupportedVersion, first)}
 	}
 	return nil, first
 }
@@ -516,7 +521,10 @@ func offsetRuleFor(off int64, hs, exportsEnd int) offsetRule {
 }
 
 func checkCount(name string, k secKind, n int32, min int, c *binio.Cursor) error {
-	if n < 0 || int64(n)*int64(min) > int64(c.Len()) {
+	if n < 0 {
+		return errorf(name, k.String(), c.Abs(), ErrCorrupt, "negative count %d in the summary", n)
+	}
+	if int64(n)*int64(min) > int64(c.Len()) {
 		return errorf(name, k.String(), c.Abs(), ErrCorrupt, "count %d (from the summary) needs at least %d bytes, %d left in the header",
 			n, int64(n)*int64(min), c.Len())
 	}
