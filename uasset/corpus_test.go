@@ -12,6 +12,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/uasset"
 )
 
@@ -246,4 +247,51 @@ func TestCorpusNameHashes(t *testing.T) {
 	if checked < 1000 {
 		t.Errorf("only %d names checked", checked)
 	}
+}
+
+// TestCorpusZenOracle compares the decoded export maps with the zen
+// packages the engine made from the same cooked assets (the .uzenasset
+// beside a pair): the same exports, names, flags and data, which a
+// misread field would break even when the round trip holds.
+func TestCorpusZenOracle(t *testing.T) {
+	checked := 0
+	for _, a := range corpusAssets(t) {
+		if a.pak != "" {
+			continue
+		}
+		base := strings.TrimSuffix(a.name, filepath.Ext(a.name))
+		zdata, err := os.ReadFile(filepath.Join(corpus.Dir(t), filepath.FromSlash(base)+".uzenasset"))
+		if err != nil {
+			continue
+		}
+		p, err := uasset.Decode(a.name, a.uasset, a.uexp, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", a.name, err)
+		}
+		z, err := zen.DecodePackage(base+".uzenasset", zdata, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		checked++
+		if len(z.Exports) != len(p.Exports) {
+			t.Errorf("%s: %d exports, the zen package has %d", a.name, len(p.Exports), len(z.Exports))
+			continue
+		}
+		for i, e := range p.Exports {
+			ze := z.Exports[i]
+			if got, want := p.NameOf(e.ObjectName), z.ExportName(i); got != want {
+				t.Errorf("%s: export %d is %q, the zen package says %q", a.name, i, got, want)
+			}
+			if uint32(ze.ObjectFlags) != e.ObjectFlags {
+				t.Errorf("%s: export %d flags 0x%X, the zen package says 0x%X", a.name, i, e.ObjectFlags, uint32(ze.ObjectFlags))
+			}
+			if !bytes.Equal(ze.Data, e.Data) {
+				t.Errorf("%s: export %d data (%d bytes) differs from the zen package's (%d bytes)", a.name, i, len(e.Data), len(ze.Data))
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no cooked pair with its zen package in the corpus")
+	}
+	t.Logf("%d pairs checked against their zen packages", checked)
 }
