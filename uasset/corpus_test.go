@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pak"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/uasset"
@@ -294,4 +295,80 @@ func TestCorpusZenOracle(t *testing.T) {
 		t.Fatal("no cooked pair with its zen package in the corpus")
 	}
 	t.Logf("%d pairs checked against their zen packages", checked)
+}
+
+// TestCorpusPakZenTwins compares the UE5 assets of the corpus paks with
+// the same packages cooked into IoStore containers (the UE 5.8 fixture
+// project was cooked both ways): for each asset, some container of the
+// corpus must hold a package of the same name with the same exports
+// (names, flags, data).
+func TestCorpusPakZenTwins(t *testing.T) {
+	root := corpus.Dir(t)
+	var containers []*iostore.Container
+	filepath.WalkDir(filepath.Join(root, "iostore"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".utoc") {
+			if c, err := iostore.Open(path, nil); err == nil {
+				containers = append(containers, c)
+			}
+		}
+		return nil
+	})
+	defer func() {
+		for _, c := range containers {
+			c.Close()
+		}
+	}()
+	checked := 0
+	for _, a := range corpusAssets(t) {
+		if a.pak == "" {
+			continue
+		}
+		p, err := uasset.Decode(a.name, a.uasset, a.uexp, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", a.name, err)
+		}
+		if !strings.HasPrefix(p.Summary.PackageName, "/") {
+			continue // UE4 cooks do not record their package name
+		}
+		twins, matched := 0, false
+		for _, c := range containers {
+			i, err := c.FindPackage(p.Summary.PackageName)
+			if err != nil {
+				continue
+			}
+			z, err := c.ReadPackage(i, nil)
+			if err != nil {
+				continue // an Oodle or encrypted container
+			}
+			twins++
+			if sameExports(p, z) {
+				matched = true
+				break
+			}
+		}
+		if twins == 0 {
+			continue
+		}
+		checked++
+		if !matched {
+			t.Errorf("%s: none of the %d zen packages named %s has the same exports", a.name, twins, p.Summary.PackageName)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no pak asset has a zen twin in the corpus")
+	}
+	t.Logf("%d pak assets matched their zen twins", checked)
+}
+
+func sameExports(p *uasset.Package, z *zen.Package) bool {
+	if len(z.Exports) != len(p.Exports) {
+		return false
+	}
+	for i, e := range p.Exports {
+		ze := z.Exports[i]
+		if p.NameOf(e.ObjectName) != z.ExportName(i) || uint32(ze.ObjectFlags) != e.ObjectFlags || !bytes.Equal(ze.Data, e.Data) {
+			return false
+		}
+	}
+	return true
 }
