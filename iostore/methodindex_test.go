@@ -14,9 +14,10 @@ import (
 
 // TestBadMethodIndex opens the demo 4.27 container with one block entry
 // naming method 9 of a TOC that has 1, and checks every path that uses a
-// block's method: reading the chunk, Verify, Extract, Rewrite in both
-// layouts and CopyChunk fail with an ErrMethodIndex *FormatError naming
-// the container, the block and its entry's offset (no panic), and leave no
+// block's method: reading the chunk, Verify, Extract and CopyChunk fail
+// with an ErrMethodIndex *FormatError naming the container, the block and
+// its entry's offset (no panic), Rewrite in both layouts refuses the input
+// as damaged (an *InputProblemsError naming the same), and none leaves a
 // file; a rewrite that replaces the broken chunk drops its blocks and
 // succeeds.
 func TestBadMethodIndex(t *testing.T) {
@@ -79,9 +80,15 @@ func TestBadMethodIndex(t *testing.T) {
 	}
 	_, err = c.Extract(filepath.Join(out, "extract"), nil)
 	check("Extract", err)
+	// A rewrite verifies its input first: it refuses the container as
+	// damaged, naming the block and its entry's offset.
 	for _, layout := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
 		_, err = iostore.Rewrite(c, filepath.Join(out, layout.String()+"_P.utoc"), nil, &iostore.RewriteOptions{Layout: layout})
-		check("Rewrite "+layout.String(), err)
+		var ie *iostore.InputProblemsError
+		if !errors.As(err, &ie) || !errors.Is(err, iostore.ErrInputDamaged) || ie.File != src || len(ie.Problems) != 1 ||
+			ie.Problems[0].Struct != fmt.Sprintf("compression block %d", block) || ie.Problems[0].Offset != off {
+			t.Errorf("Rewrite %s: %v, want an InputProblemsError for %s, compression block %d at 0x%X", layout, err, src, block, off)
+		}
 	}
 	w, err := iostore.NewWriter(filepath.Join(out, "Copy_P.utoc"), &iostore.WriterOptions{Version: d.Header.Version})
 	if err != nil {

@@ -109,6 +109,11 @@ type RewriteResult struct {
 // partition size and perfect-hash setting. The container header is a chunk
 // like any other: give its new bytes as a change when packages change.
 //
+// src is verified first (VerifyInput, leaving out the data and blocks of
+// the chunks that changes replace or remove): a container that already fails verification is
+// refused with an *InputProblemsError, since its output would either keep
+// the problems or hide them under freshly computed tables.
+//
 // An output whose files are files of src (a .utoc or .ucas reached through
 // a link, or a name that differs from src's only in the case of its
 // extension, whose .ucas is src's) is refused with a
@@ -168,6 +173,20 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	if err := safefile.CheckUses(uses...); err != nil {
 		return nil, nil, err
 	}
+	byID := make(map[ChunkID]*ChunkChange, len(changes))
+	for k := range changes {
+		ch := &changes[k]
+		if _, dup := byID[ch.ID]; dup {
+			return nil, nil, fmt.Errorf("%s: chunk %v is changed twice", utocPath, ch.ID)
+		}
+		byID[ch.ID] = ch
+	}
+	// The input first: the packages the output keeps, its TOC and header
+	// (the caller checked the packages it changes).
+	replaced := func(i int) bool { _, changed := byID[src.chunks[i].ID]; return changed }
+	if err := src.VerifyInput(replaced, true, opts.Workers); err != nil {
+		return nil, nil, err
+	}
 	w, err := NewWriter(utocPath, wo)
 	if err != nil {
 		return nil, nil, err
@@ -175,15 +194,6 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	w.noCheck = opts.noCheck
 	for name, c := range opts.Compressors {
 		w.RegisterCompressor(name, c)
-	}
-	byID := make(map[ChunkID]*ChunkChange, len(changes))
-	for k := range changes {
-		ch := &changes[k]
-		if _, dup := byID[ch.ID]; dup {
-			w.Abort()
-			return nil, nil, fmt.Errorf("%s: chunk %v is changed twice", utocPath, ch.ID)
-		}
-		byID[ch.ID] = ch
 	}
 	if opts.Layout == Preserve {
 		err = w.preserve(src, byID, res)

@@ -385,3 +385,86 @@ func (c *Container) undecodable(i int) string {
 	}
 	return ""
 }
+
+// InputProblemsError is zen.InputProblemsError: the reason a write refused
+// a container (or a package in it) that already fails verification.
+type InputProblemsError = zen.InputProblemsError
+
+// ErrInputDamaged is zen.ErrInputDamaged, which *InputProblemsError wraps.
+var ErrInputDamaged = zen.ErrInputDamaged
+
+// VerifyInput verifies what a write of c copies or rebuilds, before
+// anything is written, and returns an *InputProblemsError when it finds a
+// problem: the TOC and directory index (which every write lays out again or
+// copies), the container-header chunk and, with packages, every package
+// chunk, decoded as a zen package and checked as Verify checks it. The
+// blocks of other chunks are checked as they are copied. A container write
+// never rebuilds a structure that holds a problem (a perfect hash or
+// directory index over a damaged chunk id would make the damage look
+// valid) nor copies one silently.
+//
+// replaced, when not nil, says which chunks the write replaces or removes:
+// their data is not checked, and the problems of their compression blocks
+// are left out, since the output drops those blocks. Their TOC entries
+// (chunk id, offset, length) are checked all the same: a write finds the
+// chunk it replaces through them.
+func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, workers int) error {
+	hdr, hasHeader := c.ContainerHeaderChunk()
+	v := c.toc.Header.Version
+	isReplaced := func(i int) bool { return replaced != nil && replaced(i) }
+	skip := func(i int) bool {
+		if isReplaced(i) {
+			return true
+		}
+		if hasHeader && i == hdr {
+			return false
+		}
+		ch := &c.chunks[i]
+		return !packages || ch.Type != ChunkExportBundleData || ch.ID.Index(v) != 0
+	}
+	r := c.Verify(&VerifyOptions{Workers: workers, Skip: skip})
+	dropped := map[string]bool{}
+	for i := range c.chunks {
+		ch := &c.chunks[i]
+		if !isReplaced(i) || ch.rangeErr != "" {
+			continue
+		}
+		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+			dropped[fmt.Sprintf("compression block %d", k)] = true
+		}
+	}
+	var probs []Problem
+	for _, q := range r.Problems {
+		if !dropped[q.Struct] {
+			probs = append(probs, q)
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return &InputProblemsError{File: c.file, Problems: probs,
+		Rebuilds: "a container write copies or rebuilds the structures that hold them, and writes only a container that verifies"}
+}
+
+// baseRebuilds says why a damaged base is refused.
+const baseRebuilds = zen.BaseRebuilds
+
+// VerifyHeaderInput verifies what a writer that takes c as its base reads
+// (`pack` takes the versions and store entries from it): the container-header
+// chunk, its hash and its agreement with the TOC. It returns an
+// *InputProblemsError when it finds a problem.
+func (c *Container) VerifyHeaderInput() error {
+	r := &Report{}
+	add := func(structure string, off int64, format string, args ...any) {
+		r.Problems = append(r.Problems, Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
+	}
+	if k, ok := c.ContainerHeaderChunk(); ok && c.casErr == nil {
+		header, err := c.verifyHeaderChunk()
+		c.verifyData(r, 1, func(i int) bool { return i != k }, nil)
+		c.verifyContainerHeader(add, header, err)
+	}
+	if r.OK() {
+		return nil
+	}
+	return &InputProblemsError{File: c.file, Part: "container header", Problems: r.Problems, Rebuilds: baseRebuilds}
+}

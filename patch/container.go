@@ -99,6 +99,15 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 			return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 		}
 	}
+	if ct.Mode == ModeMod {
+		// A mod copies the header's versions and the bulk data of the
+		// packages it changes: the input's TOC and header must verify (the
+		// packages are checked as they are patched; a full rewrite checks
+		// the rest of the input itself).
+		if err := c.VerifyInput(nil, false, 0); err != nil {
+			return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
+		}
+	}
 	for _, pt := range ct.Packages {
 		if err := j.patchPackage(pt); err != nil {
 			return nil, nil, err
@@ -210,6 +219,14 @@ func (j *containerJob) patchPackage(pt *PackageTarget) error {
 		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
 	}
 	old, _ := zen.DecodePackage(c.PackageName(i), src, opts)
+	// A container write verifies every package it writes: a package that
+	// already fails verification is refused, not patched (the encoder would
+	// rebuild damaged fields, or the output would keep the problems).
+	if probs := p.Problems(j.verifyOptions(i)); len(probs) > 0 {
+		err := &zen.InputProblemsError{File: j.in, Part: "package " + pt.Package, Problems: probs,
+			Rebuilds: "a container write refuses a package that fails verification"}
+		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
+	}
 	before := p.Problems(nil)
 	changes, err := ApplyZen(p, pt.Ops, j.dir)
 	if err != nil {
@@ -247,6 +264,21 @@ func (j *containerJob) patchPackage(pt *PackageTarget) error {
 	j.data[ch.ID] = data
 	j.order = append(j.order, ch.ID)
 	return nil
+}
+
+// verifyOptions returns what verify checks package chunk i against: its
+// chunk's package id and, when the container has a header, its store
+// entry there.
+func (j *containerJob) verifyOptions(i int) *zen.VerifyOptions {
+	id := j.c.Chunks()[i].ID.PackageID()
+	opts := &zen.VerifyOptions{ChunkPackageID: id}
+	if j.hdr != nil {
+		if n := j.hdr.PackageIndex(id); n >= 0 {
+			opts.Entry = &j.hdr.Packages[n]
+		}
+		opts.Header = j.hdr
+	}
+	return opts
 }
 
 // setEntry derives the store entry of a changed or added package.

@@ -78,8 +78,22 @@ func applyZenTarget(t *Target, dir, in string, src []byte, out string, opt Optio
 	if err != nil {
 		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched package does not decode, nothing was written: " + err.Error(), Err: err}
 	}
-	if fresh := newProblems(before, q.Problems(nil)); len(fresh) > 0 {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("the patched package fails verification, nothing was written: %s", strings.Join(fresh, "; "))}
+	after := q.Problems(nil)
+	if fresh := newProblems(before, after); len(fresh) > 0 {
+		msg := fmt.Sprintf("the patched package fails verification, nothing was written: %s", strings.Join(fresh, "; "))
+		if len(before) > 0 {
+			msg += fmt.Sprintf("\n(besides, the input already has %s: %s)", count(len(before), "problem"), zen.ProblemList(before))
+		}
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: msg}
+	}
+	// The input's own problems: the output must keep each byte for byte.
+	// One it no longer has was rebuilt from damaged data: refuse.
+	kept, _, err := zen.CheckOutputProblems(in, before, after)
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+	}
+	for _, q := range kept {
+		tr.InputProblems = append(tr.InputProblems, InputProblem{Problem: q.String(), Kept: true})
 	}
 	tr.Counts.NamesAfter, tr.Counts.ImportsAfter, tr.Counts.ExportsAfter = len(q.Names), len(q.Imports), len(q.Exports)
 	for i := range q.Exports {

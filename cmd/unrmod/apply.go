@@ -98,6 +98,9 @@ editors is in docs/patch.schema.json.`,
 				if err != nil {
 					return applyFailure(s, *asJSON, path, err)
 				}
+				for _, t := range res.Targets {
+					warnKeptProblems(s, t)
+				}
 				if *asJSON {
 					return writeJSON(s.out, res)
 				}
@@ -182,6 +185,25 @@ func printPlan(w io.Writer, res *patch.Result) {
 		if t.Backup != "" && t.Changed && !res.DryRun {
 			fmt.Fprintf(w, "  original kept as %s\n", t.Backup)
 		}
+	}
+}
+
+// warnKeptProblems says on standard error that a target's output keeps
+// problems its input already had (the plan and --json list them).
+func warnKeptProblems(s streams, t *patch.TargetResult) {
+	n := 0
+	for _, q := range t.InputProblems {
+		if q.Kept {
+			n++
+		}
+	}
+	if n > 0 {
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
+		fmt.Fprintf(s.err, "unrmod: warning: %s: the input already has %s; the output keeps %s byte for byte, so `unrmod verify` rejects %s too\n",
+			t.Input, plural(n, "problem"), them, t.Output)
 	}
 }
 

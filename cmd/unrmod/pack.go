@@ -282,6 +282,9 @@ func loadBase(file string, key *keyFlag) (*zen.ContainerHeader, *iostore.TOC, er
 			return nil, nil, err
 		}
 		defer c.Close()
+		if err := c.VerifyHeaderInput(); err != nil {
+			return nil, nil, err
+		}
 		h, err := c.ContainerHeader()
 		if err != nil {
 			return nil, nil, fmt.Errorf("--base %s: %w", file, err)
@@ -295,6 +298,9 @@ func loadBase(file string, key *keyFlag) (*zen.ContainerHeader, *iostore.TOC, er
 	h, err := zen.DecodeContainerHeader(file, data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--base: %w", err)
+	}
+	if err := zen.CheckBaseHeader(file, h); err != nil {
+		return nil, nil, err
 	}
 	return h, nil, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -115,6 +114,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 					if err != nil {
 						return err
 					}
+					warnInputProblems(s, doc.Output, doc.InputProblems)
 					if *asJSON {
 						return writeJSON(s.out, doc)
 					}
@@ -170,6 +170,27 @@ type rewriteDoc struct {
 	MovedTables  []string `json:"moved_tables"`
 	DroppedBytes int64    `json:"dropped_bytes"`
 	Identical    bool     `json:"identical"`
+	// InputProblems lists what verification finds wrong in a zen input:
+	// the output keeps each of them byte for byte (a write that would
+	// rebuild one is refused).
+	InputProblems []string `json:"input_problems,omitempty"`
+}
+
+// warnInputProblems says on standard error that the output written to out
+// keeps the input's problems.
+func warnInputProblems(s streams, out string, probs []string) {
+	if len(probs) == 0 {
+		return
+	}
+	them := "them"
+	if len(probs) == 1 {
+		them = "it"
+	}
+	fmt.Fprintf(s.err, "unrmod: warning: the input already has %s; the output keeps %s byte for byte, so `unrmod verify` rejects %s too:\n",
+		plural(len(probs), "problem"), them, out)
+	for _, q := range probs {
+		fmt.Fprintf(s.err, "  %s\n", q)
+	}
 }
 
 // summary returns the one-line text report.
@@ -194,29 +215,21 @@ func rewriteZen(sess *safefile.Session, cf *chunkFile, out string, layout writer
 		return nil, err
 	}
 	p := z.pkg
-	before := p.Problems(nil)
-	kept := p.KeptRaw()
-	if layout == writer.Compact {
-		p.ForgetRaw()
-	}
-	data, err := p.Encode()
+	raw := p.KeptRaw()
+	data, kept, err := p.EncodeChecked(cf.file, layout == writer.Compact)
 	if err != nil {
 		return nil, err
-	}
-	q, err := zen.DecodePackage(out, data, nil)
-	if err != nil {
-		return nil, fmt.Errorf("the re-encoded package does not decode, nothing was written: %w", err)
-	}
-	if after := q.Problems(nil); len(after) > len(before) {
-		return nil, fmt.Errorf("the re-encoded package has problems the input has not, nothing was written: %s", after[0])
 	}
 	if err := sess.WriteFile(out, data, 0o644); err != nil {
 		return nil, err
 	}
 	doc := &rewriteDoc{Input: cf.file, Output: out, Layout: layout.String(), Size: int64(len(data)), MovedTables: []string{},
 		Identical: bytes.Equal(data, cf.data)}
+	for _, q := range kept {
+		doc.InputProblems = append(doc.InputProblems, q.String())
+	}
 	if layout == writer.Compact {
-		doc.MovedTables = append(doc.MovedTables, kept...)
+		doc.MovedTables = append(doc.MovedTables, raw...)
 		doc.DroppedBytes = int64(len(cf.data) - len(data))
 	}
 	return doc, nil

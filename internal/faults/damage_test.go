@@ -320,7 +320,7 @@ func (h *harness) damageSection() {
 			}
 			h.damageRun(r, &st, k, input, ref, i)
 		}
-		r.note = fmt.Sprintf("%d damaged copies of %d files; verify rejected %d of them; writes that succeeded: %d (%d on a rejected input, whose apply output kept the problems %d times)",
+		r.note = fmt.Sprintf("%d damaged copies of %d files; verify rejected %d of them; writes that succeeded: %d (%d on a rejected input, whose output kept the problems, with a warning, %d times)",
 			st.copies, len(k.inputs), st.rejected, st.writesOK, st.writesOKRejected, st.kept)
 	}
 }
@@ -497,9 +497,11 @@ func (h *harness) checkWrite(r *tally, st *damageStats, i int, cmd, dir string, 
 	}
 	said := res.stdout + res.stderr
 	switch {
-	case v.code != 0 && w.apply && rejected && r.name == "legacy" && strings.Contains(said, "the output keeps"):
+	case v.code != 0 && rejected && (w.apply && r.name == "legacy" || r.name == "zen") && strings.Contains(said, "the output keeps"):
 		// Documented: apply goes on when a legacy input's problems lie
-		// outside what it changes, warns, and the output keeps them.
+		// outside what it changes, warns, and the output keeps them; a
+		// zen package write goes on when its output keeps every problem
+		// of the input byte for byte, and warns.
 		st.kept++
 	case v.code != 0 && copied:
 		h.fail(r, i, cmd, "exit 0 copying an input verify rejects byte for byte, without a word: %s", firstLine(v.stdout+v.stderr))
