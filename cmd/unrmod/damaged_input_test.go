@@ -180,3 +180,53 @@ func TestRewriteDamagedContainer(t *testing.T) {
 		}
 	}
 }
+
+// TestPackDamagedBase packs the demo's loose packages with --base naming
+// the demo container undamaged, with a package chunk damaged (pack reads
+// no package of the base: it goes on) and with a package's chunk id
+// damaged in the .utoc, which the container header no longer matches:
+// pack refuses the base, naming it and the problem.
+func TestPackDamagedBase(t *testing.T) {
+	dir := t.TempDir()
+	loose := filepath.Join(dir, "loose")
+	for rel, src := range map[string]string{
+		"UnrmodDemo/Content/Data/DT_DemoItems.uasset":   "../../examples/packages/zen/DT_DemoItems.uasset",
+		"UnrmodDemo/Content/Items/BP_DemoPickup.uasset": "../../examples/packages/zen/BP_DemoPickup.uasset",
+	} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(loose, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		kind   damage.Kind
+		refuse bool
+	}{{"", false}, {damage.NameHash, false}, {damage.ChunkIDKind, true}} {
+		t.Run("base "+string(tt.kind), func(t *testing.T) {
+			bdir := t.TempDir()
+			base, err := damage.Container(bdir, "Base_P", tt.kind, "BP_DemoPickup.uasset")
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(bdir, "out", "z_Demo_P")
+			stdout, stderr, code := runCLI(t, "pack", loose, "-o", out, "--base", base)
+			if !tt.refuse {
+				if code != 0 {
+					t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(stderr, base+": container header: the input already has") || !strings.Contains(stderr, "nothing was written") {
+				t.Errorf("exit %d, want a refusal of the damaged base\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			if m, _ := filepath.Glob(out + "*"); len(m) > 0 {
+				t.Errorf("left behind: %v", m)
+			}
+		})
+	}
+}
