@@ -145,6 +145,9 @@ func wantDamaged(t *testing.T, err error, utoc string, ch iostore.Chunk, path st
 	if !errors.As(err, &d) {
 		t.Fatalf("error %v, want a *DamagedChunkError", err)
 	}
+	if !errors.Is(err, iostore.ErrInputDamaged) {
+		t.Errorf("error %v does not match ErrInputDamaged", err)
+	}
 	if d.File != utoc || d.ID != ch.ID || d.Index != ch.Index || d.Path != path {
 		t.Errorf("names %s chunk %d %v %q, want %s chunk %d %v %q", d.File, d.Index, d.ID, d.Path, utoc, ch.Index, ch.ID, path)
 	}

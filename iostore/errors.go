@@ -114,8 +114,8 @@ func withoutFile(err error) string {
 // its data does not match the meta hash (SHA-1 on UE 4.26/4.27, BLAKE3-160
 // on UE5). Everything that takes chunk data from a container to write it
 // elsewhere returns it rather than writing damaged data under a fresh
-// hash. It matches ErrHashMismatch, or what the block's decoding failed
-// with (ErrCorrupt, ErrWrongKey).
+// hash. It matches ErrInputDamaged, and ErrHashMismatch or what the
+// block's decoding failed with (ErrCorrupt, ErrWrongKey).
 type DamagedChunkError struct {
 	File  string    // the container's .utoc
 	Index int       // TOC entry index
@@ -168,6 +168,10 @@ func (e *DamagedChunkError) Error() string {
 
 // Unwrap returns ErrHashMismatch or the decoding error.
 func (e *DamagedChunkError) Unwrap() error { return e.Err }
+
+// Is reports that a damaged chunk is a damaged input (ErrInputDamaged), as
+// the *InputProblemsError of a write that verified its input is.
+func (e *DamagedChunkError) Is(target error) bool { return target == ErrInputDamaged }
 
 // blockError is a block's decoding error, with the block's index for
 // DamagedChunkError; it reads as the error it wraps.

@@ -422,6 +422,23 @@ func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, worker
 		ch := &c.chunks[i]
 		return !packages || ch.Type != ChunkExportBundleData || ch.ID.Index(v) != 0
 	}
+	// The data of the chunks checked here is checked against its chunk
+	// hash first, so that damaged data gives the *DamagedChunkError that
+	// names the chunk and its block, as a copy of it would (see
+	// Writer.CopyChunk); the structural problems follow from Verify.
+	// Chunks whose blocks no decoder reads (Oodle) are left to Verify.
+	s := getScratch()
+	for i := range c.chunks {
+		if skip(i) || c.chunks[i].rangeErr != "" || c.undecodable(i) != "" {
+			continue
+		}
+		var d *DamagedChunkError
+		if err := c.checkChunk(i, s, nil); errors.As(err, &d) {
+			putScratch(s)
+			return d
+		}
+	}
+	putScratch(s)
 	r := c.Verify(&VerifyOptions{Workers: workers, Skip: skip})
 	dropped := map[string]bool{}
 	for i := range c.chunks {
