@@ -65,6 +65,7 @@ type tally struct {
 	kills         int // kills that landed while the command ran
 	finished      int // the command ended before the kill
 	forward       int // the output is the complete new one
+	interrupted   int // killed in its commit: verify names it, recover or the next run finishes it
 	untouched     int // the output is absent or the old one
 	partial       int // extract: some files renamed into place, none broken
 	ok            int // damaged input: the command succeeded
@@ -166,15 +167,16 @@ func (h *harness) report() {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "\nunrmod fault harness: seed %d, runs %d, %s\n\n", h.seed, h.runs, time.Since(h.started).Round(time.Second))
 	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', tabwriter.Debug)
-	fmt.Fprintln(tw, "| section\t scenario\t runs\t kills\t done first\t rolled forward\t untouched\t partial\t ok\t refused\t panics\t hangs\t violations\t")
-	fmt.Fprintln(tw, "|---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t")
+	fmt.Fprintln(tw, "| section\t scenario\t runs\t kills\t done first\t rolled forward\t untouched\t mid-commit\t partial\t ok\t refused\t panics\t hangs\t violations\t")
+	fmt.Fprintln(tw, "|---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t---\t")
 	var sum tally
 	for _, r := range h.rows {
-		fmt.Fprintf(tw, "| %s\t %s\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t\n", r.section, r.name, r.runs, r.kills, r.finished, r.forward, r.untouched, r.partial, r.ok, r.refused, r.panics, r.hangs, r.violations)
+		fmt.Fprintf(tw, "| %s\t %s\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t\n", r.section, r.name, r.runs, r.kills, r.finished, r.forward, r.untouched, r.interrupted, r.partial, r.ok, r.refused, r.panics, r.hangs, r.violations)
 		sum.runs += r.runs
 		sum.kills += r.kills
 		sum.finished += r.finished
 		sum.forward += r.forward
+		sum.interrupted += r.interrupted
 		sum.untouched += r.untouched
 		sum.partial += r.partial
 		sum.ok += r.ok
@@ -183,7 +185,7 @@ func (h *harness) report() {
 		sum.hangs += r.hangs
 		sum.violations += r.violations
 	}
-	fmt.Fprintf(tw, "| **total**\t \t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t\n", sum.runs, sum.kills, sum.finished, sum.forward, sum.untouched, sum.partial, sum.ok, sum.refused, sum.panics, sum.hangs, sum.violations)
+	fmt.Fprintf(tw, "| **total**\t \t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t %d\t\n", sum.runs, sum.kills, sum.finished, sum.forward, sum.untouched, sum.interrupted, sum.partial, sum.ok, sum.refused, sum.panics, sum.hangs, sum.violations)
 	tw.Flush()
 	// tabwriter.Debug separates columns with '|'; the Markdown needs the
 	// leading one only once.
