@@ -1,5 +1,5 @@
-// Package pak reads and writes Unreal Engine .pak files, versions 1 to 12
-// (UE 4.0 to 5.x).
+// Package pak reads and writes Unreal Engine .pak files, versions 1 to 15
+// (UE 4.0 to 6.0).
 //
 // The engine mounts an IoStore container (.utoc/.ucas) only as part of
 // mounting a .pak with the same base name: that pak gives the container
@@ -16,7 +16,8 @@
 // each size from the newest. Before version 10 the index is one list of
 // paths and entries; from version 10 it is split into a primary index
 // holding bit-encoded entries, a path-hash index and a full directory
-// index.
+// index, which from version 13 is a flat sorted table. UE 6.0 (version 15)
+// may encrypt with AES-CTR instead of AES-ECB; both are read.
 //
 //	r, err := pak.Open("z_MyMod_P.pak", nil)
 //	if err != nil { ... }
@@ -34,7 +35,8 @@
 // against the file's size before allocating anything for it, and verifies
 // the SHA-1 of the index (and of the secondary indexes). Reading a file
 // checks the record before its data against the index and the SHA-1 of
-// its stored bytes; Zlib and Gzip are decompressed, block by block.
+// its stored bytes; Zlib, Gzip and LZ4 are decompressed, block by block
+// (Oodle needs the game's own library and fails with a *MethodError).
 // Encrypted indexes and files (AES-256-ECB) need Options.Key. Errors are
 // *FormatError values naming the file, the structure and the offset, and
 // wrapping ErrNotPak, ErrUnsupportedVersion, ErrCorrupt, ErrKeyRequired,

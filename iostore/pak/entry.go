@@ -37,6 +37,10 @@ type Entry struct {
 	Deleted   bool // a delete record (version 6 and later): the file is removed from lower-priority paks
 	// Timestamp is the version 1 timestamp, zero otherwise.
 	Timestamp uint64
+	// IV is the AES-CTR IV of an encrypted file of a version 15 pak whose
+	// footer says AES-CTR: the keystream of its stored bytes starts at
+	// counter IV || 0. The index holds it, not the record before the data.
+	IV [ivLen]byte
 }
 
 // Block is one compression block of a file: its stored bytes are
@@ -200,8 +204,9 @@ const (
 )
 
 // decodeEncodedEntry reads a bit-encoded entry from c (FPakFile::
-// DecodePakEntry) of a pak of version v.
-func decodeEncodedEntry(c *binio.Cursor, v Version) Entry {
+// DecodePakEntry) of a pak of version v; ctr says that encrypted entries
+// carry their AES-CTR IV (after the uncompressed size).
+func decodeEncodedEntry(c *binio.Cursor, v Version, ctr bool) Entry {
 	var e Entry
 	bits := c.U32("entry flags")
 	blockSize := (bits & encBlockSizeMask) << 11
@@ -218,6 +223,9 @@ func decodeEncodedEntry(c *binio.Cursor, v Version) Entry {
 	}
 	e.Offset = varInt(encOffset32, "offset")
 	e.UncompressedSize = varInt(encUncompressed32, "uncompressed size")
+	if ctr && e.Encrypted {
+		copy(e.IV[:], c.Bytes(ivLen, "AES-CTR IV"))
+	}
 	e.Size = e.UncompressedSize
 	if e.Method != 0 {
 		e.Size = varInt(encSize32, "size")
@@ -292,8 +300,9 @@ func encodable(e *Entry, v Version) bool {
 	return true
 }
 
-// appendEncodedEntry appends e bit-encoded; encodable(e) must hold.
-func appendEncodedEntry(b []byte, e *Entry) []byte {
+// appendEncodedEntry appends e bit-encoded; encodable(e) must hold. ctr
+// says that an encrypted entry carries its AES-CTR IV.
+func appendEncodedEntry(b []byte, e *Entry, ctr bool) []byte {
 	le := binary.LittleEndian
 	var packed uint32
 	if len(e.Blocks) > 1 {
@@ -328,6 +337,9 @@ func appendEncodedEntry(b []byte, e *Entry) []byte {
 	}
 	varInt(e.Offset, encOffset32)
 	varInt(e.UncompressedSize, encUncompressed32)
+	if ctr && e.Encrypted {
+		b = append(b, e.IV[:]...)
+	}
 	if e.Method != 0 {
 		varInt(e.Size, encSize32)
 		if len(e.Blocks) > 1 || e.Encrypted && len(e.Blocks) == 1 {

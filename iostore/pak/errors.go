@@ -3,6 +3,7 @@ package pak
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -14,7 +15,7 @@ var (
 	// ErrNotPak means no pak footer (magic 0x5A6F12E1 at one of the
 	// footer positions the versions use) ends the file.
 	ErrNotPak = errors.New("not a pak file (no pak footer magic at the end)")
-	// ErrUnsupportedVersion means the footer's version is not 1 to 12, or
+	// ErrUnsupportedVersion means the footer's version is not 1 to 15, or
 	// the pak uses a layout unrmod does not decode (a frozen index).
 	ErrUnsupportedVersion = errors.New("unsupported pak version")
 	// ErrCorrupt means a structure is inconsistent: a count, size, offset
@@ -30,7 +31,7 @@ var (
 	// its entry records.
 	ErrHashMismatch = errors.New("file hash mismatch")
 	// ErrUnsupportedMethod means a file is compressed with a method unrmod
-	// cannot decode (it decodes Zlib and Gzip). The error is a
+	// cannot decode (it decodes Zlib, Gzip and LZ4). The error is a
 	// *MethodError.
 	ErrUnsupportedMethod = errors.New("unsupported compression method")
 )
@@ -52,7 +53,10 @@ type MethodError struct {
 
 // Error names the file and the method.
 func (e *MethodError) Error() string {
-	return fmt.Sprintf("%s: %s is compressed with %s, which unrmod cannot decompress (known: Zlib, Gzip)", e.File, e.Path, e.Method)
+	if strings.EqualFold(e.Method, "Oodle") {
+		return fmt.Sprintf("%s: %s is compressed with Oodle, which needs the game's own Oodle library (oo2core_9_win64.dll or liboo2corelinux64.so.9, shipped with the game); unrmod does not load it yet, so listing and checks work but not extraction", e.File, e.Path)
+	}
+	return fmt.Sprintf("%s: %s is compressed with %s, which unrmod cannot decompress (known: Zlib, Gzip, LZ4)", e.File, e.Path, e.Method)
 }
 
 // Is reports whether target is ErrUnsupportedMethod.

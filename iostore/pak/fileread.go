@@ -2,6 +2,7 @@ package pak
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/cipher"
 	"crypto/sha1"
 	"errors"
@@ -9,11 +10,26 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
+	"github.com/pierrec/lz4/v4"
 )
+
+// CanDecode reports whether unrmod decompresses files of the named
+// method: None, Zlib, Gzip and LZ4 (raw blocks, as the engine writes
+// them). Oodle needs the game's own Oodle library, which unrmod does not
+// load yet.
+func CanDecode(method string) bool {
+	for _, m := range []string{"None", "Zlib", "Gzip", "LZ4"} {
+		if strings.EqualFold(method, m) {
+			return true
+		}
+	}
+	return false
+}
 
 // Open returns a reader of the file's contents: decrypted, decompressed
 // block by block and, at the end, checked against the SHA-1 of the stored
@@ -28,7 +44,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: %s is a delete record, it has no data: %w", p.Name, f.Path, fs.ErrNotExist)
 	}
 	method := p.Footer.MethodName(f.Method)
-	if f.Method != 0 && !strings.EqualFold(method, "Zlib") && !strings.EqualFold(method, "Gzip") {
+	if f.Method != 0 && !CanDecode(method) {
 		return nil, &MethodError{File: p.Name, Path: f.Path, Method: method}
 	}
 	if f.Encrypted && p.key == nil {
@@ -56,6 +72,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 	}
 	if f.Encrypted {
 		fr.cipher = p.key.block()
+		fr.ctr = p.Footer.CTR()
 	}
 	if fr.blocks, fr.blockSize, err = f.plan(start); err != nil {
 		return nil, err
@@ -167,13 +184,16 @@ func (f *File) plan(start int64) ([]Block, int64, error) {
 // order (hashing them), decrypts and decompresses one block at a time.
 type fileReader struct {
 	f         *File
-	method    string        // lower-case: "none", "zlib" or "gzip"
+	method    string        // lower-case: "none", "zlib", "gzip" or "lz4"
 	raw       *bufio.Reader // the stored bytes, read in order
 	pos       int64         // position in the stored bytes
 	region    int64         // their length (padded to 16 when encrypted)
 	hash      hash.Hash     // SHA-1 of stored bytes [0, Size), when the pak records one
 	want      [20]byte
 	cipher    cipher.Block
+	ctr       bool    // the cipher runs in AES-CTR from the entry's IV (version 15)
+	lz4in     []byte  // an LZ4 block as stored
+	lz4out    []byte  // and decoded
 	blocks    []Block // relative to the stored bytes
 	blockSize int64
 	left      int64 // uncompressed bytes still to hand out
@@ -209,7 +229,7 @@ func (r *fileReader) Read(p []byte) (int, error) {
 			break
 		}
 		if r.cur != nil {
-			if r.method != "none" {
+			if r.method != "none" && r.method != "lz4" {
 				// Read the stream to its end: zlib and gzip check their
 				// checksums there.
 				var one [1]byte
@@ -252,9 +272,16 @@ func (r *fileReader) openBlock() error {
 	}
 	n := b.End - b.Start
 	var src io.Reader = &rawReader{r}
-	if r.cipher != nil {
+	switch {
+	case r.ctr:
+		// One keystream runs over the file's stored bytes from its start.
+		s := ctrStream(r.cipher, r.f.IV, uint32(b.Start/16))
+		var skip [16]byte
+		s.XORKeyStream(skip[:b.Start%16], skip[:b.Start%16])
+		src = io.LimitReader(cipher.StreamReader{S: s, R: io.LimitReader(src, align16(n))}, n)
+	case r.cipher != nil:
 		src = io.LimitReader(&ecbReader{r: io.LimitReader(src, align16(n)), c: r.cipher}, n)
-	} else {
+	default:
 		src = io.LimitReader(src, n)
 	}
 	r.curLeft = r.blockLen(i)
@@ -262,6 +289,26 @@ func (r *fileReader) openBlock() error {
 	switch r.method {
 	case "none":
 		r.cur = src
+		return nil
+	case "lz4":
+		// Raw LZ4 blocks (what the engine decodes) need the whole block;
+		// LZ4 expands at most 255 times.
+		if r.curLeft > 255*n+16 {
+			return r.corrupt("LZ4 block %d of %d bytes cannot decode to %d", i, n, r.curLeft)
+		}
+		r.lz4in = slices.Grow(r.lz4in[:0], int(n))[:n]
+		if _, err := io.ReadFull(src, r.lz4in); err != nil {
+			return r.wrap(err, i)
+		}
+		r.lz4out = slices.Grow(r.lz4out[:0], int(r.curLeft))[:r.curLeft]
+		got, err := lz4.UncompressBlock(r.lz4in, r.lz4out)
+		if err != nil {
+			return r.wrap(fmt.Errorf("LZ4 block: %w", err), i)
+		}
+		if int64(got) != r.curLeft {
+			return r.corrupt("LZ4 block %d decodes to %d bytes, not %d", i, got, r.curLeft)
+		}
+		r.cur = bytes.NewReader(r.lz4out)
 		return nil
 	case "zlib":
 		if z, ok := r.zr.(zlib.Resetter); ok {

@@ -35,7 +35,17 @@ const (
 	footerSizeV8422 = footerSizeV7 + 4*methodNameLen // UE 4.22: four method names
 	footerSizeV8    = footerSizeV7 + 5*methodNameLen // UE 4.23 and later: five
 	footerSizeV9    = footerSizeV8 + 1
-	maxFooterSize   = footerSizeV9
+	footerSizeV14   = footerSizeV8 + 4            // the pakchunk index
+	footerSizeV15   = footerSizeV14 + 1 + 3*ivLen // the encryption method and three IVs
+	maxFooterSize   = footerSizeV15
+	ivLen           = 12 // an AES-CTR IV (FIoStoreEncryptionIV): the counter's first 12 bytes
+)
+
+// Encryption methods a version 15 footer records (EIoEncryptionMethod).
+const (
+	EncryptionNone   uint8 = 0
+	EncryptionAESECB uint8 = 1 // what every older pak uses
+	EncryptionAESCTR uint8 = 2 // UE 6.0: a keystream per index part and per file, from a 12-byte IV
 )
 
 // Footer is the fixed-size record that ends every pak (FPakInfo): where
@@ -54,11 +64,27 @@ type Footer struct {
 	// It has 5 names, or 4 in the footers of UE 4.22. Older versions have
 	// fixed slots instead (see MethodName).
 	Methods []string
+	// PakchunkIndex is the pak's chunk number (version 14 and later); -1
+	// when the engine derives it from the file name, as UE 6.0 writes it.
+	PakchunkIndex int32
+	// EncryptionMethod is EncryptionAESECB or EncryptionAESCTR (version 15
+	// and later; older paks are AES-ECB).
+	EncryptionMethod uint8
+	// IndexIV, PathHashIndexIV and DirectoryIndexIV are the AES-CTR IVs of
+	// the three index parts (version 15; zero unless the index is
+	// encrypted with AES-CTR).
+	IndexIV, PathHashIndexIV, DirectoryIndexIV [ivLen]byte
+}
+
+// CTR reports whether the pak's encrypted parts use AES-CTR.
+func (f *Footer) CTR() bool {
+	return f.Version.HasEncryptionMethod() && f.EncryptionMethod == EncryptionAESCTR
 }
 
 // Size returns the size of the footer in bytes: 44 for versions 1 to 3,
-// 45 for versions 4 to 6, 61 for version 7, 221 for versions 8 and 10 to 12 (189 for a UE 4.22
-// footer with four method names) and 222 for version 9.
+// 45 for versions 4 to 6, 61 for version 7, 221 for versions 8 and 10 to
+// 13 (189 for a UE 4.22 footer with four method names), 222 for version 9,
+// 225 for version 14 and 262 for version 15.
 func (f *Footer) Size() int {
 	n := footerSizeV1
 	if f.Version.HasIndexEncryption() {
@@ -72,6 +98,12 @@ func (f *Footer) Size() int {
 	}
 	if f.Version.HasFrozenFlag() {
 		n++
+	}
+	if f.Version.HasPakchunkIndex() {
+		n += 4
+	}
+	if f.Version.HasEncryptionMethod() {
+		n += 1 + 3*ivLen
 	}
 	return n
 }
@@ -109,7 +141,11 @@ type footerLayout struct {
 // footerLayouts lists the footer sizes to try, newest first, as the engine
 // does (it tries each version's size from the newest down).
 var footerLayouts = []footerLayout{
-	{footerSizeV8, func(v Version) bool { return v == VersionFNameBasedCompression || v >= VersionPathHashIndex }},
+	{footerSizeV15, func(v Version) bool { return v >= VersionEncryptionMethod }},
+	{footerSizeV14, func(v Version) bool { return v == VersionPakchunkIndex }},
+	{footerSizeV8, func(v Version) bool {
+		return v == VersionFNameBasedCompression || v >= VersionPathHashIndex && v < VersionPakchunkIndex
+	}},
 	{footerSizeV9, func(v Version) bool { return v == VersionFrozenIndex }},
 	{footerSizeV8422, func(v Version) bool { return v == VersionFNameBasedCompression }},
 	{footerSizeV7, func(v Version) bool { return v == VersionEncryptionKeyGUID }},
@@ -120,7 +156,7 @@ var footerLayouts = []footerLayout{
 // DecodeFooter reads the footer at the end of a pak of size bytes. name
 // is used in errors. It fails with ErrNotPak when no footer magic sits
 // where a footer of some version would put it, with ErrUnsupportedVersion
-// for a version above 12, and with ErrCorrupt when the index it points at
+// for a version above 15, and with ErrCorrupt when the index it points at
 // lies outside the file.
 func DecodeFooter(r io.ReaderAt, size int64, name string) (*Footer, error) {
 	if size < footerSizeV1 {
@@ -200,7 +236,14 @@ func decodeFooterAt(b []byte, start, fileSize int64, name string, size int) (*Fo
 		f.Frozen = c.U8("frozen-index flag") != 0
 	}
 	if f.Version.HasMethodNames() {
-		slots := (c.Len()) / methodNameLen
+		tail := 0
+		if f.Version.HasPakchunkIndex() {
+			tail += 4
+		}
+		if f.Version.HasEncryptionMethod() {
+			tail += 1 + 3*ivLen
+		}
+		slots := (c.Len() - tail) / methodNameLen
 		f.Methods = make([]string, slots)
 		for i := range f.Methods {
 			raw := c.Bytes(methodNameLen, "compression method name")
@@ -208,6 +251,22 @@ func decodeFooterAt(b []byte, start, fileSize int64, name string, size int) (*Fo
 				raw = raw[:j]
 			}
 			f.Methods[i] = string(raw)
+		}
+	}
+	f.PakchunkIndex = -1
+	if f.Version.HasPakchunkIndex() {
+		f.PakchunkIndex = c.I32("pakchunk index")
+	}
+	f.EncryptionMethod = EncryptionAESECB
+	if f.Version.HasEncryptionMethod() {
+		at := c.Pos()
+		f.EncryptionMethod = c.U8("encryption method")
+		copy(f.IndexIV[:], c.Bytes(ivLen, "index IV"))
+		copy(f.PathHashIndexIV[:], c.Bytes(ivLen, "path hash index IV"))
+		copy(f.DirectoryIndexIV[:], c.Bytes(ivLen, "full directory index IV"))
+		if m := f.EncryptionMethod; m > EncryptionAESCTR && c.Err() == nil {
+			return nil, errorf(name, "footer encryption method", start+int64(at), ErrUnsupportedVersion,
+				"encryption method %d is none of 0 (none), 1 (AES-ECB) and 2 (AES-CTR): %v", m, ErrUnsupportedVersion)
 		}
 	}
 	if err := c.Err(); err != nil {
@@ -230,7 +289,7 @@ func decodeFooterAt(b []byte, start, fileSize int64, name string, size int) (*Fo
 const maxIndexSize = 1<<31 - 1
 
 // AppendBinary appends the footer's bytes to b. The version must be 1 to
-// 12 and, from version 8, Methods must hold 4 or 5 names of at most 31
+// 15 and, from version 8, Methods must hold 4 or 5 names of at most 31
 // ASCII characters.
 func (f *Footer) AppendBinary(b []byte) ([]byte, error) {
 	if !f.Version.Known() {
@@ -269,6 +328,15 @@ func (f *Footer) AppendBinary(b []byte) ([]byte, error) {
 			copy(name[:], m)
 			b = append(b, name[:]...)
 		}
+	}
+	if f.Version.HasPakchunkIndex() {
+		b = le.AppendUint32(b, uint32(f.PakchunkIndex))
+	}
+	if f.Version.HasEncryptionMethod() {
+		b = append(b, f.EncryptionMethod)
+		b = append(b, f.IndexIV[:]...)
+		b = append(b, f.PathHashIndexIV[:]...)
+		b = append(b, f.DirectoryIndexIV[:]...)
 	}
 	return b, nil
 }

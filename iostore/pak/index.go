@@ -130,6 +130,12 @@ func (p *Reader) decodeIndex(b []byte) error {
 			break
 		}
 	}
+	if p.Footer.CTR() {
+		// AES-CTR paks follow the list with each entry's IV.
+		for _, f := range unencoded {
+			copy(f.IV[:], c.Bytes(ivLen, "unencoded entry AES-CTR IV"))
+		}
+	}
 	if err := c.Err(); err != nil {
 		return cursorError(p.Name, "index ", err)
 	}
@@ -157,7 +163,7 @@ func (p *Reader) decodeIndex(b []byte) error {
 			e, ok := decoded[loc]
 			if !ok {
 				ec := newCursor(encoded[loc:], encodedAt+int64(loc))
-				e = decodeEncodedEntry(ec, v)
+				e = decodeEncodedEntry(ec, v, p.Footer.CTR())
 				if err := ec.Err(); err != nil {
 					return nil, cursorError(p.Name, "encoded entry ", err)
 				}
@@ -178,7 +184,7 @@ func (p *Reader) decodeIndex(b []byte) error {
 	}
 
 	if phi.present {
-		b, err := p.readSecondary(phi, "path hash index")
+		b, err := p.readSecondary(phi, "path hash index", p.Footer.PathHashIndexIV)
 		if err != nil {
 			return err
 		}
@@ -220,12 +226,17 @@ func (p *Reader) decodeIndex(b []byte) error {
 		}
 	}
 	if fdi.present {
-		b, err := p.readSecondary(fdi, "full directory index")
+		b, err := p.readSecondary(fdi, "full directory index", p.Footer.DirectoryIndexIV)
 		if err != nil {
 			return err
 		}
 		dc := newCursor(b, fdi.offset)
-		files := p.decodeDirectoryIndex(dc)
+		var files []directoryFile
+		if isFlatDirectoryIndex(b, v) {
+			files, p.flatHashes = decodeFlatDirectoryIndex(dc)
+		} else {
+			files = p.decodeDirectoryIndex(dc)
+		}
 		if err := dc.Err(); err != nil {
 			return cursorError(p.Name, "full directory index ", err)
 		}
@@ -248,7 +259,7 @@ func (p *Reader) decodeIndex(b []byte) error {
 }
 
 // readSecondary checks where a secondary index lies and reads it.
-func (p *Reader) readSecondary(s secondaryIndex, what string) ([]byte, error) {
+func (p *Reader) readSecondary(s secondaryIndex, what string, iv [ivLen]byte) ([]byte, error) {
 	footerStart := p.size - int64(p.Footer.Size())
 	switch {
 	case s.offset < 0 || s.size < 0 || s.offset > footerStart || s.size > footerStart-s.offset:
@@ -258,7 +269,7 @@ func (p *Reader) readSecondary(s secondaryIndex, what string) ([]byte, error) {
 	case p.Footer.IndexEncrypted && s.size%16 != 0:
 		return nil, errorf(p.Name, what, s.at, ErrCorrupt, "encrypted, but %d bytes is not a multiple of the AES block (16): %v", s.size, ErrCorrupt)
 	}
-	return p.readIndexPart(s.offset, s.size, s.hash, what)
+	return p.readIndexPart(s.offset, s.size, s.hash, what, iv)
 }
 
 // decodeDirectoryIndex decodes a (full or pruned) directory index from c
@@ -384,6 +395,21 @@ func (p *Reader) CheckIndex() error {
 			return errorf(p.Name, "path hash index", -1, ErrCorrupt, "has no hash 0x%016X for %q, which the full directory index lists: %v", h, f.Path, ErrCorrupt)
 		case loc != p.locations[f]:
 			return errorf(p.Name, "path hash index", -1, ErrCorrupt, "gives %q location %d, the full directory index %d: %v", f.Path, loc, p.locations[f], ErrCorrupt)
+		}
+	}
+	if p.flatHashes != nil {
+		flat := make(map[uint64]int32, len(p.flatHashes))
+		for _, h := range p.flatHashes {
+			flat[h.hash] = h.location
+		}
+		for _, f := range p.Files {
+			h := PathHash(f.Path, p.PathHashSeed, p.Footer.Version)
+			if loc, ok := flat[h]; !ok || loc != p.locations[f] {
+				return errorf(p.Name, "full directory index hash table", -1, ErrCorrupt, "has no hash 0x%016X with location %d for %q: %v", h, p.locations[f], f.Path, ErrCorrupt)
+			}
+		}
+		if len(p.flatHashes) != len(p.Files) {
+			return errorf(p.Name, "full directory index hash table", -1, ErrCorrupt, "lists %d hashes for %d files: %v", len(p.flatHashes), len(p.Files), ErrCorrupt)
 		}
 	}
 	if len(p.pathHashes) != len(p.Files) {

@@ -82,16 +82,21 @@ func TestMalformed(t *testing.T) {
 			b[len(b)-221+17] ^= 0xFF
 			return b
 		}, pak.ErrNotPak, "no pak footer"},
-		{"version 13", func() []byte {
+		{"version 16", func() []byte {
 			b := bytes.Clone(v11)
-			put32(b, int64(len(b)-221+21), 13)
+			put32(b, int64(len(b)-221+21), 16)
 			return b
-		}, pak.ErrUnsupportedVersion, "version 13"},
+		}, pak.ErrUnsupportedVersion, "version 16"},
 		{"longer footer of a newer version", func() []byte {
-			b := append(bytes.Clone(v11), 1, 2, 3, 4)
-			put32(b, int64(len(b)-221+21-4), 14)
+			b := append(bytes.Clone(v11), make([]byte, 50)...)
+			put32(b, int64(len(b)-221+21-50), 16)
 			return b
-		}, pak.ErrUnsupportedVersion, "version 14"},
+		}, pak.ErrUnsupportedVersion, "version 16"},
+		{"version 14 in a version 11 footer", func() []byte {
+			b := bytes.Clone(v11)
+			put32(b, int64(len(b)-221+21), 14)
+			return b
+		}, pak.ErrCorrupt, "does not have a 221-byte footer"},
 		{"version 3 in a version 11 footer", func() []byte {
 			b := bytes.Clone(v11)
 			put32(b, int64(len(b)-221+21), 3)

@@ -46,6 +46,7 @@ type Reader struct {
 	key        *Key
 	numEntries int64
 	pathHashes []pathHashEntry  // the path-hash index, version 10+
+	flatHashes []flatHash       // the hash table of a flat directory index, version 13+
 	locations  map[*File]int32  // each file's location in the directory index, version 10+
 	byPath     map[string]*File // files by ASCII-lower-cased path
 	fsOnce     sync.Once        // builds fsEntries, the io/fs view
@@ -121,7 +122,7 @@ func (p *Reader) init(r io.ReaderAt, size int64, name string, opts *Options) err
 		return errorf(name, "footer", size-int64(f.Size()), ErrUnsupportedVersion,
 			"the index is frozen (a memory image of the engine's structures), which unrmod does not decode: %v", ErrUnsupportedVersion)
 	}
-	index, err := p.readIndexPart(f.IndexOffset, f.IndexSize, f.IndexHash, "index")
+	index, err := p.readIndexPart(f.IndexOffset, f.IndexSize, f.IndexHash, "index", f.IndexIV)
 	if err != nil {
 		return err
 	}
@@ -146,8 +147,9 @@ func (p *Reader) init(r io.ReaderAt, size int64, name string, opts *Options) err
 }
 
 // readIndexPart reads size bytes at off (the index or a secondary index),
-// decrypts them if the index is encrypted and checks their SHA-1.
-func (p *Reader) readIndexPart(off, size int64, want [20]byte, what string) ([]byte, error) {
+// decrypts them if the index is encrypted (AES-CTR from iv when the footer
+// says so) and checks their SHA-1.
+func (p *Reader) readIndexPart(off, size int64, want [20]byte, what string, iv [ivLen]byte) ([]byte, error) {
 	b := make([]byte, size)
 	if _, err := p.r.ReadAt(b, off); err != nil && !(errors.Is(err, io.EOF) && size == 0) {
 		if errors.Is(err, io.EOF) {
@@ -159,7 +161,11 @@ func (p *Reader) readIndexPart(off, size int64, want [20]byte, what string) ([]b
 		if p.key == nil {
 			return nil, errorf(p.Name, what, off, ErrKeyRequired, "%v (key GUID %s)", ErrKeyRequired, p.Footer.EncryptionKeyGUID)
 		}
-		decryptECB(p.key.block(), b)
+		if p.Footer.CTR() {
+			ctrStream(p.key.block(), iv, 0).XORKeyStream(b, b)
+		} else {
+			decryptECB(p.key.block(), b)
+		}
 	}
 	if got := sha1.Sum(b); got != want {
 		if p.Footer.IndexEncrypted {

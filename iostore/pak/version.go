@@ -23,9 +23,12 @@ const (
 	VersionPathHashIndex         Version = 10 // index split: primary, path-hash and directory indexes
 	VersionFnv64BugFix           Version = 11 // path hashes use the corrected FNV-64
 	VersionUTF8PakDirectory      Version = 12 // directory-index file names are UTF-8
+	VersionSortedDirectoryIndex  Version = 13 // the full directory index is a flat, sorted table
+	VersionPakchunkIndex         Version = 14 // footer records the pakchunk index
+	VersionEncryptionMethod      Version = 15 // footer records the encryption method and the indexes' IVs (UE 6.0)
 
 	// LatestVersion is the newest version unrmod reads and writes.
-	LatestVersion = VersionUTF8PakDirectory
+	LatestVersion = VersionEncryptionMethod
 	// DefaultVersion is what NewWriter writes unless told otherwise: UE
 	// 4.26, 4.27 and every UE 5.x read it.
 	DefaultVersion = VersionFnv64BugFix
@@ -47,6 +50,9 @@ var versionNames = [...]string{
 	VersionPathHashIndex:         "PathHashIndex",
 	VersionFnv64BugFix:           "Fnv64BugFix",
 	VersionUTF8PakDirectory:      "Utf8PakDirectory",
+	VersionSortedDirectoryIndex:  "SortedDirectoryIndex",
+	VersionPakchunkIndex:         "PakchunkIndex",
+	VersionEncryptionMethod:      "EncryptionMethod",
 }
 
 // String returns the version number and the engine's name for it, e.g.
@@ -58,7 +64,7 @@ func (v Version) String() string {
 	return fmt.Sprintf("%d (unknown)", uint32(v))
 }
 
-// Known reports whether unrmod knows the version's layout (1 to 12).
+// Known reports whether unrmod knows the version's layout (1 to 15).
 func (v Version) Known() bool { return v >= VersionInitial && v <= LatestVersion }
 
 // HasTimestamp reports whether entries carry an int64 timestamp (version 1).
@@ -105,3 +111,17 @@ func (v Version) HasFixedPathHash() bool { return v >= VersionFnv64BugFix }
 // are UTF-8 strings rather than FStrings (version 12 and later). Both have
 // the same bytes for ASCII names.
 func (v Version) HasUTF8FileNames() bool { return v >= VersionUTF8PakDirectory }
+
+// HasFlatDirectoryIndex reports whether the full directory index may be
+// the flat, sorted table of version 13 and later (it starts with the magic
+// "QDFP"); the path-hash index keeps its layout.
+func (v Version) HasFlatDirectoryIndex() bool { return v >= VersionSortedDirectoryIndex }
+
+// HasPakchunkIndex reports whether the footer ends with the int32 pakchunk
+// index (version 14 and later; -1 when the pak's name gives it).
+func (v Version) HasPakchunkIndex() bool { return v >= VersionPakchunkIndex }
+
+// HasEncryptionMethod reports whether the footer records the encryption
+// method (1 AES-ECB, 2 AES-CTR) and the 12-byte IVs of the three index
+// parts (version 15 and later).
+func (v Version) HasEncryptionMethod() bool { return v >= VersionEncryptionMethod }

@@ -30,7 +30,7 @@ const DefaultBlockSize = 64 << 10
 // WriterOptions configures a Writer. The zero value writes an
 // unencrypted, uncompressed version 11 pak mounted at "../../../".
 type WriterOptions struct {
-	// Version is the pak version to write, 1 to 12; 0 means
+	// Version is the pak version to write, 1 to 15; 0 means
 	// DefaultVersion (11, which UE 4.26, 4.27 and 5.x read).
 	Version Version
 	// MountPoint is the directory the paths are relative to; it must end
@@ -83,7 +83,7 @@ type writtenEntry struct {
 }
 
 // NewWriter returns a Writer that writes a pak to w. It checks the
-// options: a version from 1 to 12, a mount point ending in '/', a key GUID
+// options: a version from 1 to 15, a mount point ending in '/', a key GUID
 // only from version 7, compression only from version 3, index encryption
 // only from version 4, and a Key when anything is to be encrypted.
 func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
@@ -240,6 +240,8 @@ func (w *Writer) writeIndex() error {
 		Version:           v,
 		IndexOffset:       w.w.n,
 		Methods:           w.slots,
+		PakchunkIndex:     -1,               // the engine takes it from the file name, as UE 6.0 writes it
+		EncryptionMethod:  EncryptionAESECB, // what UE 6.0 records in its unencrypted paks too
 	}
 	var index []byte
 	var secondary [][]byte
@@ -308,7 +310,7 @@ func (w *Writer) splitIndex(offset int64) ([]byte, [20]byte, [][]byte) {
 		e := &w.entries[i].entry
 		if encodable(e, v) && len(encoded) <= math.MaxInt32 {
 			locations[i] = int32(len(encoded))
-			encoded = appendEncodedEntry(encoded, e)
+			encoded = appendEncodedEntry(encoded, e, false)
 		} else {
 			unencoded = append(unencoded, e)
 			locations[i] = -int32(len(unencoded))
@@ -343,21 +345,28 @@ func (w *Writer) splitIndex(offset int64) ([]byte, [20]byte, [][]byte) {
 		names = append(names, d)
 	}
 	slices.Sort(names)
-	fdi := le.AppendUint32(nil, uint32(len(names)))
 	for _, d := range names {
-		fdi = binio.AppendFString32(fdi, d)
 		files := dirs[d]
 		slices.SortFunc(files, func(a, b int) int { return strings.Compare(w.entries[a].path, w.entries[b].path) })
-		fdi = le.AppendUint32(fdi, uint32(len(files)))
-		for _, i := range files {
-			_, file := splitDir(w.entries[i].path)
-			if v.HasUTF8FileNames() {
-				fdi = appendUTF8String(fdi, file)
-			} else {
-				fdi = binio.AppendFString32(fdi, file)
-			}
-			fdi = le.AppendUint32(fdi, uint32(locations[i]))
+	}
+	var fdi []byte
+	if v.HasFlatDirectoryIndex() {
+		flat := make([]flatDirectory, len(names))
+		table := make([]flatHash, len(w.entries))
+		for i, we := range w.entries {
+			table[i] = flatHash{PathHash(we.path, w.opts.PathHashSeed, v), locations[i]}
 		}
+		for k, d := range names {
+			flat[k].name = d
+			for _, i := range dirs[d] {
+				_, file := splitDir(w.entries[i].path)
+				flat[k].files = append(flat[k].files, file)
+				flat[k].locations = append(flat[k].locations, locations[i])
+			}
+		}
+		fdi = appendFlatDirectoryIndex(nil, flat, table)
+	} else {
+		fdi = w.nestedDirectoryIndex(names, dirs, locations)
 	}
 	phi, phiHash := w.sealIndexPart(phi)
 	fdi, fdiHash := w.sealIndexPart(fdi)
@@ -411,4 +420,27 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// nestedDirectoryIndex builds the full directory index of versions 10 to
+// 12: per directory its name, then its files' names and locations.
+func (w *Writer) nestedDirectoryIndex(names []string, dirs map[string][]int, locations []int32) []byte {
+	v := w.opts.Version
+	le := binary.LittleEndian
+	fdi := le.AppendUint32(nil, uint32(len(names)))
+	for _, d := range names {
+		fdi = binio.AppendFString32(fdi, d)
+		files := dirs[d]
+		fdi = le.AppendUint32(fdi, uint32(len(files)))
+		for _, i := range files {
+			_, file := splitDir(w.entries[i].path)
+			if v.HasUTF8FileNames() {
+				fdi = appendUTF8String(fdi, file)
+			} else {
+				fdi = binio.AppendFString32(fdi, file)
+			}
+			fdi = le.AppendUint32(fdi, uint32(locations[i]))
+		}
+	}
+	return fdi
 }

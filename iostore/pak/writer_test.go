@@ -256,7 +256,7 @@ func TestWriterErrors(t *testing.T) {
 		name string
 		opts pak.WriterOptions
 	}{
-		{"version 13", pak.WriterOptions{Version: 13}},
+		{"version 16", pak.WriterOptions{Version: 16}},
 		{"mount point without slash", pak.WriterOptions{MountPoint: "../../.."}},
 		{"GUID before version 7", pak.WriterOptions{Version: 6, EncryptionKeyGUID: testGUID}},
 		{"compression before version 3", pak.WriterOptions{Version: 2, Compress: true}},
