@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,7 +18,8 @@ import (
 
 // corpusPaks are the real paks of the corpus: companion paks written by
 // UEcastoc, UnrealReZen and UnrealUnZen, a legacy Grounded pak mod, and
-// two paks the engine (UE 5.8) wrote.
+// the paks the engine (UE 5.8) wrote. An empty digest marks an Oodle pak,
+// whose files must fail with a *MethodError naming Oodle.
 var corpusPaks = []struct {
 	rel        string
 	version    pak.Version
@@ -36,6 +39,43 @@ var corpusPaks = []struct {
 		"eead6a8d751e8abb46c84db66a7c95965b727e51", "DA_PatchReferencer.uasset"},
 	{"other/cue4parse_ue5_8/CUE4ParseFixtures-PatchBase_0_P.pak", 12, 221, "../../../CUE4ParseFixtures/Content/PatchFixtures/", 2, 1131,
 		"50bddec3cfbb481c242606c4eadb3bd06b955899", "DA_PatchTarget.uasset"},
+	{"pak/cue4parse_ue5_8/LegacyPak/Tagged/Oodle/CUE4ParseFixtures-Legacy-Tagged-Oodle.pak", 12, 221, "../../../CUE4ParseFixtures/Content/Fixtures/", 11, 200611,
+		"", "DataTables/DT_AllProperties.uasset"},
+	{"pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak", 12, 221, "../../../CUE4ParseFixtures/Content/Fixtures/", 11, 200611,
+		"e2a4229abc8aae138dec1e7f5d238f3718a2f0e6", "DataTables/DT_AllProperties.uasset"},
+	{"pak/cue4parse_ue5_8/LegacyPak/Tagged/Zlib/CUE4ParseFixtures-Legacy-Tagged-Zlib.pak", 12, 221, "../../../CUE4ParseFixtures/Content/Fixtures/", 11, 200611,
+		"e2a4229abc8aae138dec1e7f5d238f3718a2f0e6", "DataTables/DT_AllProperties.uasset"},
+	{"pak/cue4parse_ue5_8/LegacyPak/Unversioned/Uncompressed/CUE4ParseFixtures-Legacy-Unversioned-Uncompressed.pak", 12, 221, "../../../CUE4ParseFixtures/Content/Fixtures/", 11, 189990,
+		"7c80f89e55edbb79db1929ec51fe965477440d32", "DataTables/DT_AllProperties.uasset"},
+	{"pak/cue4parse_ue5_8/Pak/Oodle/CUE4ParseFixtures-Minimal-Oodle.pak", 12, 221, "../../../CUE4ParseFixtures/", 4, 239798,
+		"", "AssetRegistry.bin"},
+	{"pak/cue4parse_ue5_8/Pak/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed.pak", 12, 221, "../../../CUE4ParseFixtures/", 4, 239798,
+		"ebfcdf7e61a0fd9a8af4f10840256ee855380579", "AssetRegistry.bin"},
+}
+
+// TestCorpusPaksListed fails when the corpus holds a pak that corpusPaks
+// does not describe, so that every pak added to the corpus is checked.
+func TestCorpusPaksListed(t *testing.T) {
+	dir := corpus.Dir(t)
+	known := map[string]bool{}
+	for _, tc := range corpusPaks {
+		known[tc.rel] = true
+	}
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".pak") {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		n++
+		if !known[filepath.ToSlash(rel)] {
+			t.Errorf("corpus pak %s is not in corpusPaks", rel)
+		}
+		return nil
+	})
+	if err != nil || n != len(corpusPaks) {
+		t.Errorf("found %d corpus paks (%v), corpusPaks lists %d", n, err, len(corpusPaks))
+	}
 }
 
 // TestCorpusPaks decodes every corpus pak, lists its files and reads each
@@ -62,6 +102,12 @@ func TestCorpusPaks(t *testing.T) {
 			var total int64
 			for i, f := range r.Files {
 				data, err := f.ReadAll()
+				if tc.digest == "" && r.Footer.MethodName(f.Method) == "Oodle" {
+					if !errors.Is(err, pak.ErrUnsupportedMethod) || !strings.Contains(err.Error(), "Oodle library") {
+						t.Errorf("%s: %v, want a *MethodError naming the Oodle library", f.Path, err)
+					}
+					continue
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,6 +126,9 @@ func TestCorpusPaks(t *testing.T) {
 				h.Write(data)
 				total += int64(len(data))
 			}
+			if tc.digest == "" {
+				return
+			}
 			if got := fmt.Sprintf("%x", h.Sum(nil)); total != tc.bytes || got != tc.digest {
 				t.Errorf("contents: %d bytes, SHA-1 %s; want %d, %s", total, got, tc.bytes, tc.digest)
 			}
@@ -92,7 +141,7 @@ func TestCorpusPaks(t *testing.T) {
 // mismatch), and in the index (its SHA-1).
 func TestCorpusDamage(t *testing.T) {
 	for _, tc := range corpusPaks {
-		if tc.files == 0 {
+		if tc.files == 0 || tc.digest == "" {
 			continue
 		}
 		t.Run(tc.rel, func(t *testing.T) {

@@ -1,0 +1,353 @@
+package pak
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/unrmod/unrmod/internal/safefile"
+)
+
+// ExtractOptions configures Reader.Extract.
+type ExtractOptions struct {
+	// Filter selects files by their output path (see OutputPath); nil
+	// selects every file.
+	Filter func(f *File, outPath string) bool
+	// Progress, when set, is called with the bytes written so far and the
+	// total.
+	Progress func(done, total int64)
+	// Sync flushes every file to stable storage before it is renamed into
+	// place, and the folders after the renames.
+	Sync bool
+	// Session, when set, locks the output folder for the run, tracks the
+	// temporary files (an interrupt removes them) and removes those a
+	// killed run left beside the files to write.
+	Session *safefile.Session
+}
+
+// ExtractResult says what Extract wrote.
+type ExtractResult struct {
+	Files int      // files written
+	Bytes int64    // bytes written
+	Paths []string // the output paths, relative to the folder, in index order
+}
+
+// maxNameLen is the longest file name most file systems take, in bytes.
+const maxNameLen = 255
+
+// OutputPath returns where Extract writes f, relative to the output folder
+// and '/'-separated: the mount point without its leading "../" (and "./",
+// "/") followed by the file's path, e.g. "Game/Content/Maps/Level.umap"
+// for a pak mounted at "../../../". A path that would leave the folder
+// (an absolute path, "..", a drive letter, a backslash) is an error.
+func (p *Reader) OutputPath(f *File) (string, error) {
+	mount := p.MountPoint
+	for {
+		t := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(mount, "../"), "./"), "/")
+		if t == mount {
+			break
+		}
+		mount = t
+	}
+	out := f.Path
+	if mount != "" {
+		out = strings.TrimSuffix(mount, "/") + "/" + f.Path
+	}
+	if err := safeRelPath(out); err != nil {
+		return "", errorf(p.Name, f.describe(), f.at, ErrCorrupt, "output path %q: %v; refusing to write outside the output folder", out, err)
+	}
+	return out, nil
+}
+
+// safeRelPath accepts only plain relative paths of normal components no
+// longer than file systems take.
+func safeRelPath(p string) error {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return errors.New("absolute or empty path")
+	}
+	if strings.ContainsAny(p, "\\\x00") {
+		return errors.New("contains a backslash or NUL")
+	}
+	for _, part := range strings.Split(p, "/") {
+		switch {
+		case part == "" || part == "." || part == "..":
+			return fmt.Errorf("component %q", part)
+		case strings.Contains(part, ":"):
+			return fmt.Errorf("component %q contains a colon (drive letter or stream)", part)
+		case len(part) > maxNameLen:
+			return fmt.Errorf("the name %.40q… is %d bytes long; file systems take at most %d", part, len(part), maxNameLen)
+		}
+	}
+	return nil
+}
+
+// Extract writes the selected files of the pak under dir, each checked
+// against the SHA-1 and sizes its entry records as it is read. Nothing is
+// written outside dir: paths are checked and every write goes through an
+// os.Root, which also refuses symbolic links leading out of it. Before
+// anything is written every selected file is opened (its method, key and
+// record checked) and every output name checked: two names that would be
+// one file on Windows or macOS, a folder in the way of a file, a file in
+// the way of a folder. Files are written under temporary names and renamed
+// only when all of them are complete, so a failure leaves no new file under
+// a real name, and the folders it created are removed. Delete records are
+// skipped.
+func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, err error) {
+	if opts == nil {
+		opts = &ExtractOptions{}
+	}
+	type job struct {
+		f   *File
+		out string
+	}
+	var jobs []job
+	seen := map[string]*File{}
+	var total int64
+	for _, f := range p.Files {
+		if f.Deleted {
+			continue
+		}
+		out, err := p.OutputPath(f)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Filter != nil && !opts.Filter(f, out) {
+			continue
+		}
+		key := safefile.FoldName(out)
+		if g, dup := seen[key]; dup {
+			return nil, errorf(p.Name, f.describe(), f.at, ErrCorrupt, "output path %q is also the path of %q", out, g.Path)
+		}
+		seen[key] = f
+		rc, err := f.Open() // checks the method, the key and the record
+		if err != nil {
+			return nil, err
+		}
+		rc.Close()
+		jobs = append(jobs, job{f, out})
+		total += f.UncompressedSize
+	}
+	for _, j := range jobs {
+		for d := path.Dir(j.out); d != "."; d = path.Dir(d) {
+			if g, clash := seen[safefile.FoldName(d)]; clash {
+				return nil, errorf(p.Name, g.describe(), g.at, ErrCorrupt, "output path %q is also a folder of %q", d, j.out)
+			}
+		}
+	}
+	res := &ExtractResult{}
+	if len(jobs) == 0 {
+		return res, nil
+	}
+
+	locks, err := opts.Session.Lock(safefile.Use{Path: dir, Write: true})
+	if err != nil {
+		return nil, err
+	}
+	defer locks.Release()
+	created := newDirs(dir, jobs, func(j job) string { return j.out })
+	defer func() {
+		if err != nil {
+			for _, d := range created { // deepest first; only empty ones go
+				os.Remove(d)
+			}
+		}
+	}()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	byDir := map[string][]string{}
+	for _, j := range jobs {
+		d := path.Dir(j.out)
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Join(dir, filepath.FromSlash(d)), err)
+		}
+		byDir[d] = append(byDir[d], path.Base(j.out))
+	}
+	if err := checkDestinations(root, dir, byDir, opts.Session); err != nil {
+		return nil, err
+	}
+
+	tag := fmt.Sprintf("%d", os.Getpid())
+	var staged []string // temporary names, as jobs
+	removeStaged := func() {
+		for k, tmp := range staged {
+			root.Remove(tmp)
+			opts.Session.Forget(filepath.Join(dir, filepath.FromSlash(path.Dir(jobs[k].out)), path.Base(tmp)))
+		}
+	}
+	var done int64
+	for _, j := range jobs {
+		tmp := path.Join(path.Dir(j.out), safefile.TempName(path.Base(j.out), tag))
+		staged = append(staged, tmp)
+		if err := p.extractOne(root, dir, j.f, tmp, opts, func(n int) {
+			done += int64(n)
+			if opts.Progress != nil {
+				opts.Progress(done, total)
+			}
+		}); err != nil {
+			removeStaged()
+			return nil, fmt.Errorf("%w (writing %s)", err, j.out)
+		}
+	}
+	end, err := opts.Session.BeginCommit()
+	if err != nil {
+		removeStaged()
+		return nil, err
+	}
+	defer end()
+	for k, j := range jobs {
+		if err := root.Rename(staged[k], j.out); err != nil {
+			staged = staged[k:]
+			jobs = jobs[k:]
+			removeStaged()
+			return nil, fmt.Errorf("replace %s: %w", j.out, err)
+		}
+		opts.Session.Forget(filepath.Join(dir, filepath.FromSlash(staged[k])))
+	}
+	if opts.Sync {
+		for d := range byDir {
+			safefile.SyncDir(filepath.Join(dir, filepath.FromSlash(d)))
+		}
+		for _, d := range created {
+			safefile.SyncDir(filepath.Dir(d))
+		}
+	}
+	for _, j := range jobs {
+		res.Paths = append(res.Paths, j.out)
+		res.Bytes += j.f.UncompressedSize
+	}
+	res.Files = len(jobs)
+	return res, nil
+}
+
+// extractOne writes f's contents, checked, to the temporary file tmp.
+func (p *Reader) extractOne(root *os.Root, dir string, f *File, tmp string, opts *ExtractOptions, report func(int)) error {
+	var out *os.File
+	err := opts.Session.Create(func() (string, error) {
+		var err error
+		out, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		return filepath.Join(dir, filepath.FromSlash(tmp)), err
+	})
+	if err != nil {
+		return err
+	}
+	rc, err := f.Open()
+	if err == nil {
+		_, err = io.Copy(out, &reportReader{rc, report})
+		rc.Close()
+	}
+	if err == nil && opts.Sync {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
+// reportReader reports the bytes read through it.
+type reportReader struct {
+	r      io.Reader
+	report func(int)
+}
+
+func (r *reportReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	r.report(n)
+	return n, err
+}
+
+// newDirs returns the folders Extract would create (dir too when it does
+// not exist), deepest first, so that a failed extract can remove them.
+func newDirs[T any](dir string, jobs []T, out func(T) string) []string {
+	want := map[string]bool{}
+	for p := filepath.Clean(dir); ; {
+		want[p] = true
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	for _, j := range jobs {
+		for d := path.Dir(out(j)); d != "."; d = path.Dir(d) {
+			full := filepath.Join(dir, filepath.FromSlash(d))
+			if want[full] {
+				break
+			}
+			want[full] = true
+		}
+	}
+	var res []string
+	for d := range want {
+		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
+			res = append(res, d)
+		}
+	}
+	slices.SortFunc(res, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	return res
+}
+
+// checkDestinations checks, before anything is written, that no folder is
+// in the way of a file (nor one whose name is the same on Windows or
+// macOS). With a Session it also removes the temporary files a killed run
+// left beside the files to write.
+func checkDestinations(root *os.Root, dir string, byDir map[string][]string, sess *safefile.Session) error {
+	for d, finals := range byDir {
+		h, err := root.Open(d)
+		if err != nil {
+			return err
+		}
+		ents, err := h.ReadDir(-1)
+		h.Close()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", filepath.Join(dir, filepath.FromSlash(d)), err)
+		}
+		folders := map[string]string{}
+		for _, e := range ents {
+			if e.IsDir() {
+				folders[safefile.FoldName(e.Name())] = e.Name()
+			}
+		}
+		for _, f := range finals {
+			if name, ok := folders[safefile.FoldName(f)]; ok {
+				return fmt.Errorf("%s: the folder %s is in the way of the file %s; nothing was written", filepath.Join(dir, filepath.FromSlash(d)), name, f)
+			}
+		}
+		if sess == nil {
+			continue
+		}
+		prefixes := map[string]string{} // TempPrefix → name
+		for _, f := range finals {
+			prefixes[safefile.TempPrefix(f)] = f
+		}
+		removed := 0
+		for _, e := range ents {
+			n := e.Name()
+			k := strings.LastIndex(n, ".unrmod-")
+			if k < 0 || !e.Type().IsRegular() {
+				continue
+			}
+			if f, ok := prefixes[n[:k+len(".unrmod-")]]; ok && safefile.IsTempOf(n, f) && root.Remove(path.Join(d, n)) == nil {
+				removed++
+			}
+		}
+		sess.ReportLeftovers(filepath.Join(dir, filepath.FromSlash(d)), removed)
+	}
+	return nil
+}
