@@ -43,9 +43,13 @@ func TestFS(t *testing.T) {
 	}
 }
 
-// TestFSCorpus walks the corpus paks as file systems.
+// TestFSCorpus walks the corpus paks as file systems (those whose files
+// unrmod can read: not the Oodle ones).
 func TestFSCorpus(t *testing.T) {
 	for _, tc := range corpusPaks {
+		if tc.digest == "" {
+			continue
+		}
 		r, err := pak.Open(corpus.Path(t, tc.rel), nil)
 		if err != nil {
 			t.Fatal(err)
