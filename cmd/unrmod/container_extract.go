@@ -26,8 +26,8 @@ func (g *globList) Set(s string) error {
 func extractCommand() *command {
 	return &command{
 		name:     "extract",
-		synopsis: "CONTAINER.utoc -o DIR [--filter GLOB]... [--aes-key KEY] [--jobs N] [--sync] [--json]",
-		summary:  "extract the chunks of an IoStore container to files",
+		synopsis: "(CONTAINER.utoc | FILE.pak) -o DIR [--filter GLOB]... [--aes-key KEY] [--jobs N] [--sync] [--json]",
+		summary:  "extract the chunks of an IoStore container, or the files of a pak, to files",
 		description: `Write the chunks of an IoStore container as files under DIR: indexed
 chunks under their path (the mount point without its leading "../", then
 the directory-index path, as 'unrmod ls' shows it), the others under
@@ -54,11 +54,21 @@ nothing matches.
 Decoding needs the method: None, Zlib, Gzip and LZ4 work; Oodle blocks fail
 with a message naming Oodle, before anything is written. An encrypted
 container needs --aes-key. A progress bar is shown on standard error when it
-is a terminal; the summary goes to standard output.`,
+is a terminal; the summary goes to standard output.
+
+A .pak (versions 1 to 15, UE 4.0 to 6.0) extracts the same way: each file
+under the mount point without its leading "../" followed by its path, as
+'unrmod ls' shows it; each checked against the SHA-1 and sizes of its
+entry; the same checks before writing, temporary names, renames and
+cleanup. Zlib, Gzip and LZ4 files decode, Oodle files fail before anything
+is written (they need the game's Oodle library). An encrypted pak (AES-ECB,
+or AES-CTR for UE 6.0) needs --aes-key. --jobs does not apply: a pak's
+files are read one after the other.`,
 		examples: []string{
 			"unrmod extract Paks/pakchunk0-Windows.utoc -o out/",
 			"unrmod extract Paks/pakchunk0-Windows.utoc -o out/ --filter '*.uasset' --filter 'Game/Maps/**'",
 			"unrmod extract Paks/Game.utoc -o out/ --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
+			"unrmod extract Paks/pakchunk0-WindowsNoEditor.pak -o out/ --filter '*.uasset' --filter '*.uexp'",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write the files under `DIR` (required)")
@@ -84,6 +94,9 @@ is a terminal; the summary goes to standard output.`,
 					return err
 				}
 				defer locks.Release()
+				if isPakFile(file) {
+					return extractPak(s, file, *out, key, filters, *sync, *asJSON)
+				}
 				c, err := openIndexedContainer(file, key)
 				if err != nil {
 					return err

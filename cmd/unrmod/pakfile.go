@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/pak"
@@ -163,4 +164,39 @@ func lsPak(s streams, file string, key *keyFlag, asJSON bool) error {
 		t.add(fmt.Sprint(f.Size), fmt.Sprint(f.Stored), f.Method, enc, f.Path)
 	}
 	return t.write(s.out)
+}
+
+// extractPak is "unrmod extract" of a pak.
+func extractPak(s streams, file, out string, key *keyFlag, filters globList, sync, asJSON bool) error {
+	p, err := openPak(file, key)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	opts := &pak.ExtractOptions{Sync: sync, Session: s.sess}
+	if len(filters) > 0 {
+		opts.Filter = func(_ *pak.File, p string) bool { return matchAny(filters, p) }
+	}
+	bar := newProgress(s.err, "extract", 0)
+	if bar != nil {
+		opts.Progress = bar.set
+	}
+	start := time.Now()
+	res, err := p.Extract(out, opts)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if res.Files == 0 {
+		if len(filters) == 0 {
+			return fmt.Errorf("%s: the pak holds no file to extract", file)
+		}
+		return fmt.Errorf("%s: no file matches %s (see 'unrmod ls %s')", file, strings.Join(filters, " or "), file)
+	}
+	doc := extractDoc{File: file, Dir: out, Files: res.Files, Bytes: res.Bytes, Paths: res.Paths}
+	if asJSON {
+		return writeJSON(s.out, doc)
+	}
+	fmt.Fprintf(s.out, "extracted %d files (%d bytes) from %s to %s in %s\n", res.Files, res.Bytes, file, out, time.Since(start).Round(time.Millisecond))
+	return nil
 }
