@@ -21,8 +21,8 @@ import (
 func packCommand() *command {
 	return &command{
 		name:     "pack",
-		synopsis: "DIR -o OUT/NAME_P --engine VERSION [--base GAME.utoc] [--compression zlib|lz4|none] [flags]",
-		summary:  "pack loose zen packages into an IoStore container (.utoc, .ucas and .pak)",
+		synopsis: "DIR -o OUT/NAME_P[.pak] --engine VERSION [--base GAME.utoc] [--compression zlib|lz4|none] [flags]",
+		summary:  "pack loose zen packages into an IoStore container (.utoc, .ucas and .pak), or cooked files into a .pak",
 		description: `Pack the cooked files under DIR into the container OUT/NAME_P.utoc and its
 .ucas, with the companion OUT/NAME_P.pak that makes the game mount it.
 
@@ -52,11 +52,24 @@ failed pack leaves no file. No output file (.utoc, .ucas partitions, .pak)
 may be a file of --base, through a link or by a name that differs only in
 the case of its extension: such an output is refused before anything is
 read. A progress bar is drawn on standard error when
-it is a terminal.`,
+it is a terminal.
+
+An -o ending in .pak packs DIR into that one pak instead, for games that
+load cooked assets (.uasset/.uexp/.ubulk) from paks: every file under DIR,
+sorted by path, mounted at ../../../ followed by the folder they share (as
+UnrealPak mounts them; --mount-point sets another), in the pak version
+--engine reads: 4.20 writes 5, 4.21 and 4.22 write 7, 4.23 and 4.24 write
+8, 4.25 writes 9, 4.26 to 5.6 write 11, 5.7 and 5.8 write 12, 6.0 writes 15.
+--compression is zlib (the default, kept for files it makes smaller) or
+none; --aes-key encrypts the index and the files (AES-256-ECB), --key-guid
+names the key. A folder 'unrmod extract' wrote from a pak packs back into
+a pak with the same mount point, paths and bytes. The pak is read back and
+checked before it replaces anything.`,
 		examples: []string{
 			"unrmod pack extracted/ -o mods/z_MyMod_P --engine 4.27",
 			"unrmod pack mymod/ -o Paks/~mods/z_MyMod_P --base Paks/pakchunk0-WindowsNoEditor.utoc",
 			"unrmod pack out/ -o /tmp/Game-Windows --engine 5.5 --compression none --dry-run",
+			"unrmod pack extracted/ -o Paks/~mods/z_MyMod_P.pak --engine 4.25",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write `OUT/NAME`.utoc, .ucas and .pak (required)")
@@ -82,6 +95,15 @@ it is a terminal.`,
 				}
 				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 					return usagef("pack", "%s is not a folder", dir)
+				}
+				if strings.EqualFold(filepath.Ext(*out), ".pak") {
+					for _, name := range []string{"base", "block-size", "partition-size", "perfect-hash", "j"} {
+						if isFlagSet(fs, name) {
+							return usagef("pack", "--%s applies to containers, not to a .pak output", name)
+						}
+					}
+					return packPak(s, dir, *out, pakPackFlags{engine: *engine, compression: *comp, mount: *mount,
+						keyGUID: *keyGUID, key: key, dry: *dry, asJSON: *asJSON})
 				}
 				// Every file of the run, checked against each other before
 				// anything is read: no output part may be a part of --base.

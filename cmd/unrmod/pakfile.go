@@ -200,3 +200,155 @@ func extractPak(s streams, file, out string, key *keyFlag, filters globList, syn
 	fmt.Fprintf(s.out, "extracted %d files (%d bytes) from %s to %s in %s\n", res.Files, res.Bytes, file, out, time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// pakPackFlags are the flags of "unrmod pack" that apply to a .pak output.
+type pakPackFlags struct {
+	engine, compression, mount, keyGUID string
+	key                                 *keyFlag
+	dry, asJSON                         bool
+}
+
+// pakPackDoc is the report of "unrmod pack" into a .pak.
+type pakPackDoc struct {
+	Dir         string   `json:"dir"`
+	Pak         string   `json:"pak"`
+	Engine      string   `json:"engine"`
+	Version     int      `json:"version"`
+	MountPoint  string   `json:"mount_point"`
+	Compression string   `json:"compression"`
+	Encrypted   bool     `json:"encrypted"`
+	Files       int      `json:"files"`
+	Bytes       int64    `json:"bytes"`
+	Stored      int64    `json:"stored_bytes"`
+	Paths       []string `json:"paths"`
+	DryRun      bool     `json:"dry_run,omitempty"`
+}
+
+// packPak is "unrmod pack DIR -o NAME.pak".
+func packPak(s streams, dir, out string, f pakPackFlags) error {
+	if f.engine == "" {
+		return usagef("pack", "give the game's engine with --engine (4.20 … 4.27, 5.0 … 5.8, 6.0)")
+	}
+	v, err := pak.ParseEngine(f.engine)
+	if err != nil {
+		return usagef("pack", "--engine: %v", err)
+	}
+	opts := &pak.WriterOptions{Version: v}
+	switch strings.ToLower(f.compression) {
+	case "zlib":
+		opts.Compress = true
+	case "none":
+	default:
+		return usagef("pack", "--compression %q: a .pak is written with zlib or none", f.compression)
+	}
+	if f.mount != "" {
+		m := filepath.ToSlash(f.mount)
+		if !strings.HasPrefix(m, "../../../") || strings.Contains(m[len("../../../"):], "..") {
+			return usagef("pack", "--mount-point %q: want a path under ../../../ (the game's root), e.g. ../../../Maine/Content/", f.mount)
+		}
+		opts.MountPoint = strings.TrimSuffix(m, "/") + "/"
+	}
+	if f.keyGUID != "" {
+		g, err := parseGUID(f.keyGUID)
+		if err != nil {
+			return usagef("pack", "--key-guid: %v", err)
+		}
+		opts.EncryptionKeyGUID = pak.GUID(g)
+	}
+	if f.key != nil && f.key.key != nil {
+		k := pak.Key(*f.key.key)
+		opts.Key, opts.EncryptIndex, opts.EncryptFiles = &k, true, true
+	}
+	absDir, err1 := filepath.Abs(dir)
+	absOut, err2 := filepath.Abs(out)
+	if rel, err := filepath.Rel(absDir, absOut); err1 != nil || err2 != nil || err == nil && !strings.HasPrefix(rel, "..") {
+		return usagef("pack", "the output %s is inside the folder packed, %s", out, dir)
+	}
+	uses := []safefile.Use{{Path: dir, What: "the folder packed"}}
+	if !f.dry {
+		uses = append(uses, safefile.Use{Path: out, Write: true, What: "the output pak"})
+	}
+	if err := safefile.CheckUses(uses...); err != nil {
+		return err
+	}
+	locks, err := s.sess.Lock(uses...)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
+	doc := pakPackDoc{Dir: dir, Pak: out, Engine: f.engine, Version: int(v), Compression: strings.ToLower(f.compression),
+		Encrypted: opts.EncryptFiles, DryRun: f.dry}
+	var res *pak.PackResult
+	if f.dry {
+		var cw countingWriter
+		if res, err = pak.PackDir(dir, &cw, opts); err != nil {
+			return err
+		}
+		doc.Stored = cw.n
+	} else {
+		b := &safefile.Batch{Session: s.sess}
+		file, err := b.Create(out, 0o644)
+		if err != nil {
+			return err
+		}
+		if res, err = pak.PackDir(dir, file, opts); err == nil {
+			err = checkPackedPak(file, out, opts.Key, res)
+		}
+		if err != nil {
+			b.Abort()
+			return err
+		}
+		if st, err := file.Stat(); err == nil {
+			doc.Stored = st.Size()
+		}
+		if err := b.Commit(); err != nil {
+			return err
+		}
+	}
+	doc.MountPoint, doc.Files, doc.Bytes, doc.Paths = res.MountPoint, len(res.Paths), res.Bytes, res.Paths
+	if f.asJSON {
+		return writeJSON(s.out, doc)
+	}
+	verb := "packed"
+	if f.dry {
+		verb = "would pack"
+	}
+	fmt.Fprintf(s.out, "%s %d files (%d bytes, %d in the pak) into %s, version %s for UE %s, mounted at %s\n",
+		verb, doc.Files, doc.Bytes, doc.Stored, out, pak.Version(v), f.engine, doc.MountPoint)
+	return nil
+}
+
+// checkPackedPak reads the written pak back: its index, and every file
+// against its hash, before it replaces anything.
+func checkPackedPak(f *os.File, name string, key *pak.Key, res *pak.PackResult) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	p, err := pak.Decode(f, st.Size(), name, &pak.Options{Key: key})
+	if err != nil {
+		return fmt.Errorf("the pak written does not read back: %w", err)
+	}
+	if err := p.CheckIndex(); err != nil {
+		return fmt.Errorf("the pak written does not read back: %w", err)
+	}
+	if len(p.Files) != len(res.Paths) {
+		return fmt.Errorf("%s: the pak written lists %d files, %d were packed", name, len(p.Files), len(res.Paths))
+	}
+	for _, file := range p.Files {
+		rc, err := file.Open()
+		if err == nil {
+			_, err = io.Copy(io.Discard, rc)
+			rc.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("the pak written does not read back: %w", err)
+		}
+	}
+	return nil
+}
+
+// countingWriter counts what is written to it.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

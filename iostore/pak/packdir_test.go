@@ -1,0 +1,94 @@
+package pak_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore/pak"
+)
+
+// TestPackDirRoundTrip extracts the engine's uncompressed UE 5.8 pak and
+// packs the folder again with the version, and path-hash seed, the engine
+// used: the result is the engine's pak byte for byte. Packed for other
+// engines it lists and extracts the same files.
+func TestPackDirRoundTrip(t *testing.T) {
+	file := corpus.Path(t, "pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := pak.Decode(bytes.NewReader(orig), int64(len(orig)), file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := r.Extract(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := readTree(t, dir)
+
+	v, err := pak.VersionForEngine(5, 8)
+	if err != nil || v != r.Footer.Version {
+		t.Fatalf("VersionForEngine(5, 8) = %v, %v; the engine wrote %v", v, err, r.Footer.Version)
+	}
+	out := filepath.Join(t.TempDir(), "out.pak")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pak.PackDir(dir, f, &pak.WriterOptions{Version: v, PathHashSeed: r.PathHashSeed})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MountPoint != r.MountPoint || len(res.Paths) != len(r.Files) {
+		t.Fatalf("mount %q, %d files; the engine's pak: %q, %d", res.MountPoint, len(res.Paths), r.MountPoint, len(r.Files))
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, orig) {
+		n := 0
+		for n < len(got) && n < len(orig) && got[n] == orig[n] {
+			n++
+		}
+		t.Errorf("packed pak (%d bytes) differs from the engine's (%d bytes) from offset 0x%X", len(got), len(orig), n)
+	}
+
+	for _, engine := range [][2]int{{4, 20}, {4, 22}, {4, 25}, {4, 27}, {5, 4}, {6, 0}} {
+		v, err := pak.VersionForEngine(engine[0], engine[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, compress := range []bool{false, true} {
+			var buf bytes.Buffer
+			if _, err := pak.PackDir(dir, &buf, &pak.WriterOptions{Version: v, Compress: compress}); err != nil {
+				t.Fatalf("%d.%d: %v", engine[0], engine[1], err)
+			}
+			p := decodePak(t, buf.Bytes(), nil)
+			if p.Footer.Version != v || p.MountPoint != r.MountPoint {
+				t.Fatalf("%d.%d: version %v, mount %q", engine[0], engine[1], p.Footer.Version, p.MountPoint)
+			}
+			again := t.TempDir()
+			if _, err := p.Extract(again, nil); err != nil {
+				t.Fatal(err)
+			}
+			tree := readTree(t, again)
+			for name, b := range want {
+				if !bytes.Equal(tree[name], b) {
+					t.Errorf("%d.%d compress %v: %s differs after the round trip", engine[0], engine[1], compress, name)
+				}
+			}
+			if len(tree) != len(want) {
+				t.Errorf("%d.%d: %d files, want %d", engine[0], engine[1], len(tree), len(want))
+			}
+		}
+	}
+	if _, err := pak.VersionForEngine(4, 19); err == nil {
+		t.Error("VersionForEngine(4, 19): no error")
+	}
+}
