@@ -47,6 +47,11 @@ func (w *Writer) Add(name string, r io.ReaderAt, size int64) error {
 // encrypted.
 func (w *Writer) writeFile(name string, r io.ReaderAt, size int64) error {
 	e := Entry{Offset: w.w.n, UncompressedSize: size, Encrypted: w.opts.EncryptFiles}
+	if e.Encrypted && w.opts.CTR {
+		if err := w.newIV(&e.IV); err != nil {
+			return err
+		}
+	}
 	if w.opts.Compress && size > 0 {
 		e.Method = 1
 		e.BlockSize = uint32(min(size, DefaultBlockSize))
@@ -172,7 +177,7 @@ func (w *Writer) stream(name string, e *Entry, r io.ReaderAt, out io.Writer) (in
 			e.Blocks[k] = Block{pos + stored, pos + stored + int64(len(c))}
 			if e.Encrypted {
 				c = appendPadding(c, c)
-				encryptECB(w.cipher, c)
+				w.encrypt(c, e.IV, stored)
 			}
 			if err := emit(c, len(c)); err != nil {
 				return 0, [20]byte{}, err
@@ -199,7 +204,7 @@ func (w *Writer) stream(name string, e *Entry, r io.ReaderAt, out io.Writer) (in
 			for i := 0; len(chunk)%16 != 0; i++ {
 				chunk = append(chunk, head[i%len(head)])
 			}
-			encryptECB(w.cipher, chunk)
+			w.encrypt(chunk, e.IV, off)
 		}
 		if err := emit(chunk, int(n)); err != nil {
 			return 0, [20]byte{}, err

@@ -3,6 +3,7 @@ package pak
 import (
 	"bytes"
 	"crypto/cipher"
+	"crypto/rand"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
@@ -52,6 +53,11 @@ type WriterOptions struct {
 	// 4 and later) and the files' bytes with AES-256-ECB.
 	Key                        *Key
 	EncryptIndex, EncryptFiles bool
+	// CTR encrypts with AES-CTR, as UE 6.0 does, rather than AES-ECB
+	// (version 15 only): each index part and each file gets its own
+	// 12-byte IV, read from IVSource (crypto/rand when nil).
+	CTR      bool
+	IVSource io.Reader
 }
 
 // Writer writes a pak: files one after the other, each preceded by its
@@ -113,6 +119,11 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("pak writer: version %d has no encrypted-file flag (version 3 and later do)", uint32(v))
 	case (o.EncryptIndex || o.EncryptFiles) && o.Key == nil:
 		return nil, errors.New("pak writer: encryption needs a Key")
+	case o.CTR && !v.HasEncryptionMethod():
+		return nil, fmt.Errorf("pak writer: version %d cannot record AES-CTR (version 15 and later can)", uint32(v))
+	}
+	if o.IVSource == nil {
+		o.IVSource = rand.Reader
 	}
 	pw := &Writer{w: &countWriter{w: w}, opts: o, paths: map[string]string{}}
 	if so, ok := w.(seekOutput); ok {
@@ -243,10 +254,20 @@ func (w *Writer) writeIndex() error {
 		PakchunkIndex:     -1,               // the engine takes it from the file name, as UE 6.0 writes it
 		EncryptionMethod:  EncryptionAESECB, // what UE 6.0 records in its unencrypted paks too
 	}
+	if w.opts.CTR {
+		f.EncryptionMethod = EncryptionAESCTR
+		if w.opts.EncryptIndex {
+			for _, iv := range []*[ivLen]byte{&f.IndexIV, &f.PathHashIndexIV, &f.DirectoryIndexIV} {
+				if err := w.newIV(iv); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	var index []byte
 	var secondary [][]byte
 	if v.HasPathHashIndex() {
-		index, f.IndexHash, secondary = w.splitIndex(f.IndexOffset)
+		index, f.IndexHash, secondary = w.splitIndex(f.IndexOffset, &f)
 	} else {
 		index = binio.AppendFString32(nil, w.opts.MountPoint)
 		index = binary.LittleEndian.AppendUint32(index, uint32(len(w.entries)))
@@ -254,7 +275,7 @@ func (w *Writer) writeIndex() error {
 			index = binio.AppendFString32(index, we.path)
 			index = appendEntry(index, &we.entry, v, len(w.slots), we.entry.Offset)
 		}
-		index, f.IndexHash = w.sealIndexPart(index)
+		index, f.IndexHash = w.sealIndexPart(index, f.IndexIV)
 	}
 	f.IndexSize = int64(len(index))
 	if _, err := w.w.Write(index); err != nil {
@@ -276,15 +297,33 @@ func (w *Writer) writeIndex() error {
 // sealIndexPart pads an index part to 16 bytes (appendPadding) and
 // encrypts it when the index is encrypted, and returns it with the SHA-1 of its plain bytes
 // (what readers check after decrypting).
-func (w *Writer) sealIndexPart(b []byte) ([]byte, [20]byte) {
+func (w *Writer) sealIndexPart(b []byte, iv [ivLen]byte) ([]byte, [20]byte) {
 	if w.opts.EncryptIndex {
 		b = appendPadding(b, b)
 	}
 	sum := sha1.Sum(b)
 	if w.opts.EncryptIndex {
-		encryptECB(w.cipher, b)
+		w.encrypt(b, iv, 0)
 	}
 	return b, sum
+}
+
+// encrypt encrypts b in place, which starts at byte off (a multiple of 16)
+// of its encryption unit: with AES-CTR from iv, or AES-ECB.
+func (w *Writer) encrypt(b []byte, iv [ivLen]byte, off int64) {
+	if w.opts.CTR {
+		ctrStream(w.cipher, iv, uint32(off/16)).XORKeyStream(b, b)
+	} else {
+		encryptECB(w.cipher, b)
+	}
+}
+
+// newIV fills iv from the IV source.
+func (w *Writer) newIV(iv *[ivLen]byte) error {
+	if _, err := io.ReadFull(w.opts.IVSource, iv[:]); err != nil {
+		return fmt.Errorf("pak writer: reading an AES-CTR IV: %w", err)
+	}
+	return nil
 }
 
 // appendPadding pads dst, which ends with b, to a multiple of 16 bytes
@@ -300,7 +339,7 @@ func appendPadding(dst, b []byte) []byte {
 // splitIndex builds the primary index of a version 10+ pak at offset, its
 // SHA-1 and the secondary indexes that follow it: the path-hash index and
 // the full directory index.
-func (w *Writer) splitIndex(offset int64) ([]byte, [20]byte, [][]byte) {
+func (w *Writer) splitIndex(offset int64, f *Footer) ([]byte, [20]byte, [][]byte) {
 	v := w.opts.Version
 	le := binary.LittleEndian
 	locations := make([]int32, len(w.entries))
@@ -310,7 +349,7 @@ func (w *Writer) splitIndex(offset int64) ([]byte, [20]byte, [][]byte) {
 		e := &w.entries[i].entry
 		if encodable(e, v) && len(encoded) <= math.MaxInt32 {
 			locations[i] = int32(len(encoded))
-			encoded = appendEncodedEntry(encoded, e, false)
+			encoded = appendEncodedEntry(encoded, e, w.opts.CTR)
 		} else {
 			unencoded = append(unencoded, e)
 			locations[i] = -int32(len(unencoded))
@@ -368,8 +407,8 @@ func (w *Writer) splitIndex(offset int64) ([]byte, [20]byte, [][]byte) {
 	} else {
 		fdi = w.nestedDirectoryIndex(names, dirs, locations)
 	}
-	phi, phiHash := w.sealIndexPart(phi)
-	fdi, fdiHash := w.sealIndexPart(fdi)
+	phi, phiHash := w.sealIndexPart(phi, f.PathHashIndexIV)
+	fdi, fdiHash := w.sealIndexPart(fdi, f.DirectoryIndexIV)
 
 	primary := func(phiOffset, fdiOffset int64) []byte {
 		b := binio.AppendFString32(nil, w.opts.MountPoint)
@@ -389,13 +428,18 @@ func (w *Writer) splitIndex(offset int64) ([]byte, [20]byte, [][]byte) {
 		for _, e := range unencoded {
 			b = appendEntry(b, e, v, len(w.slots), e.Offset)
 		}
+		if w.opts.CTR {
+			for _, e := range unencoded {
+				b = append(b, e.IV[:]...)
+			}
+		}
 		return b
 	}
 	size := int64(len(primary(0, 0)))
 	if w.opts.EncryptIndex {
 		size = align16(size)
 	}
-	index, hash := w.sealIndexPart(primary(offset+size, offset+size+int64(len(phi))))
+	index, hash := w.sealIndexPart(primary(offset+size, offset+size+int64(len(phi))), f.IndexIV)
 	return index, hash, [][]byte{phi, fdi}
 }
 

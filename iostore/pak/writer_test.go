@@ -108,6 +108,10 @@ func TestWriteRead(t *testing.T) {
 			add("encrypted-index", pak.WriterOptions{EncryptIndex: true, Key: &testKey, MountPoint: "../../../Game/"})
 			add("all-encrypted", pak.WriterOptions{Compress: true, EncryptIndex: true, EncryptFiles: true, Key: &testKey})
 		}
+		if v.HasEncryptionMethod() {
+			add("ctr-all-encrypted", pak.WriterOptions{Compress: true, EncryptIndex: true, EncryptFiles: true, Key: &testKey, CTR: true})
+			add("ctr-encrypted-files", pak.WriterOptions{EncryptFiles: true, Key: &testKey, CTR: true})
+		}
 		if v.HasKeyGUID() {
 			add("guid", pak.WriterOptions{EncryptionKeyGUID: testGUID, PathHashSeed: 0x1234ABCD})
 		}
@@ -124,6 +128,9 @@ func TestWriteRead(t *testing.T) {
 			if r.Footer.Version != tc.opts.Version || r.MountPoint != wantMount || r.Footer.EncryptionKeyGUID != tc.opts.EncryptionKeyGUID ||
 				r.Footer.IndexEncrypted != tc.opts.EncryptIndex || tc.opts.Version.HasPathHashIndex() && r.PathHashSeed != tc.opts.PathHashSeed {
 				t.Fatalf("footer %+v, mount %q, seed %x; want options %+v", r.Footer, r.MountPoint, r.PathHashSeed, tc.opts)
+			}
+			if r.Footer.CTR() != tc.opts.CTR {
+				t.Errorf("footer says AES-CTR %v, want %v", r.Footer.CTR(), tc.opts.CTR)
 			}
 			if tc.opts.Version.HasPathHashIndex() && !(r.HasPathHashIndex && r.HasFullDirectoryIndex) {
 				t.Error("a version 10+ pak without both secondary indexes")
@@ -257,6 +264,7 @@ func TestWriterErrors(t *testing.T) {
 		opts pak.WriterOptions
 	}{
 		{"version 16", pak.WriterOptions{Version: 16}},
+		{"AES-CTR before version 15", pak.WriterOptions{Version: 12, CTR: true, EncryptFiles: true, Key: &testKey}},
 		{"mount point without slash", pak.WriterOptions{MountPoint: "../../.."}},
 		{"GUID before version 7", pak.WriterOptions{Version: 6, EncryptionKeyGUID: testGUID}},
 		{"compression before version 3", pak.WriterOptions{Version: 2, Compress: true}},
