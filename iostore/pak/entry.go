@@ -277,7 +277,7 @@ func decodeEncodedEntry(c *binio.Cursor, v Version, ctr bool) Entry {
 // back to back and the counts must fit their bit fields. Delete records
 // are never encoded.
 func encodable(e *Entry, v Version) bool {
-	if e.Deleted || e.Method >= 1<<6 || len(e.Blocks) >= 1<<16 {
+	if e.Deleted || e.Method >= 1<<6 || len(e.Blocks) >= 1<<16 || e.Offset < 0 || e.Size < 0 || e.UncompressedSize < 0 {
 		return false
 	}
 	if e.Method == 0 {

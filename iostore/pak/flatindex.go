@@ -54,6 +54,14 @@ type flatHash struct {
 // files it lists and its hash table. Every count is checked against the
 // bytes left before anything is allocated for it.
 func decodeFlatDirectoryIndex(c *binio.Cursor) ([]directoryFile, []flatHash) {
+	files, table, _ := decodeFlatDirectories(c)
+	return files, table
+}
+
+// decodeFlatDirectories decodes a flat directory index as
+// decodeFlatDirectoryIndex does, and also returns its directories in the
+// form appendFlatDirectoryIndex takes (empty ones included).
+func decodeFlatDirectories(c *binio.Cursor) ([]directoryFile, []flatHash, []flatDirectory) {
 	c.U32("flat index magic")
 	dirs := c.Count32("directory count", 8+4)
 	files := c.Count32("file count", 4+4)
@@ -67,13 +75,13 @@ func decodeFlatDirectoryIndex(c *binio.Cursor) ([]directoryFile, []flatHash) {
 	hashes := c.Count32("path hash count", 8+4)
 	c.U32("header padding")
 	if c.Err() != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	anchors := (dirs + int(restart) - 1) / int(restart)
 	need := int64(hashes)*12 + int64(anchors+1)*4 + int64(dirs+1)*4 + int64(files+1)*4 + int64(files)*4 + int64(dirBlob) + int64(fileBlob)
 	if need > int64(c.Len()) {
 		c.Fail("flat index tables", fmt.Errorf("the counts need %d bytes, %d left: %w", need, c.Len(), binio.ErrTruncated))
-		return nil, nil
+		return nil, nil, nil
 	}
 	table := make([]flatHash, hashes)
 	for i := range table {
@@ -98,12 +106,12 @@ func decodeFlatDirectoryIndex(c *binio.Cursor) ([]directoryFile, []flatHash) {
 	db := c.Bytes(dirBlob, "directory blob")
 	fb := c.Bytes(fileBlob, "file blob")
 	if c.Err() != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	base := c.Abs() - int64(c.Pos())
-	bad := func(at int64, what string, format string, args ...any) ([]directoryFile, []flatHash) {
+	bad := func(at int64, what string, format string, args ...any) ([]directoryFile, []flatHash, []flatDirectory) {
 		c.FailAt(int(at-base), what, fmt.Errorf(format, args...))
-		return nil, nil
+		return nil, nil, nil
 	}
 	hashesAt := base + int64(at) + 20
 	for i := 1; i < len(table); i++ {
@@ -121,6 +129,7 @@ func decodeFlatDirectoryIndex(c *binio.Cursor) ([]directoryFile, []flatHash) {
 		return bad(anchorsAt, "directory anchor offset", "the last anchor is %d, not the directory blob size %d", anchorOffsets[anchors], dirBlob)
 	}
 	out := make([]directoryFile, 0, files)
+	dirList := make([]flatDirectory, 0, dirs)
 	var name []byte
 	pos := 0
 	for d := 0; d < dirs; d++ {
@@ -147,6 +156,7 @@ func decodeFlatDirectoryIndex(c *binio.Cursor) ([]directoryFile, []flatHash) {
 		} else if dir != "" && !strings.HasSuffix(dir, "/") {
 			dir += "/"
 		}
+		fd := flatDirectory{name: string(name)}
 		lo, hi := firstFile[d], firstFile[d+1]
 		if lo > hi || hi > int32(files) {
 			return bad(firstFileAt+4*int64(d), "directory first file", "directory %d's files %d..%d are not in order within 0..%d", d, lo, hi, files)
@@ -157,12 +167,15 @@ func decodeFlatDirectoryIndex(c *binio.Cursor) ([]directoryFile, []flatHash) {
 				return bad(nameOffsetsAt+4*int64(f), "file name offset", "file %d's name %d..%d is not UTF-8 within the %d-byte blob", f, s, e, fileBlob)
 			}
 			out = append(out, directoryFile{path: dir + string(fb[s:e]), location: locations[f], at: locationsAt + 4*int64(f)})
+			fd.files = append(fd.files, string(fb[s:e]))
+			fd.locations = append(fd.locations, locations[f])
 		}
+		dirList = append(dirList, fd)
 	}
 	if pos != len(db) {
 		return bad(dirBlobAt+int64(pos), "directory blob", "%d bytes left after the last directory", len(db)-pos)
 	}
-	return out, table
+	return out, table, dirList
 }
 
 // flatDirectory is one directory for appendFlatDirectoryIndex: its name

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,14 +50,17 @@ func FuzzPak(f *testing.F) {
 	// The corpus paks too, read directly from the environment so that the
 	// target runs without the corpus.
 	if dir := os.Getenv(corpus.EnvVar); dir != "" {
-		files, _ := filepath.Glob(filepath.Join(dir, "other", "*", "*.pak"))
-		for _, file := range files {
-			if st, err := os.Stat(file); err == nil && st.Size() <= 64<<10 {
+		filepath.WalkDir(dir, func(file string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.EqualFold(filepath.Ext(file), ".pak") {
+				return err
+			}
+			if st, err := d.Info(); err == nil && st.Size() <= 64<<10 {
 				if b, err := os.ReadFile(file); err == nil {
 					f.Add(b)
 				}
 			}
-		}
+			return nil
+		})
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzbound.Check(t, time.Now(), len(data))

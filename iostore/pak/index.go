@@ -117,6 +117,7 @@ func (p *Reader) decodeIndex(b []byte) error {
 	fdi := secondary("full directory index")
 	encodedAt := c.Abs() + 4
 	encoded := c.Bytes(c.Count32("encoded entries size", 1), "encoded entries")
+	p.encoded = encoded
 	n := c.Count32("unencoded entry count", minEntrySize)
 	var unencoded []*File
 	if c.Err() == nil {
@@ -230,6 +231,7 @@ func (p *Reader) decodeIndex(b []byte) error {
 		if err != nil {
 			return err
 		}
+		p.fdiAt = [2]int64{fdi.offset, fdi.size}
 		dc := newCursor(b, fdi.offset)
 		var files []directoryFile
 		if isFlatDirectoryIndex(b, v) {

@@ -47,6 +47,8 @@ type Reader struct {
 	numEntries int64
 	pathHashes []pathHashEntry  // the path-hash index, version 10+
 	flatHashes []flatHash       // the hash table of a flat directory index, version 13+
+	encoded    []byte           // the bit-encoded entries, version 10+
+	fdiAt      [2]int64         // where the full directory index is (offset, size), version 10+
 	locations  map[*File]int32  // each file's location in the directory index, version 10+
 	byPath     map[string]*File // files by ASCII-lower-cased path
 	fsOnce     sync.Once        // builds fsEntries, the io/fs view
