@@ -11,8 +11,8 @@ import (
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
-	"github.com/unrmod/unrmod/iostore/pak"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // ContainerPackage is a package a container target changed or added.

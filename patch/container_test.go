@@ -9,8 +9,8 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/iostore/pak"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/patch"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/uasset"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/internal/safefile"
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // isPakFile reports whether file is a .pak: by its extension, and a footer

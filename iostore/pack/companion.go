@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // CompanionFile is a loose file for the companion .pak.

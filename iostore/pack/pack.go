@@ -27,8 +27,8 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/iostore/pak"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // Kind is what a loose file becomes.

@@ -12,8 +12,8 @@ import (
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
-	"github.com/unrmod/unrmod/iostore/pak"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // TestPackStreamsLooseFiles packs a folder whose loose files are far

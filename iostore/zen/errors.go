@@ -26,7 +26,7 @@ var (
 // FormatError describes a problem in IoStore data: the file, the structure
 // being decoded or encoded, the byte offset in that file (or in the chunk,
 // for a chunk decoded on its own) and what is wrong. Packages iostore and
-// iostore/pak return the same type (their FormatError is an alias).
+// pak return the same type (their FormatError is an alias).
 type FormatError struct {
 	File   string // file name as given to the decoder; "" when encoding
 	Struct string // e.g. "TOC header", "container header store entry 12 (package 0x14f2082da820101a)"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // TestPackDirRoundTrip extracts the engine's uncompressed UE 5.8 pak and

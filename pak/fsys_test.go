@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // TestFS checks the io/fs view of written paks of both index layouts with

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // Write the companion pak of an IoStore container: empty, version 11,

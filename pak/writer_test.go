@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // testKey is the AES key of the encrypted test paks.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // readTree returns the files under dir by '/'-separated relative path.

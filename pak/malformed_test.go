@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // Offsets in the primary index of a version 10+ pak mounted at

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
-	"github.com/unrmod/unrmod/iostore/pak"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // corpusPaks are the real paks of the corpus: companion paks written by
