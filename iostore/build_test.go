@@ -22,10 +22,11 @@ import (
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // tcECB en- or decrypts AES-256-ECB with the standard library.
-func tcECB(k *iostore.Key, b []byte, encrypt bool) error {
+func tcECB(k *ue.Key, b []byte, encrypt bool) error {
 	c, err := aes.NewCipher(k[:])
 	if err != nil {
 		return err
@@ -44,8 +45,8 @@ func tcECB(k *iostore.Key, b []byte, encrypt bool) error {
 }
 
 // tcTestKey is an arbitrary key for builder-made encrypted containers.
-func tcTestKey() *iostore.Key {
-	var k iostore.Key
+func tcTestKey() *ue.Key {
+	var k ue.Key
 	for i := range k {
 		k[i] = byte(i*7 + 3)
 	}
@@ -70,7 +71,7 @@ func tcData(seed uint64, n int) []byte {
 // tcSynthetic returns a container description with a package, bulk data
 // over several blocks, an empty chunk, a container header and a chunk
 // without a path, in TOC version v's chunk numbering.
-func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *iostore.Key) *iostorebuild.Container {
+func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *ue.Key) *iostorebuild.Container {
 	t.Helper()
 	id := func(value uint64, typ iostore.ChunkType) iostore.ChunkID {
 		c, err := iostore.NewChunkID(value, 0, typ, v)
@@ -167,7 +168,7 @@ func tcHeaderFor(t testing.TB, v iostore.TocVersion, cid uint64, pkgs map[uint64
 }
 
 // tcBuildOpen builds b into dir and opens it.
-func tcBuildOpen(t testing.TB, b *iostorebuild.Container, name string, key *iostore.Key) *iostore.Container {
+func tcBuildOpen(t testing.TB, b *iostorebuild.Container, name string, key *ue.Key) *iostore.Container {
 	t.Helper()
 	utoc, err := b.WriteFiles(t.TempDir(), name)
 	if err != nil {
@@ -193,7 +194,7 @@ func TestBuiltContainers(t *testing.T) {
 					}
 					name := fmt.Sprintf("v%d-%s-enc%v-part%d", v, method, enc, part)
 					t.Run(name, func(t *testing.T) {
-						var key *iostore.Key
+						var key *ue.Key
 						if enc {
 							key = tcTestKey()
 						}
@@ -353,7 +354,7 @@ func TestBuiltGrounded(t *testing.T) {
 	hid, _ := iostore.NewChunkID(cid, 0, iostore.ChunkContainerHeader, b.Version)
 	b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: hid, Data: iostorebuild.ContainerHeader427(cid, entries), Raw: true})
 	for _, enc := range []bool{false, true} {
-		var key *iostore.Key
+		var key *ue.Key
 		if enc {
 			key = tcTestKey()
 		}
@@ -377,7 +378,7 @@ func TestBuiltGrounded(t *testing.T) {
 // TestBuiltWrongKey checks that wrong and missing keys fail clearly, also
 // without a directory index (the container-header chunk tells).
 func TestBuiltWrongKey(t *testing.T) {
-	wrong := iostore.Key{1}
+	wrong := ue.Key{1}
 	for _, indexed := range []bool{true, false} {
 		b := tcSynthetic(t, iostore.VersionReplaceIoChunkHashWithIoHash, "Zlib", tcTestKey())
 		if !indexed {
@@ -477,7 +478,7 @@ func TestBuiltManyDirectories(t *testing.T) {
 func TestBuiltHashMismatch(t *testing.T) {
 	for _, tc := range []struct {
 		v   iostore.TocVersion
-		key *iostore.Key
+		key *ue.Key
 		alg string
 	}{
 		{3, nil, "SHA-1"},

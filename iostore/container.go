@@ -19,6 +19,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Options configures Open and OpenReaders.
@@ -26,7 +27,7 @@ type Options struct {
 	// Key decrypts an encrypted container. Without it the TOC still lists
 	// the chunks, but paths (the encrypted directory index) and chunk data
 	// fail with ErrKeyRequired.
-	Key *Key
+	Key *ue.Key
 }
 
 // Partition is one .ucas file of a container: partition 0 is NAME.ucas,
@@ -59,8 +60,8 @@ type Chunk struct {
 type Container struct {
 	file     string
 	toc      *TOC
-	key      *Key
-	cipher   ecb
+	key      *ue.Key
+	cipher   ue.ECB
 	index    *DirectoryIndex
 	indexErr error // why the index is missing although the container is Indexed
 	chunks   []Chunk
@@ -108,7 +109,7 @@ func Open(utocPath string, opts *Options) (*Container, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			what = "is missing"
 		}
-		casErr = &FormatError{File: name, Struct: fmt.Sprintf("partition %d of %d", i, count), Offset: -1,
+		casErr = &ue.FormatError{File: name, Struct: fmt.Sprintf("partition %d of %d", i, count), Offset: -1,
 			Msg: fmt.Sprintf("%s %s (%v); the TOC still lists the chunks, but their data cannot be read", filepath.Base(name), what, unwrapPathError(err)),
 			Err: fmt.Errorf("%w: %w", ErrNoCAS, err)}
 		break
@@ -163,7 +164,7 @@ func OpenReaders(name string, toc []byte, parts []Partition, opts *Options) (*Co
 		return nil, err
 	}
 	if parts == nil {
-		c.casErr = &FormatError{File: name, Struct: "container data", Offset: -1, Msg: "no .ucas readers were given", Err: ErrNoCAS}
+		c.casErr = &ue.FormatError{File: name, Struct: "container data", Offset: -1, Msg: "no .ucas readers were given", Err: ErrNoCAS}
 	}
 	return c, nil
 }
@@ -174,7 +175,7 @@ func newContainer(t *TOC, parts []Partition, opts *Options) (*Container, error) 
 	if opts != nil && opts.Key != nil {
 		k := *opts.Key
 		c.key = &k
-		c.cipher = newECB(k)
+		c.cipher = ue.NewECB(k)
 	}
 	h := &t.Header
 	if err := c.decodeIndex(); err != nil {
@@ -252,13 +253,13 @@ func (c *Container) decodeIndex() error {
 			return nil
 		}
 		plain := append([]byte(nil), raw...)
-		c.cipher.decrypt(plain)
+		c.cipher.Decrypt(plain)
 		x, err := DecodeDirectoryIndex(c.file, plain, base)
 		if err != nil || len(plain)-x.Size >= 16 {
 			if err == nil {
 				err = fmt.Errorf("%d bytes follow the index, more than AES padding", len(plain)-x.Size)
 			}
-			return &FormatError{File: c.file, Struct: "directory index", Offset: base,
+			return &ue.FormatError{File: c.file, Struct: "directory index", Offset: base,
 				Msg: fmt.Sprintf("does not decode after AES decryption: wrong AES key for key GUID %s (%s)", h.EncryptionKeyGUID, withoutFile(err)),
 				Err: fmt.Errorf("%w: %w", ErrWrongKey, err)}
 		}
@@ -420,7 +421,7 @@ func (c *Container) ContainerHeaderChunk() (int, bool) {
 // blockMethodError is TOC.BlockMethodError naming the container's file.
 func (c *Container) blockMethodError(k int) error {
 	err := c.toc.BlockMethodError(k)
-	if fe, ok := err.(*FormatError); ok {
+	if fe, ok := err.(*ue.FormatError); ok {
 		fe.File = c.file
 	}
 	return err
@@ -430,7 +431,7 @@ func (c *Container) blockMethodError(k int) error {
 // belongs to.
 func (c *Container) chunkBlockMethodError(id ChunkID, k int) error {
 	err := c.blockMethodError(k)
-	if fe, ok := err.(*FormatError); ok {
+	if fe, ok := err.(*ue.FormatError); ok {
 		fe.Struct += fmt.Sprintf(" (of chunk %v)", id)
 	}
 	return err
@@ -536,7 +537,7 @@ func (c *Container) readPart(p int, buf []byte, off uint64, k int) error {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return &FormatError{File: c.parts[p].Name, Struct: fmt.Sprintf("compression block %d", k), Offset: int64(off),
+		return &ue.FormatError{File: c.parts[p].Name, Struct: fmt.Sprintf("compression block %d", k), Offset: int64(off),
 			Msg: fmt.Sprintf("reading %d bytes: %v", len(buf), err), Err: err}
 	}
 	return nil
@@ -578,11 +579,11 @@ func (c *Container) decodeStored(k int, raw []byte, p int, off uint64, s *scratc
 	if err != nil {
 		structure := fmt.Sprintf("compression block %d (%s)", k, method)
 		if enc != EncryptionNone {
-			return nil, &FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off),
+			return nil, &ue.FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off),
 				Msg: fmt.Sprintf("does not decompress after AES decryption: wrong AES key? (%v)", err),
 				Err: fmt.Errorf("%w: %w", ErrWrongKey, err)}
 		}
-		return nil, &FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off), Msg: err.Error(), Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
+		return nil, &ue.FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off), Msg: err.Error(), Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
 	return out, nil
 }
@@ -618,7 +619,7 @@ func (c *Container) decrypt(k int, raw []byte) error {
 			return errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrKeyRequired,
 				"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
 		}
-		c.cipher.decrypt(raw)
+		c.cipher.Decrypt(raw)
 	case EncryptionAESCTR:
 		return errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrUnsupportedMethod,
 			"encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Corpus containers (relative to UNRMOD_CORPUS).
@@ -38,8 +39,8 @@ const (
 	tcMount      = "../../../CUE4ParseFixtures/Content/Fixtures/"
 )
 
-func tcKey() *iostore.Key {
-	k := iostore.Key([]byte(tcFixtureKey))
+func tcKey() *ue.Key {
+	k := ue.Key([]byte(tcFixtureKey))
 	return &k
 }
 
@@ -231,7 +232,7 @@ func TestCorpusSameContent(t *testing.T) {
 
 // tcDecryptECB decrypts with the standard library, independently of the
 // reader's own code.
-func tcDecryptECB(k *iostore.Key, b []byte) error {
+func tcDecryptECB(k *ue.Key, b []byte) error {
 	return tcECB(k, b, false)
 }
 
@@ -304,9 +305,9 @@ func TestCorpusEncrypted(t *testing.T) {
 	}
 
 	// A wrong key: the directory index does not decode.
-	wrong := iostore.Key([]byte("CUE4ParseFixtureAESKey0123456780"))
+	wrong := ue.Key([]byte("CUE4ParseFixtureAESKey0123456780"))
 	_, err = iostore.Open(file, &iostore.Options{Key: &wrong})
-	var fe *iostore.FormatError
+	var fe *ue.FormatError
 	if !errors.Is(err, iostore.ErrWrongKey) || !errors.As(err, &fe) || fe.Struct != "directory index" || !strings.Contains(err.Error(), "wrong AES key") {
 		t.Errorf("Open with a wrong key: %v", err)
 	}

@@ -14,13 +14,14 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // damageSource is a container the damage tests copy and damage: built
 // with the project's builder, or copied from the corpus.
 type damageSource struct {
 	name string
-	key  *iostore.Key
+	key  *ue.Key
 	// kinds are the blocks it has to damage: "compressed", "uncompressed".
 	kinds []string
 	// make writes the container into dir and returns its .utoc.
@@ -36,7 +37,7 @@ func damageSources(t *testing.T) []damageSource {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := iostore.ParseKey(iostorebuild.DemoKey)
+	key, err := ue.ParseKey(iostorebuild.DemoKey)
 	if err != nil {
 		t.Fatal(err)
 	}

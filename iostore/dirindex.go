@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // NoEntry marks an absent name, child, sibling or file in the directory index.
@@ -130,7 +131,7 @@ func DecodeDirectoryIndex(name string, data []byte, base int64) (*DirectoryIndex
 	}
 	if err := c.Err(); err != nil {
 		what, off, msg, _ := binio.Describe(err)
-		return nil, &FormatError{File: name, Struct: "directory index " + what, Offset: off, Msg: msg, Err: err}
+		return nil, &ue.FormatError{File: name, Struct: "directory index " + what, Offset: off, Msg: msg, Err: err}
 	}
 	x.Size = c.Pos()
 	fail := func(structure string, at int, format string, args ...any) error {

@@ -25,7 +25,7 @@ func (x *DirectoryIndex) MarshalBinary() ([]byte, error) { return x.AppendBinary
 // of decoding and are not used. The result is the plain index: an encrypted
 // container stores it padded and encrypted (see EncryptECB).
 //
-// AppendBinary refuses, with a *FormatError wrapping ErrNotEncodable, what
+// AppendBinary refuses, with a *ue.FormatError wrapping ErrNotEncodable, what
 // DecodeDirectoryIndex would reject: references outside the entries or the
 // string table, names that are not plain path components, cycles, paths
 // over MaxPathLen, a mount point that is not valid text, and strings that
@@ -162,7 +162,7 @@ func CommonMountPoint(paths []string) string {
 // that are empty, have empty, "." or ".." components, contain a backslash
 // or NUL, are not valid UTF-8 or are longer than MaxPathLen, the same path
 // twice, and two paths for one chunk. The mount point must end in '/' (see
-// CommonMountPoint). Errors are *FormatError values wrapping
+// CommonMountPoint). Errors are *ue.FormatError values wrapping
 // ErrNotEncodable. The returned index has Files (in walk order) and Size
 // set, as if decoded.
 func NewDirectoryIndex(mountPoint string, files []IndexedFile) (*DirectoryIndex, error) {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // tcPad16 pads b as the engine pads an encrypted directory index: to a
@@ -71,7 +72,7 @@ func TestDirectoryIndexCorpus(t *testing.T) {
 			tcSameBytes(t, out, plain)
 			if encrypted {
 				stored := tcPad16(out)
-				if err := iostore.EncryptECB(*tcKey(), stored); err != nil {
+				if err := ue.EncryptECB(*tcKey(), stored); err != nil {
 					t.Fatal(err)
 				}
 				tcSameBytes(t, stored, d.DirectoryIndex)

@@ -48,7 +48,7 @@
 // has not checked: every count is checked against the bytes left before
 // anything is allocated, block sizes against the block size (at most 24
 // bits), block offsets against their partition and file, and the directory
-// index is walked with cycle detection. Errors are *FormatError values
+// index is walked with cycle detection. Errors are *ue.FormatError values
 // naming the file, the structure and the byte offset, wrapping sentinels
 // (ErrNotContainer, ErrUnsupportedVersion, ErrCorrupt, ErrKeyRequired,
 // ErrWrongKey, ErrNoCAS, ErrHashMismatch) for callers that branch with
@@ -57,7 +57,7 @@
 // The container-header chunk (the package store) is located by
 // Container.ContainerHeaderChunk and decoded by zen.DecodeContainerHeader
 // (package iostore/zen, the codec of what the chunks hold). Its errors are
-// *FormatError values too (the same type), naming a "container header ..."
+// *ue.FormatError values too (the same type), naming a "container header ..."
 // structure and an offset within the chunk, and wrapping the same
 // ErrCorrupt and ErrUnsupportedVersion sentinels.
 package iostore

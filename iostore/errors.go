@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Sentinel errors, wrapped by the errors this package returns, for callers
@@ -18,20 +18,20 @@ var (
 	// ErrUnsupportedVersion means the TOC version is outside 1..10, uses a
 	// part of the layout whose encoding is unknown (TOC version 9 source
 	// hashes), or a container header has an unknown version. It is
-	// zen.ErrUnsupportedVersion.
-	ErrUnsupportedVersion = zen.ErrUnsupportedVersion
+	// ue.ErrUnsupportedVersion.
+	ErrUnsupportedVersion = ue.ErrUnsupportedVersion
 	// ErrCorrupt means a structure is inconsistent: a count, size, offset or
-	// reference that cannot be right. It is zen.ErrCorrupt, so corrupt zen
+	// reference that cannot be right. It is ue.ErrCorrupt, so corrupt zen
 	// packages and container headers match it too.
-	ErrCorrupt = zen.ErrCorrupt
+	ErrCorrupt = ue.ErrCorrupt
 	// ErrNotEncodable means an encoder (TOC.AppendBinary,
 	// DirectoryIndex.AppendBinary, NewDirectoryIndex, BuildPerfectHash)
 	// refused a model the format cannot hold or that contradicts itself. It
-	// is zen.ErrNotEncodable.
-	ErrNotEncodable = zen.ErrNotEncodable
+	// is ue.ErrNotEncodable.
+	ErrNotEncodable = ue.ErrNotEncodable
 	// ErrUnsupportedMethod means a compression block uses a method unrmod
 	// cannot decode. The error is a *MethodError naming the method.
-	ErrUnsupportedMethod = errors.New("unsupported compression method")
+	ErrUnsupportedMethod = ue.ErrUnsupportedMethod
 	// ErrOodle means a block is Oodle-compressed. Oodle is proprietary and
 	// unrmod has no decoder; everything that needs no decompression
 	// (listing, structural checks, copying stored blocks) still works. It
@@ -39,32 +39,22 @@ var (
 	ErrOodle = errors.New("Oodle compression is not supported (a proprietary codec; unrmod has no decoder)")
 	// ErrKeyRequired means the container is encrypted and no AES key was
 	// given.
-	ErrKeyRequired = errors.New("container is encrypted: an AES key is required")
+	ErrKeyRequired = ue.NewSentinel("container is encrypted: an AES key is required", ue.ErrKeyRequired)
 	// ErrWrongKey means data decrypted with the given key does not decode:
 	// the key is not the container's.
-	ErrWrongKey = errors.New("wrong AES key")
-	// ErrBadKey means an AES key given as text is not 32 bytes in any form
-	// ParseKey accepts: hex, 0x hex, base64 or 32 plain characters.
-	ErrBadKey = errors.New("bad AES key")
+	ErrWrongKey = ue.ErrWrongKey
 	// ErrNoCAS means the .ucas file (or one of its partitions) is missing,
 	// so chunk data cannot be read; the TOC alone still lists the chunks.
 	ErrNoCAS = errors.New("container data (.ucas) not available")
 	// ErrHashMismatch means a chunk's data does not match the hash in its
 	// chunk meta.
-	ErrHashMismatch = errors.New("chunk hash mismatch")
+	ErrHashMismatch = ue.NewSentinel("chunk hash mismatch", ue.ErrHashMismatch)
 	// ErrMethodIndex means a compression block's method index is beyond
 	// the TOC's method names: the block cannot be read, copied or written
-	// again. The error is a *FormatError naming the container, the block
+	// again. The error is a *ue.FormatError naming the container, the block
 	// and its entry's offset; it matches ErrCorrupt too.
 	ErrMethodIndex = fmt.Errorf("block method index beyond the method names: %w", ErrCorrupt)
 )
-
-// FormatError describes a problem in a container: the file (.utoc or a
-// .ucas partition), the structure being decoded, the byte offset in that
-// file and what is wrong. Problems in a container-header chunk name the
-// structure "container header ..." and give the offset within the chunk.
-// It is the type package zen returns too.
-type FormatError = zen.FormatError
 
 // MethodError is returned when a block needs a compression method unrmod
 // cannot decode. It matches ErrUnsupportedMethod, and ErrOodle when the
@@ -90,19 +80,15 @@ func (e *MethodError) Is(target error) bool {
 
 func isOodle(method string) bool { return strings.EqualFold(method, "Oodle") }
 
-// Problem is one inconsistency found by Verify (the type package zen's
-// verifiers return).
-type Problem = zen.Problem
-
-// errorf builds a *FormatError.
+// errorf builds a *ue.FormatError.
 func errorf(file, structure string, off int64, cause error, format string, args ...any) error {
-	return &FormatError{File: file, Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return ue.Errorf(file, structure, off, cause, format, args...)
 }
 
-// withoutFile returns err's text without the file name a *FormatError
+// withoutFile returns err's text without the file name a *ue.FormatError
 // starts with, for messages that name the file already.
 func withoutFile(err error) string {
-	var fe *FormatError
+	var fe *ue.FormatError
 	if errors.As(err, &fe) && fe.File != "" {
 		return strings.TrimPrefix(err.Error(), fe.File+": ")
 	}
@@ -146,7 +132,7 @@ func (e *DamagedChunkError) Error() string {
 	switch {
 	case e.Block >= 0:
 		fmt.Fprintf(&b, ", compression block %d: does not decode", e.Block)
-		var fe *FormatError
+		var fe *ue.FormatError
 		if errors.As(e.Err, &fe) {
 			if fe.Offset >= 0 {
 				fmt.Fprintf(&b, " (%s at 0x%X)", filepath.Base(fe.File), fe.Offset)

@@ -15,6 +15,7 @@ import (
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 const tcFuzzFile = "Fuzz.utoc"
@@ -25,7 +26,7 @@ func tcFuzzTOCSeeds(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, v := range []iostore.TocVersion{1, 2, 3, 4, 5, 6, 8, 10} {
 		for _, enc := range []bool{false, true} {
-			var key *iostore.Key
+			var key *ue.Key
 			if enc {
 				key = tcTestKey()
 			}
@@ -90,9 +91,9 @@ func tcFuzzPartitions(data []byte) []iostore.Partition {
 }
 
 func tcCheckFuzzErr(t *testing.T, err error) {
-	var fe *iostore.FormatError
+	var fe *ue.FormatError
 	if !errors.As(err, &fe) {
-		t.Fatalf("error %v is %T, not *iostore.FormatError", err, err)
+		t.Fatalf("error %v is %T, not *ue.FormatError", err, err)
 	}
 	if !strings.HasPrefix(err.Error(), tcFuzzFile+": ") || fe.Struct == "" {
 		t.Fatalf("error %q does not name the file and structure", err)
@@ -107,7 +108,7 @@ func tcFuzzEncodeTOC(t *testing.T, d *iostore.TOC, data []byte) {
 	out, err := d.AppendBinary(nil)
 	for k, b := range d.Blocks {
 		if int(b.Method) > len(d.Methods) {
-			var fe *iostore.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) || !errors.Is(err, iostore.ErrNotEncodable) || fe.Struct != fmt.Sprintf("compression block %d", k) {
 				t.Fatalf("block %d has method index %d of %d methods; AppendBinary: %v", k, b.Method, len(d.Methods), err)
 			}
@@ -130,7 +131,7 @@ func tcFuzzEncodeTOC(t *testing.T, d *iostore.TOC, data []byte) {
 // through OpenReaders (with a fixed key, so that encrypted indexes are
 // decrypted too) and, when a container opens, exercises Verify, ReadChunk
 // and OutputPath against small zero-filled partitions. It must never panic;
-// errors are *FormatError naming the file; opening allocates memory in
+// errors are *ue.FormatError naming the file; opening allocates memory in
 // proportion to the input. Whatever DecodeTOC decodes, AppendBinary encodes
 // to the same bytes (see tcFuzzEncodeTOC).
 func FuzzTOC(f *testing.F) {
@@ -190,7 +191,7 @@ func tcFuzzIndexSeeds(f *testing.F) [][]byte {
 		tcHandIndex("", nil),
 		tcHandIndex("../../../Jeu/", []string{"Größe.uasset"}),
 	}
-	add := func(toc []byte, key *iostore.Key) {
+	add := func(toc []byte, key *ue.Key) {
 		t, err := iostore.DecodeTOC("seed", toc)
 		if err != nil || t.DirectoryIndex == nil {
 			return
@@ -216,7 +217,7 @@ func tcFuzzIndexSeeds(f *testing.F) [][]byte {
 }
 
 // FuzzDirectoryIndex feeds arbitrary bytes to DecodeDirectoryIndex. It must
-// never panic or loop; errors are *FormatError naming the file; every path
+// never panic or loop; errors are *ue.FormatError naming the file; every path
 // it returns is made of plain components and within MaxPathLen; memory
 // stays proportional to the input; a decoded index encodes to the Size bytes
 // it was decoded from.

@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // tcGood returns a builder-made version 8 zlib container (TOC and .ucas)
@@ -36,7 +36,7 @@ func tcGood(t *testing.T) (toc, cas []byte, sec map[string]iostore.Section) {
 
 // tcOpenBytes opens a container from bytes and turns a panic into a test
 // failure.
-func tcOpenBytes(t *testing.T, name string, toc, cas []byte, key *iostore.Key) (c *iostore.Container, err error) {
+func tcOpenBytes(t *testing.T, name string, toc, cas []byte, key *ue.Key) (c *iostore.Container, err error) {
 	t.Helper()
 	defer func() {
 		if r := recover(); r != nil {
@@ -68,16 +68,16 @@ func tcSet8(b []byte, off int, v byte) []byte {
 	return b
 }
 
-// tcCheckErr checks a decode error: a *FormatError naming the file and
+// tcCheckErr checks a decode error: a *ue.FormatError naming the file and
 // structure, with an offset, the wanted sentinel and words.
 func tcCheckErr(t *testing.T, err error, file, structure string, sentinel error, words ...string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error, want %q", structure)
 	}
-	var fe *iostore.FormatError
+	var fe *ue.FormatError
 	if !errors.As(err, &fe) {
-		t.Fatalf("error %v is %T, not *iostore.FormatError", err, err)
+		t.Fatalf("error %v is %T, not *ue.FormatError", err, err)
 	}
 	msg := err.Error()
 	if !strings.HasPrefix(msg, file+": ") || !strings.Contains(fe.Struct, structure) {
@@ -354,7 +354,7 @@ func TestMalformedData(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = c.ReadChunk(1)
-			var fe *iostore.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) || !errors.Is(err, tt.sentinel) {
 				t.Fatalf("ReadChunk: %v", err)
 			}
@@ -444,69 +444,10 @@ func tcWithSeeds(good []byte, sec map[string]iostore.Section, seeds []int32) []b
 	return append(b, good[at:]...)
 }
 
-// TestParseKey checks the accepted key spellings and the refusals.
-func TestParseKey(t *testing.T) {
-	want := iostore.Key([]byte(tcFixtureKey))
-	hexKey := fmt.Sprintf("%X", want[:])
-	punct := "!\"#$%&'()*+,-./0123456789:;<=> ?" // 32 printable characters, a space among them
-	for _, tt := range []struct {
-		in   string
-		want iostore.Key
-	}{
-		{hexKey, want},
-		{"0x" + hexKey, want},
-		{strings.ToLower(hexKey), want},
-		{" 0X" + hexKey + "\n", want},
-		{"Q1VFNFBhcnNlRml4dHVyZUFFU0tleTAxMjM0NTY3ODk=", want},
-		{"Q1VFNFBhcnNlRml4dHVyZUFFU0tleTAxMjM0NTY3ODk", want},
-		{tcFixtureKey, want},
-		{"\t" + tcFixtureKey + " \r\n", want},
-		{punct, iostore.Key([]byte(punct))},
-		{"0x" + strings.Repeat("g", 30), iostore.Key([]byte("0x" + strings.Repeat("g", 30)))},
-	} {
-		k, err := iostore.ParseKey(tt.in)
-		if err != nil || k != tt.want {
-			t.Errorf("ParseKey(%q) = %v, %v; want %v", tt.in, k, err, tt.want)
-		}
-	}
-	const forms = "want 64 hex digits (optionally 0x-prefixed), base64 of 32 bytes or 32 printable ASCII characters"
-	const short = "32 hex digits is a 16-byte key, and IoStore keys are 32 bytes (64 hex digits)"
-	for _, tt := range []struct {
-		in, msg string
-	}{
-		{"", forms + ", got 0 characters"},
-		{"0x", forms + ", got 2 characters"},
-		{"0x1234", forms + ", got 4 hex digits"},
-		{hexKey[:32], short},
-		{strings.ToLower(hexKey[:32]), short},
-		{"0x" + hexKey[:32], short},
-		{" 0X" + hexKey[32:] + " ", short},
-		{"0x" + hexKey[:30], forms + ", got 30 hex digits"},
-		{hexKey[:62], forms + ", got 62 hex digits"},
-		{hexKey[:63], forms + ", got 63 hex digits"},
-		{hexKey + "00", forms + ", got 66 hex digits"},
-		{"zz" + hexKey[2:], forms + ", got 64 characters"},
-		{"not base64!", forms + ", got 11 characters"},
-		{tcFixtureKey[:31], forms + ", got 31 characters"},
-		{tcFixtureKey + "X", forms + ", got 33 characters"},
-		{tcFixtureKey[:16] + "\t" + tcFixtureKey[17:], forms + ", got 32 characters"},
-		{strings.Repeat("é", 16), forms + ", got 16 characters"},
-		{strings.Repeat("é", 32), forms + ", got 32 characters"},
-	} {
-		_, err := iostore.ParseKey(tt.in)
-		if !errors.Is(err, iostore.ErrBadKey) || !strings.Contains(err.Error(), tt.msg) {
-			t.Errorf("ParseKey(%q): %v; want %q", tt.in, err, tt.msg)
-		}
-	}
-	if got := want.String(); got != "0x"+hexKey {
-		t.Errorf("String %q", got)
-	}
-}
-
 // TestCorpusPlainKey opens the encrypted fixture with its key given as the
 // plain 32-character string and reads the directory index.
 func TestCorpusPlainKey(t *testing.T) {
-	k, err := iostore.ParseKey(tcFixtureKey)
+	k, err := ue.ParseKey(tcFixtureKey)
 	if err != nil {
 		t.Fatal(err)
 	}

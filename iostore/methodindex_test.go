@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // TestBadMethodIndex opens the demo 4.27 container with one block entry
 // naming method 9 of a TOC that has 1, and checks every path that uses a
 // block's method: reading the chunk, Verify, Extract and CopyChunk fail
-// with an ErrMethodIndex *FormatError naming the container, the block and
+// with an ErrMethodIndex *ue.FormatError naming the container, the block and
 // its entry's offset (no panic), Rewrite in both layouts refuses the input
 // as damaged (an *InputProblemsError naming the same), and none leaves a
 // file; a rewrite that replaces the broken chunk drops its blocks and
@@ -59,7 +60,7 @@ func TestBadMethodIndex(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	check := func(what string, err error) {
 		t.Helper()
-		var fe *iostore.FormatError
+		var fe *ue.FormatError
 		if !errors.As(err, &fe) || !errors.Is(err, iostore.ErrMethodIndex) || !errors.Is(err, iostore.ErrCorrupt) ||
 			fe.File != src || !strings.HasPrefix(fe.Struct, fmt.Sprintf("compression block %d", block)) || fe.Offset != off {
 			t.Errorf("%s: %v, want an ErrMethodIndex FormatError for %s, compression block %d at 0x%X", what, err, src, block, off)

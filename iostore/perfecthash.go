@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // fnvOffset and fnvPrime are the FNV-1 64-bit constants of the engine's
@@ -120,7 +122,7 @@ const maxPerfectHashChunks = 1 << 30
 // the result is the one zero seed the engine writes.
 //
 // Duplicate ids are refused (the engine can find only one of them), as are
-// 2^30 ids or more; errors are *FormatError values wrapping ErrNotEncodable.
+// 2^30 ids or more; errors are *ue.FormatError values wrapping ErrNotEncodable.
 // The cost is linear in len(ids) apart from sorting the buckets.
 func BuildPerfectHash(ids []ChunkID) (seeds, overflow []int32, slot []int, err error) {
 	return buildPerfectHash(ids, perfectHashPrimes())
@@ -373,7 +375,7 @@ func (t *TOC) applyPerfectHash(primes []uint32) ([]int, error) {
 	}
 	seeds, overflow, slot, err := buildPerfectHash(t.ChunkIDs, primes)
 	if err != nil {
-		var fe *FormatError
+		var fe *ue.FormatError
 		if errors.As(err, &fe) {
 			fe.File = t.File
 		}

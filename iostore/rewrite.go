@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // RewriteLayout says where Rewrite puts the chunks it keeps.
@@ -66,7 +67,7 @@ type RewriteOptions struct {
 	// Compressors adds compressors by method name (e.g. an Oodle binding).
 	Compressors map[string]Compressor
 	// Key encrypts the output (Compact only): nil keeps the source's key.
-	Key *Key
+	Key *ue.Key
 	// Workers, Progress and Verify are as in WriterOptions.
 	Workers  int
 	Progress func(n int64)

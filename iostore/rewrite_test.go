@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // sameFiles fails unless the container at got has the same .utoc and
@@ -114,7 +115,7 @@ func TestRewriteCorpus(t *testing.T) {
 
 // openVerified opens the container written at out, closed when the test
 // ends, and requires it to pass Verify.
-func openVerified(t *testing.T, out string, key *iostore.Key) *iostore.Container {
+func openVerified(t *testing.T, out string, key *ue.Key) *iostore.Container {
 	t.Helper()
 	got, err := iostore.Open(out, &iostore.Options{Key: key})
 	if err != nil {
@@ -140,7 +141,7 @@ func findChunk(t *testing.T, got *iostore.Container, ch iostore.Chunk) (int, ios
 
 // sameChunks opens out, verifies it and compares every chunk with src,
 // except those in replaced, which must hold the given data.
-func sameChunks(t *testing.T, src *iostore.Container, out string, key *iostore.Key, replaced map[iostore.ChunkID][]byte) {
+func sameChunks(t *testing.T, src *iostore.Container, out string, key *ue.Key, replaced map[iostore.ChunkID][]byte) {
 	t.Helper()
 	got := openVerified(t, out, key)
 	if len(got.Chunks()) != len(src.Chunks()) {
@@ -183,7 +184,7 @@ func TestRewriteBuilt(t *testing.T) {
 						continue
 					}
 					t.Run(fmt.Sprintf("v%d-%s-enc%v-part%d", v, method, enc, part), func(t *testing.T) {
-						var key *iostore.Key
+						var key *ue.Key
 						if enc {
 							key = tcTestKey()
 						}

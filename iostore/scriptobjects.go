@@ -72,7 +72,7 @@ func LoadScriptObjectsFrom(path string, opts *Options) (*zen.ScriptObjects, erro
 // script objects it holds: the UE5 ScriptObjects chunk
 // (zen.DecodeScriptObjects) or the three UE 4.26/4.27 chunks
 // (zen.DecodeScriptObjectsUE4). A container with neither fails with a
-// *FormatError naming the file and wrapping ErrNotGlobalContainer; one with
+// *ue.FormatError naming the file and wrapping ErrNotGlobalContainer; one with
 // only some of the 4.2x chunks fails with ErrCorrupt. Errors in the chunks'
 // contents are the zen decoders', with the file name and offsets within
 // the chunk.

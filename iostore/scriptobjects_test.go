@@ -12,6 +12,7 @@ import (
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // TestLoadScriptObjectsUE5 loads the script objects of the two UE5 global
@@ -99,7 +100,7 @@ func TestLoadScriptObjectsUE427(t *testing.T) {
 	// Only some of the three chunks.
 	utoc, _ = soBuildGlobal427(t, iostore.ChunkLoaderGlobalNames, iostore.ChunkLoaderGlobalNameHashes)
 	_, err = iostore.LoadScriptObjects(utoc, nil)
-	var fe *iostore.FormatError
+	var fe *ue.FormatError
 	if !errors.As(err, &fe) || !errors.Is(err, iostore.ErrCorrupt) || errors.Is(err, iostore.ErrNotGlobalContainer) ||
 		fe.File != utoc || !strings.Contains(err.Error(), "missing: LoaderInitialLoadMeta") {
 		t.Errorf("two of three chunks: %v", err)
@@ -116,7 +117,7 @@ func TestLoadScriptObjectsNotGlobal(t *testing.T) {
 	}
 	for _, utoc := range utocs {
 		s, err := iostore.LoadScriptObjects(utoc, nil)
-		var fe *iostore.FormatError
+		var fe *ue.FormatError
 		if s != nil || !errors.As(err, &fe) || !errors.Is(err, iostore.ErrNotGlobalContainer) || fe.File != utoc ||
 			!strings.Contains(err.Error(), "not a global container: no ScriptObjects chunk") {
 			t.Errorf("%s: %v", utoc, err)

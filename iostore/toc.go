@@ -249,7 +249,7 @@ func tocSection(c *binio.Cursor, t *TOC, name string, count, size uint64) ([]byt
 
 // DecodeTOC decodes a whole .utoc file. name is used in errors. Every count
 // is checked against the bytes left before anything is allocated, so bad
-// input fails with a *FormatError instead of a huge allocation. The
+// input fails with a *ue.FormatError instead of a huge allocation. The
 // returned TOC refers to data, which must not be modified afterwards.
 func DecodeTOC(name string, data []byte) (*TOC, error) {
 	t := &TOC{File: name}

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
-// encodeError builds the *FormatError of a model AppendBinary refuses: it
+// encodeError builds the *ue.FormatError of a model AppendBinary refuses: it
 // names the structure (a field, or a section entry with its index) and has
 // no offset.
 func encodeError(file, structure, format string, args ...any) error {
-	return &FormatError{File: file, Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: ErrNotEncodable}
+	return &ue.FormatError{File: file, Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: ErrNotEncodable}
 }
 
 // MarshalBinary returns the .utoc encoding of t; see AppendBinary.
@@ -40,7 +42,7 @@ func (t *TOC) MarshalBinary() ([]byte, error) { return t.AppendBinary(nil) }
 // decoder accepts (so that the other chunks stay readable) and AppendBinary
 // refuses.
 //
-// AppendBinary refuses, with a *FormatError wrapping ErrNotEncodable that
+// AppendBinary refuses, with a *ue.FormatError wrapping ErrNotEncodable that
 // names the field and index, a model the format cannot hold or that
 // contradicts itself: per-chunk slices of different lengths, values over
 // their 40 or 24 bits, a block method index beyond the method names, more

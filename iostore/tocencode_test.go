@@ -15,6 +15,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // tcCorpusTOCs returns every .utoc under the corpus's iostore folder,
@@ -101,7 +102,7 @@ func TestTOCAppendBinaryBuilt(t *testing.T) {
 						continue
 					}
 					t.Run(fmt.Sprintf("v%d-%s-enc%v-part%d", v, method, enc, part), func(t *testing.T) {
-						var key *iostore.Key
+						var key *ue.Key
 						if enc {
 							key = tcTestKey()
 						}
@@ -151,7 +152,7 @@ func tcDecodedGood(t *testing.T) *iostore.TOC {
 }
 
 // TestTOCAppendBinaryRefuses: models the format cannot hold, or that
-// contradict themselves, fail with a *FormatError wrapping ErrNotEncodable
+// contradict themselves, fail with a *ue.FormatError wrapping ErrNotEncodable
 // that names the field and index.
 func TestTOCAppendBinaryRefuses(t *testing.T) {
 	tests := []struct {
@@ -225,14 +226,14 @@ func TestTOCAppendBinaryRefuses(t *testing.T) {
 	}
 }
 
-// tcCheckEncodeErr checks an encoding error: a *FormatError wrapping
+// tcCheckEncodeErr checks an encoding error: a *ue.FormatError wrapping
 // ErrNotEncodable, naming the file (when there is one) and structure, with
 // no offset.
 func tcCheckEncodeErr(t *testing.T, err error, file, structure string, words ...string) {
 	t.Helper()
-	var fe *iostore.FormatError
+	var fe *ue.FormatError
 	if !errors.As(err, &fe) {
-		t.Fatalf("error %v is %T, not *iostore.FormatError", err, err)
+		t.Fatalf("error %v is %T, not *ue.FormatError", err, err)
 	}
 	msg := err.Error()
 	switch {

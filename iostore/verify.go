@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // VerifyOptions configures Verify.
@@ -24,7 +25,7 @@ type VerifyOptions struct {
 
 // Report is the result of Verify.
 type Report struct {
-	Problems []Problem
+	Problems []ue.Problem
 	// HashesChecked counts chunks whose data was decoded and whose hash
 	// matched or was reported.
 	HashesChecked int
@@ -57,7 +58,7 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 	}
 	r := &Report{}
 	add := func(structure string, off int64, format string, args ...any) {
-		r.Problems = append(r.Problems, Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
+		r.Problems = append(r.Problems, ue.Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
 	}
 	c.verifyTOC(add)
 	if opts.StructureOnly {
@@ -222,9 +223,9 @@ func (c *Container) verifyTOC(add func(string, int64, string, ...any)) {
 	}
 }
 
-// formatMsg returns a FormatError's message without its file and structure.
+// formatMsg returns a ue.FormatError's message without its file and structure.
 func formatMsg(err error) string {
-	var fe *FormatError
+	var fe *ue.FormatError
 	if errors.As(err, &fe) {
 		return fe.Msg
 	}
@@ -244,9 +245,9 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 	type result struct {
 		checked, skipped bool
 		why              string
-		problem          *Problem
+		problem          *ue.Problem
 		pkgChecked       bool
-		pkgProblems      []Problem
+		pkgProblems      []ue.Problem
 	}
 	results := make([]result, len(c.chunks))
 	metaAt := int64(-1)
@@ -285,7 +286,7 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 			return nil
 		})
 		if err != nil {
-			results[i] = result{problem: &Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}}
+			results[i] = result{problem: &ue.Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}}
 			return
 		}
 		ok, got := h.matches(c, i, s.hash)
@@ -294,7 +295,7 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 		if !ok {
 			m := ch.Meta.Hash20()
 			msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", h.algs[0], got[:20], m[:]) + c.wrongKeyHint()
-			res.problem = &Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
+			res.problem = &ue.Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
 		} else if isPkg {
 			res.pkgChecked, res.pkgProblems = true, c.verifyPackage(i, pkg, header)
 		}
@@ -328,15 +329,15 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 // verifyPackage decodes chunk i's data as a zen package and checks it, with
 // its store entry when header lists it. The container-header check reports
 // package chunks without a store entry.
-func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeader) []Problem {
+func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeader) []ue.Problem {
 	where := c.chunkStruct(i)
 	p, err := zen.DecodePackage(c.file, data, nil)
 	if err != nil {
-		return []Problem{{Struct: where, Offset: -1, Msg: "does not decode as a zen package: " + withoutFile(err)}}
+		return []ue.Problem{{Struct: where, Offset: -1, Msg: "does not decode as a zen package: " + withoutFile(err)}}
 	}
 	id := c.chunks[i].ID.PackageID()
 	opts := &zen.VerifyOptions{ChunkPackageID: id}
-	var out []Problem
+	var out []ue.Problem
 	if header != nil {
 		if n := header.PackageIndex(id); n >= 0 {
 			opts.Entry = &header.Packages[n]
@@ -344,7 +345,7 @@ func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeade
 		opts.Header = header
 	}
 	for _, q := range p.Problems(opts) {
-		out = append(out, Problem{Struct: where + " " + q.Struct, Offset: q.Offset, Msg: q.Msg})
+		out = append(out, ue.Problem{Struct: where + " " + q.Struct, Offset: q.Offset, Msg: q.Msg})
 	}
 	return out
 }
@@ -450,7 +451,7 @@ func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, worker
 			dropped[fmt.Sprintf("compression block %d", k)] = true
 		}
 	}
-	var probs []Problem
+	var probs []ue.Problem
 	for _, q := range r.Problems {
 		if !dropped[q.Struct] {
 			probs = append(probs, q)
@@ -473,7 +474,7 @@ const baseRebuilds = zen.BaseRebuilds
 func (c *Container) VerifyHeaderInput() error {
 	r := &Report{}
 	add := func(structure string, off int64, format string, args ...any) {
-		r.Problems = append(r.Problems, Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
+		r.Problems = append(r.Problems, ue.Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
 	}
 	if k, ok := c.ContainerHeaderChunk(); ok && c.casErr == nil {
 		header, err := c.verifyHeaderChunk()

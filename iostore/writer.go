@@ -18,6 +18,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // DefaultBlockSize is the engine's default compression block size (64 KiB).
@@ -45,7 +46,7 @@ type WriterOptions struct {
 	Level int
 	// Key encrypts the blocks and the directory index with AES-256-ECB;
 	// KeyGUID is the GUID the game knows the key by (zero: the default key).
-	Key     *Key
+	Key     *ue.Key
 	KeyGUID GUID
 	// PartitionSize splits the .ucas into NAME.ucas, NAME_s1.ucas, … of at
 	// most this many bytes (TOC version 3+); 0 writes one file.
@@ -137,7 +138,7 @@ type Writer struct {
 	method      uint8      // method index of new blocks, 0 = None
 	compress    Compressor // the compressor of method, set by start
 	hasher      hash.Hash  // chunk hashes, see newHasher
-	cipher      *ecb       // encrypts blocks when opts.Key is set
+	cipher      *ue.ECB    // encrypts blocks when opts.Key is set
 
 	chunks  []wchunk
 	byID    map[ChunkID]int
@@ -283,7 +284,7 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 	w.bufCap = int(align16(w.bs + w.bs/255 + 64))
 	w.bufPool.New = func() any { b := make([]byte, w.bufCap); return &b }
 	if o.Key != nil {
-		e := newECB(*o.Key)
+		e := ue.NewECB(*o.Key)
 		w.cipher = &e
 	}
 	w.batch.Session = o.Session
@@ -603,7 +604,7 @@ func (w *Writer) encodeBlock(j *job) error {
 		out[i] = out[i-n]
 	}
 	if w.cipher != nil {
-		w.cipher.encrypt(out)
+		w.cipher.Encrypt(out)
 	}
 	j.out, j.size = out, uint32(n)
 	if j.bufs[1] != nil && j.bufs[0] != nil {
@@ -1403,7 +1404,7 @@ func (w *Writer) encodeIndex(mount string, files []IndexedFile) ([]byte, error) 
 		for i := len(index); i < len(padded); i++ {
 			padded[i] = index[(i-len(index))%len(index)]
 		}
-		newECB(*k).encrypt(padded)
+		ue.NewECB(*k).Encrypt(padded)
 		index = padded
 	}
 	return index, nil

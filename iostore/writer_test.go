@@ -13,6 +13,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // corpusContainers lists every corpus container with its .ucas.
@@ -33,7 +34,7 @@ func corpusContainers(t *testing.T) []string {
 	return out
 }
 
-func corpusKey(t *testing.T, utoc string) *iostore.Key {
+func corpusKey(t *testing.T, utoc string) *ue.Key {
 	text := "CUE4ParseFixtureAESKey0123456789"
 	switch {
 	case strings.Contains(utoc, "UnrmodDemo58"):
@@ -41,7 +42,7 @@ func corpusKey(t *testing.T, utoc string) *iostore.Key {
 	case !strings.Contains(utoc, "Encrypted"):
 		return nil
 	}
-	k, err := iostore.ParseKey(text)
+	k, err := ue.ParseKey(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestWriterFailureLeavesNothing(t *testing.T) {
 // tcCopyAll writes every chunk of src to out with CopyChunk, encrypted
 // with key, in partitions of partSize (0: one), verifies everything and
 // checks that every chunk holds what it holds in want.
-func tcCopyAll(t *testing.T, src *iostore.Container, out string, key *iostore.Key, partSize uint64, want *iostore.Container) *iostore.Container {
+func tcCopyAll(t *testing.T, src *iostore.Container, out string, key *ue.Key, partSize uint64, want *iostore.Container) *iostore.Container {
 	t.Helper()
 	h := src.Header()
 	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Version: h.Version, ContainerID: h.ContainerID, BlockSize: h.CompressionBlockSize,
@@ -275,7 +276,7 @@ func TestWriterCopyChunk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := iostore.Key([]byte("another key, 32 bytes long......"))
+	other := ue.Key([]byte("another key, 32 bytes long......"))
 	out := func(name string) string { return filepath.Join(dir, name, "Copy-Windows.utoc") }
 	tcCopyAll(t, src, out("file"), nil, 0, src)
 	tcCopyAll(t, src, out("partitions"), nil, 4*iostore.DefaultBlockSize, src)

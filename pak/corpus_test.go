@@ -14,6 +14,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // corpusPaks are the real paks of the corpus: companion paks written by
@@ -163,7 +164,7 @@ func TestCorpusDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = d.Files[len(d.Files)-1].ReadAll()
-			var fe *pak.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) || !(errors.Is(err, pak.ErrHashMismatch) || errors.Is(err, pak.ErrCorrupt)) {
 				t.Fatalf("damaged data: %v, want a *FormatError (hash mismatch or corrupt)", err)
 			}

@@ -4,41 +4,15 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"encoding/binary"
-	"encoding/hex"
 	"io"
-	"strings"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
-// Key is an AES-256 key as the engine uses it: the raw 32 bytes. It has
-// the layout of iostore.Key, which converts to it: pak.Key(k).
-type Key [32]byte
-
-// String returns the key as 0x-prefixed upper-case hex.
-func (k Key) String() string { return "0x" + strings.ToUpper(hex.EncodeToString(k[:])) }
-
-// block returns the key's AES cipher.
-func (k *Key) block() cipher.Block {
-	b, err := aes.NewCipher(k[:])
-	if err != nil {
-		panic(err) // unreachable: the key is always 32 bytes
-	}
-	return b
-}
-
-// decryptECB decrypts b in place with AES-256-ECB; len(b) must be a
-// multiple of 16.
-func decryptECB(c cipher.Block, b []byte) {
-	for i := 0; i+aes.BlockSize <= len(b); i += aes.BlockSize {
-		c.Decrypt(b[i:i+aes.BlockSize], b[i:i+aes.BlockSize])
-	}
-}
-
-// encryptECB encrypts b in place with AES-256-ECB; len(b) must be a
-// multiple of 16.
-func encryptECB(c cipher.Block, b []byte) {
-	for i := 0; i+aes.BlockSize <= len(b); i += aes.BlockSize {
-		c.Encrypt(b[i:i+aes.BlockSize], b[i:i+aes.BlockSize])
-	}
+// newCipher returns the AES-256 cipher of key k.
+func newCipher(k *ue.Key) *ue.ECB {
+	e := ue.NewECB(*k)
+	return &e
 }
 
 // ecbReader decrypts what it reads from r, whose length must be a multiple
@@ -46,7 +20,7 @@ func encryptECB(c cipher.Block, b []byte) {
 // at the end is an io.ErrUnexpectedEOF.
 type ecbReader struct {
 	r        io.Reader
-	c        cipher.Block
+	c        *ue.ECB
 	buf      [4096]byte
 	n        int // bytes in buf
 	off, dec int // buf[off:dec] is decrypted and not yet handed out
@@ -72,7 +46,7 @@ func (e *ecbReader) Read(p []byte) (int, error) {
 			return 0, e.err
 		}
 		e.dec = e.n - e.n%aes.BlockSize
-		decryptECB(e.c, e.buf[:e.dec])
+		e.c.Decrypt(e.buf[:e.dec])
 	}
 	n := copy(p, e.buf[e.off:e.dec])
 	e.off += n

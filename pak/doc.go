@@ -38,7 +38,7 @@
 // its stored bytes; Zlib, Gzip and LZ4 are decompressed, block by block
 // (Oodle needs the game's own library and fails with a *MethodError).
 // Encrypted indexes and files (AES-256-ECB) need Options.Key. Errors are
-// *FormatError values naming the file, the structure and the offset, and
+// *ue.FormatError values naming the file, the structure and the offset, and
 // wrapping ErrNotPak, ErrUnsupportedVersion, ErrCorrupt, ErrKeyRequired,
 // ErrWrongKey or ErrHashMismatch.
 //

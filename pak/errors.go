@@ -6,42 +6,36 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
-	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Sentinel errors, wrapped by the errors this package returns, for callers
-// that branch with errors.Is.
+// that branch with errors.Is. Each also matches the sentinel of package ue
+// of the same name, which every format shares.
 var (
 	// ErrNotPak means no pak footer (magic 0x5A6F12E1 at one of the
 	// footer positions the versions use) ends the file.
 	ErrNotPak = errors.New("not a pak file (no pak footer magic at the end)")
 	// ErrUnsupportedVersion means the footer's version is not 1 to 15, or
 	// the pak uses a layout unrmod does not decode (a frozen index).
-	ErrUnsupportedVersion = errors.New("unsupported pak version")
+	ErrUnsupportedVersion = ue.NewSentinel("unsupported pak version", ue.ErrUnsupportedVersion)
 	// ErrCorrupt means a structure is inconsistent: a count, size, offset
 	// or hash that cannot be right.
-	ErrCorrupt = errors.New("corrupt pak")
+	ErrCorrupt = ue.NewSentinel("corrupt pak", ue.ErrCorrupt)
 	// ErrKeyRequired means the index or a file is AES-encrypted and no key
 	// was given.
-	ErrKeyRequired = errors.New("pak is encrypted: an AES key is required")
+	ErrKeyRequired = ue.NewSentinel("pak is encrypted: an AES key is required", ue.ErrKeyRequired)
 	// ErrWrongKey means the index does not match its SHA-1 after
 	// decryption: the key is not the pak's.
-	ErrWrongKey = errors.New("wrong AES key")
+	ErrWrongKey = ue.NewSentinel("wrong AES key", ue.ErrWrongKey)
 	// ErrHashMismatch means a file's stored bytes do not match the SHA-1
 	// its entry records.
-	ErrHashMismatch = errors.New("file hash mismatch")
+	ErrHashMismatch = ue.NewSentinel("file hash mismatch", ue.ErrHashMismatch)
 	// ErrUnsupportedMethod means a file is compressed with a method unrmod
 	// cannot decode (it decodes Zlib, Gzip and LZ4). The error is a
 	// *MethodError.
-	ErrUnsupportedMethod = errors.New("unsupported compression method")
+	ErrUnsupportedMethod = ue.ErrUnsupportedMethod
 )
-
-// FormatError describes a problem in a pak file: the file, the structure
-// being decoded (e.g. "footer", "index entry 3 (Game/Game.uproject)"), the
-// byte offset in the file (-1 when not tied to one) and what is wrong. It
-// is the type the rest of the IoStore packages return (zen.FormatError),
-// so a caller branches on one type for a container and its .pak.
-type FormatError = zen.FormatError
 
 // MethodError is returned when a file needs a compression method unrmod
 // cannot decode. It matches ErrUnsupportedMethod.
@@ -62,20 +56,15 @@ func (e *MethodError) Error() string {
 // Is reports whether target is ErrUnsupportedMethod.
 func (e *MethodError) Is(target error) bool { return target == ErrUnsupportedMethod }
 
-// errorf builds a *FormatError.
+// errorf builds a *ue.FormatError.
 func errorf(file, structure string, off int64, cause error, format string, args ...any) error {
-	return &FormatError{File: file, Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return ue.Errorf(file, structure, off, cause, format, args...)
 }
 
-// cursorError turns a cursor's error into a *FormatError whose structure
+// cursorError turns a cursor's error into a *ue.FormatError whose structure
 // is prefix followed by the field the cursor was reading; it matches
 // ErrCorrupt (the cursors are given it as their kind).
-func cursorError(file, prefix string, err error) error {
-	if what, off, msg, ok := binio.Describe(err); ok {
-		return &FormatError{File: file, Struct: prefix + what, Offset: off, Msg: msg, Err: err}
-	}
-	return err
-}
+func cursorError(file, prefix string, err error) error { return ue.CursorError(file, prefix, err) }
 
 // newCursor returns a cursor over b (whose first byte is at absolute
 // offset base) whose failures match ErrCorrupt.

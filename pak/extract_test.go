@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // readTree returns the files under dir by '/'-separated relative path.
@@ -99,7 +100,7 @@ func TestExtractFailureLeavesNothing(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
 	_, err = r.Extract(dir, nil)
-	var fe *pak.FormatError
+	var fe *ue.FormatError
 	if !errors.As(err, &fe) || !errors.Is(err, pak.ErrHashMismatch) {
 		t.Fatalf("extract of a damaged pak: %v, want a hash mismatch", err)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // CanDecode reports whether unrmod decompresses files of the named
@@ -35,7 +37,7 @@ func CanDecode(method string) bool {
 // block by block and, at the end, checked against the SHA-1 of the stored
 // bytes when the pak records one. It holds one block's worth of buffers,
 // whatever the file's size. The record that precedes the data must agree
-// with the index. Errors are *FormatError values (ErrCorrupt,
+// with the index. Errors are *ue.FormatError values (ErrCorrupt,
 // ErrHashMismatch, ErrKeyRequired), a *MethodError for a method other than
 // Zlib and Gzip, and fs.ErrNotExist for a delete record.
 func (f *File) Open() (io.ReadCloser, error) {
@@ -71,7 +73,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 		fr.hash = sha1.New()
 	}
 	if f.Encrypted {
-		fr.cipher = p.key.block()
+		fr.cipher = newCipher(p.key)
 		fr.ctr = p.Footer.CTR()
 	}
 	if fr.blocks, fr.blockSize, err = f.plan(start); err != nil {
@@ -190,7 +192,7 @@ type fileReader struct {
 	region    int64         // their length (padded to 16 when encrypted)
 	hash      hash.Hash     // SHA-1 of stored bytes [0, Size), when the pak records one
 	want      [20]byte
-	cipher    cipher.Block
+	cipher    *ue.ECB
 	ctr       bool    // the cipher runs in AES-CTR from the entry's IV (version 15)
 	lz4in     []byte  // an LZ4 block as stored
 	lz4out    []byte  // and decoded
@@ -275,7 +277,7 @@ func (r *fileReader) openBlock() error {
 	switch {
 	case r.ctr:
 		// One keystream runs over the file's stored bytes from its start.
-		s := ctrStream(r.cipher, r.f.IV, uint32(b.Start/16))
+		s := ctrStream(r.cipher.Block(), r.f.IV, uint32(b.Start/16))
 		var skip [16]byte
 		s.XORKeyStream(skip[:b.Start%16], skip[:b.Start%16])
 		src = io.LimitReader(cipher.StreamReader{S: s, R: io.LimitReader(src, align16(n))}, n)
@@ -366,7 +368,7 @@ func (r *fileReader) skip(n int64) error {
 	return nil
 }
 
-// corrupt returns a *FormatError about the file's data.
+// corrupt returns a *ue.FormatError about the file's data.
 func (r *fileReader) corrupt(format string, args ...any) error {
 	p := r.f.r
 	return errorf(p.Name, fmt.Sprintf("data of %q", r.f.Path), r.f.Offset, ErrCorrupt, format+": %v", append(args, ErrCorrupt)...)
@@ -375,7 +377,7 @@ func (r *fileReader) corrupt(format string, args ...any) error {
 // wrap turns a read or decompression error of block i into an error
 // naming the file.
 func (r *fileReader) wrap(err error, i int) error {
-	var fe *FormatError
+	var fe *ue.FormatError
 	if errors.As(err, &fe) {
 		return err
 	}

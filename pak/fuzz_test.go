@@ -16,6 +16,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // fuzzSeeds returns small written paks: every version, stored and
@@ -42,7 +43,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 // FuzzPak decodes arbitrary bytes as a pak, walks it as a file system and
 // reads every file: no
 // panic, no allocation beyond the input's size (decompressed data is
-// discarded as it streams), and decoding errors are *FormatError values.
+// discarded as it streams), and decoding errors are *ue.FormatError values.
 func FuzzPak(f *testing.F) {
 	for _, b := range fuzzSeeds(f) {
 		f.Add(b)
@@ -77,7 +78,7 @@ func FuzzPak(f *testing.F) {
 func fuzzOne(t *testing.T, data []byte) {
 	r, err := pak.Decode(bytes.NewReader(data), int64(len(data)), "fuzz.pak", &pak.Options{Key: &testKey})
 	if err != nil {
-		var fe *pak.FormatError
+		var fe *ue.FormatError
 		if !errors.As(err, &fe) {
 			t.Fatalf("decoding error %v (%T) is not a *FormatError", err, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fuzzbound"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // The index parts a pak encodes, for FuzzIndexParts: a fuzz input is a
@@ -33,7 +34,7 @@ func indexPart(kind int, v Version, b []byte) []byte {
 
 // indexPartsOf returns the index parts of a decoded pak as fuzz inputs,
 // each one its decoder takes and its encoder writes back byte for byte.
-func indexPartsOf(tb testing.TB, data []byte, key *Key) [][]byte {
+func indexPartsOf(tb testing.TB, data []byte, key *ue.Key) [][]byte {
 	tb.Helper()
 	r, err := Decode(bytes.NewReader(data), int64(len(data)), "seed.pak", &Options{Key: key})
 	if err != nil {
@@ -73,7 +74,7 @@ func indexPartsOf(tb testing.TB, data []byte, key *Key) [][]byte {
 // indexSeeds returns the index parts of small paks of every version (and
 // of the corpus paks when UNRMOD_CORPUS is set).
 func indexSeeds(tb testing.TB) [][]byte {
-	key := Key([]byte("unrmod pak test key, 32 bytes!!!"))
+	key := ue.Key([]byte("unrmod pak test key, 32 bytes!!!"))
 	files := map[string][]byte{
 		"Game/Config/DefaultGame.ini":      bytes.Repeat([]byte("[/Script/EngineSettings.GeneralProjectSettings]\n"), 3000),
 		"Game/Content/Maps/Level.umap":     []byte("level"),
@@ -282,16 +283,16 @@ func TestFlatIndexMalformed(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "x.pak") {
 				t.Fatalf("error %v, want one naming %q", err, tc.want)
 			}
-			var fe *FormatError
+			var fe *ue.FormatError
 			if !asFormatError(err, &fe) || fe.Offset < 1000 {
-				t.Errorf("error %v is not a *FormatError with an offset in the index", err)
+				t.Errorf("error %v is not a *ue.FormatError with an offset in the index", err)
 			}
 		})
 	}
 }
 
-func asFormatError(err error, fe **FormatError) bool {
-	e, ok := err.(*FormatError)
+func asFormatError(err error, fe **ue.FormatError) bool {
+	e, ok := err.(*ue.FormatError)
 	if ok {
 		*fe = e
 	}

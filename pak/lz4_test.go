@@ -10,6 +10,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // lz4Pak builds a version 8 pak holding one file compressed in raw LZ4
@@ -76,9 +77,9 @@ func TestLZ4(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = r.ReadFile("Game/Content/Data.bin")
-	var fe *FormatError
+	var fe *ue.FormatError
 	if !errors.As(err, &fe) || !(errors.Is(err, ErrCorrupt) || errors.Is(err, ErrHashMismatch)) {
-		t.Errorf("damaged LZ4 block: %v, want a *FormatError", err)
+		t.Errorf("damaged LZ4 block: %v, want a *ue.FormatError", err)
 	}
 	if !CanDecode("lz4") || CanDecode("Oodle") {
 		t.Error("CanDecode: want LZ4 and not Oodle")

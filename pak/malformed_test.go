@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Offsets in the primary index of a version 10+ pak mounted at
@@ -54,7 +55,7 @@ func put32(b []byte, at int64, v uint32) { binary.LittleEndian.PutUint32(b[at:],
 func put64(b []byte, at int64, v uint64) { binary.LittleEndian.PutUint64(b[at:], v) }
 
 // TestMalformed damages written paks in the ways a bad file can be bad and
-// checks that each gives a *FormatError with the right sentinel, never a
+// checks that each gives a *ue.FormatError with the right sentinel, never a
 // panic.
 func TestMalformed(t *testing.T) {
 	files := []testFile{{"Game/Config/DefaultGame.ini", []byte("[Core.Log]\nLogPakFile=Verbose\n")}, {"Game/b.txt", []byte("bee")}}
@@ -220,7 +221,7 @@ func TestMalformedData(t *testing.T) {
 	stored := writePak(t, &pak.WriterOptions{Version: 8}, files)
 	encFiles := writePak(t, &pak.WriterOptions{EncryptFiles: true, Key: &testKey}, files)
 
-	read := func(b []byte, key *pak.Key) error {
+	read := func(b []byte, key *ue.Key) error {
 		r, err := pak.Decode(bytes.NewReader(b), int64(len(b)), "bad.pak", &pak.Options{Key: key})
 		if err != nil {
 			return err
@@ -231,7 +232,7 @@ func TestMalformedData(t *testing.T) {
 	tests := []struct {
 		name    string
 		data    func() []byte
-		key     *pak.Key
+		key     *ue.Key
 		want    error
 		message string
 	}{
@@ -293,11 +294,11 @@ func TestMalformedData(t *testing.T) {
 	})
 }
 
-// checkFormatError checks that err is a *FormatError matching want whose
+// checkFormatError checks that err is a *ue.FormatError matching want whose
 // text contains message.
 func checkFormatError(t *testing.T, err, want error, message string) {
 	t.Helper()
-	var fe *pak.FormatError
+	var fe *ue.FormatError
 	switch {
 	case err == nil:
 		t.Fatalf("no error, want %v", want)

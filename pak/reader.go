@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Options configures decoding.
@@ -18,7 +20,7 @@ type Options struct {
 	// fails the index's SHA-1 (ErrWrongKey) and the decompression of
 	// compressed files; the bytes of a stored encrypted file come out
 	// scrambled, since its SHA-1 is of the encrypted bytes.
-	Key *Key
+	Key *ue.Key
 }
 
 // Reader is a decoded pak: its footer, the index's scalars and its files.
@@ -43,7 +45,7 @@ type Reader struct {
 
 	r          io.ReaderAt
 	size       int64
-	key        *Key
+	key        *ue.Key
 	numEntries int64
 	pathHashes []pathHashEntry  // the path-hash index, version 10+
 	flatHashes []flatHash       // the hash table of a flat directory index, version 13+
@@ -100,7 +102,7 @@ func Open(name string, opts *Options) (*ReadCloser, error) {
 // r; name is used in errors. The reader must stay usable while files are
 // read. Every count is checked against the bytes left and every entry
 // against the file's size before anything is allocated for it; errors are
-// *FormatError values wrapping ErrNotPak, ErrUnsupportedVersion,
+// *ue.FormatError values wrapping ErrNotPak, ErrUnsupportedVersion,
 // ErrCorrupt, ErrKeyRequired or ErrWrongKey.
 func Decode(r io.ReaderAt, size int64, name string, opts *Options) (*Reader, error) {
 	p := new(Reader)
@@ -164,9 +166,9 @@ func (p *Reader) readIndexPart(off, size int64, want [20]byte, what string, iv [
 			return nil, errorf(p.Name, what, off, ErrKeyRequired, "%v (key GUID %s)", ErrKeyRequired, p.Footer.EncryptionKeyGUID)
 		}
 		if p.Footer.CTR() {
-			ctrStream(p.key.block(), iv, 0).XORKeyStream(b, b)
+			ctrStream(newCipher(p.key).Block(), iv, 0).XORKeyStream(b, b)
 		} else {
-			decryptECB(p.key.block(), b)
+			newCipher(p.key).Decrypt(b)
 		}
 	}
 	if got := sha1.Sum(b); got != want {

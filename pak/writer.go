@@ -2,7 +2,6 @@ package pak
 
 import (
 	"bytes"
-	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/binary"
@@ -17,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // DefaultMountPoint is the mount point NewWriter uses unless told
@@ -51,7 +51,7 @@ type WriterOptions struct {
 	Compress bool
 	// Key, with EncryptIndex and EncryptFiles, encrypts the index (version
 	// 4 and later) and the files' bytes with AES-256-ECB.
-	Key                        *Key
+	Key                        *ue.Key
 	EncryptIndex, EncryptFiles bool
 	// CTR encrypts with AES-CTR, as UE 6.0 does, rather than AES-ECB
 	// (version 15 only): each index part and each file gets its own
@@ -74,7 +74,7 @@ type Writer struct {
 	zw      *zlib.Writer
 	opts    WriterOptions
 	slots   []string // the footer's method names
-	cipher  cipher.Block
+	cipher  *ue.ECB
 	entries []writtenEntry
 	paths   map[string]string // lower-cased path -> path
 	pending *fileWriter
@@ -138,7 +138,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		}
 	}
 	if o.Key != nil {
-		pw.cipher = o.Key.block()
+		pw.cipher = newCipher(o.Key)
 	}
 	return pw, nil
 }
@@ -312,9 +312,9 @@ func (w *Writer) sealIndexPart(b []byte, iv [ivLen]byte) ([]byte, [20]byte) {
 // of its encryption unit: with AES-CTR from iv, or AES-ECB.
 func (w *Writer) encrypt(b []byte, iv [ivLen]byte, off int64) {
 	if w.opts.CTR {
-		ctrStream(w.cipher, iv, uint32(off/16)).XORKeyStream(b, b)
+		ctrStream(w.cipher.Block(), iv, uint32(off/16)).XORKeyStream(b, b)
 	} else {
-		encryptECB(w.cipher, b)
+		w.cipher.Encrypt(b)
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // testKey is the AES key of the encrypted test paks.
-var testKey = pak.Key([]byte("unrmod pak test key, 32 bytes!!!"))
+var testKey = ue.Key([]byte("unrmod pak test key, 32 bytes!!!"))
 
 // testGUID is the key GUID the test paks name.
 var testGUID = pak.GUID{0x11223344, 0x55667788, 0x99AABBCC, 0xDDEEFF00}
@@ -75,7 +76,7 @@ func writePak(t testing.TB, opts *pak.WriterOptions, files []testFile) []byte {
 }
 
 // decodePak decodes a pak held in memory.
-func decodePak(t testing.TB, b []byte, key *pak.Key) *pak.Reader {
+func decodePak(t testing.TB, b []byte, key *ue.Key) *pak.Reader {
 	t.Helper()
 	r, err := pak.Decode(bytes.NewReader(b), int64(len(b)), "test.pak", &pak.Options{Key: key})
 	if err != nil {

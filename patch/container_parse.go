@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // ContainerMode says what a container target writes.
@@ -35,7 +36,7 @@ type ContainerTarget struct {
 	Container string
 	// Key decrypts the container (and encrypts the output, which keeps
 	// the container's key GUID).
-	Key  *iostore.Key
+	Key  *ue.Key
 	Mode ContainerMode
 	// Compression is the method of new or changed chunks: "keep" (the
 	// container's, or Zlib when unrmod cannot write it), "none", "zlib" or
@@ -92,7 +93,7 @@ func (ps *parser) containerTarget(n *yaml.Node) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		key, err := iostore.ParseKey(s)
+		key, err := ue.ParseKey(s)
 		if err != nil {
 			return nil, ps.errf(k, "aes-key: %v", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // copyContainer copies a container's .utoc and .ucas files into dir and
@@ -56,7 +57,7 @@ func applyYAML(t *testing.T, dir, text string, opt patch.Options) (*patch.Result
 }
 
 // readPackage returns the decoded package name of container utoc.
-func readPackage(t *testing.T, utoc string, key *iostore.Key, name string) (*zen.Package, *iostore.Container) {
+func readPackage(t *testing.T, utoc string, key *ue.Key, name string) (*zen.Package, *iostore.Container) {
 	t.Helper()
 	c, err := iostore.Open(utoc, &iostore.Options{Key: key})
 	if err != nil {

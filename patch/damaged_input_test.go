@@ -13,10 +13,11 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // problemStrings returns the problems as text.
-func problemStrings(probs []zen.Problem) []string {
+func problemStrings(probs []ue.Problem) []string {
 	var out []string
 	for _, q := range probs {
 		out = append(out, q.String())

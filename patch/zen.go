@@ -8,6 +8,7 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -112,7 +113,7 @@ func applyZenTarget(t *Target, dir, in string, src []byte, out string, opt Optio
 }
 
 // newProblems returns the problems of after that before does not have.
-func newProblems(before, after []zen.Problem) []string {
+func newProblems(before, after []ue.Problem) []string {
 	had := map[string]int{}
 	for _, q := range before {
 		had[q.String()]++

@@ -12,6 +12,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // isContainerFile reports whether file is an IoStore table of contents: by
@@ -48,12 +49,12 @@ func lockRead(s streams, file string) (*safefile.Locks, error) {
 
 // keyFlag is the --aes-key flag: a key as 64 hex digits, 0x hex, base64 or
 // the 32 characters of a plain-text key. A bad key is a usage error.
-type keyFlag struct{ key *iostore.Key }
+type keyFlag struct{ key *ue.Key }
 
 func (k *keyFlag) String() string { return "" }
 
 func (k *keyFlag) Set(s string) error {
-	key, err := iostore.ParseKey(s)
+	key, err := ue.ParseKey(s)
 	if err != nil {
 		return err
 	}
@@ -154,10 +155,10 @@ func stderrIsTerminal(w io.Writer) bool {
 }
 
 // errorMsg returns an error's message without the file name and structure
-// a *iostore.FormatError starts with, for output lines that name them
+// a *ue.FormatError starts with, for output lines that name them
 // already.
 func errorMsg(err error) string {
-	var fe *iostore.FormatError
+	var fe *ue.FormatError
 	if errors.As(err, &fe) && fe.Msg != "" {
 		return fe.Msg
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Corpus containers (relative to UNRMOD_CORPUS).
@@ -36,7 +37,7 @@ var ctKeyHex = "0x" + hex.EncodeToString([]byte("CUE4ParseFixtureAESKey012345678
 // ctBuilt writes a small deterministic container made by the project's
 // builder into dir and returns its .utoc path: TOC version v, the given
 // method, optionally encrypted. 4.2x containers get a container header.
-func ctBuilt(t *testing.T, dir, name string, v iostore.TocVersion, method string, key *iostore.Key) string {
+func ctBuilt(t *testing.T, dir, name string, v iostore.TocVersion, method string, key *ue.Key) string {
 	t.Helper()
 	id := func(value uint64, typ iostore.ChunkType) iostore.ChunkID {
 		c, err := iostore.NewChunkID(value, 0, typ, v)
@@ -88,7 +89,7 @@ func TestContainerGolden(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ctBuilt(t, dir, "z_Grounded_P", iostore.VersionPartitionSize, "Zlib", nil)
-	key := iostore.Key([]byte("unrmod-golden-test-key-32-bytes!"))
+	key := ue.Key([]byte("unrmod-golden-test-key-32-bytes!"))
 	ctBuilt(t, dir, "Encrypted58", iostore.VersionReplaceIoChunkHashWithIoHash, "LZ4", &key)
 	keyHex := "0x" + hex.EncodeToString(key[:])
 	t.Chdir(dir)

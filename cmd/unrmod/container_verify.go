@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // containerVerifyDoc is what verify checked in an IoStore container.
@@ -53,9 +53,9 @@ func verifyContainerFile(file string, key *keyFlag) verifyFileDoc {
 // containerReadProblem turns an open error into a problem without
 // repeating the file name the output line starts with.
 func containerReadProblem(err error) problemDoc {
-	var fe *iostore.FormatError
+	var fe *ue.FormatError
 	if errors.As(err, &fe) {
-		q := iostore.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: errorMsg(err)}
+		q := ue.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: errorMsg(err)}
 		d := problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()}
 		if fe.Offset >= 0 {
 			off := fe.Offset

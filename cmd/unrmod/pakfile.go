@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // isPakFile reports whether file is a .pak: by its extension, and a footer
@@ -31,7 +32,7 @@ func isPakFile(file string) bool {
 func openPak(file string, key *keyFlag) (*pak.ReadCloser, error) {
 	opts := &pak.Options{}
 	if key != nil && key.key != nil {
-		k := pak.Key(*key.key)
+		k := *key.key
 		opts.Key = &k
 	}
 	return pak.Open(file, opts)
@@ -256,7 +257,7 @@ func packPak(s streams, dir, out string, f pakPackFlags) error {
 		opts.EncryptionKeyGUID = pak.GUID(g)
 	}
 	if f.key != nil && f.key.key != nil {
-		k := pak.Key(*f.key.key)
+		k := ue.Key(*f.key.key)
 		opts.Key, opts.EncryptIndex, opts.EncryptFiles = &k, true, true
 	}
 	absDir, err1 := filepath.Abs(dir)
@@ -320,7 +321,7 @@ func packPak(s streams, dir, out string, f pakPackFlags) error {
 
 // checkPackedPak reads the written pak back: its index, and every file
 // against its hash, before it replaces anything.
-func checkPackedPak(f *os.File, name string, key *pak.Key, res *pak.PackResult) error {
+func checkPackedPak(f *os.File, name string, key *ue.Key, res *pak.PackResult) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err

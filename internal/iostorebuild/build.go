@@ -18,6 +18,7 @@ import (
 
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Chunk is one chunk to store.
@@ -47,7 +48,7 @@ type Container struct {
 	// A block that does not shrink is stored uncompressed, as the engine
 	// does.
 	Method  string
-	Key     *iostore.Key // encrypt blocks and the directory index (AES-256-ECB)
+	Key     *ue.Key // encrypt blocks and the directory index (AES-256-ECB)
 	KeyGUID iostore.GUID
 	// PartitionSize splits the .ucas into partitions of at most this many
 	// bytes; 0 keeps one partition.

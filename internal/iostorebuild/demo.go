@@ -12,6 +12,7 @@ import (
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // DemoKey is the AES key of the encrypted demo container, printed in the
@@ -36,7 +37,7 @@ type DemoContainer struct {
 // engine, and the map's bulk data. Ids and hashes are computed as the engine
 // computes them.
 func DemoContainers() ([]DemoContainer, error) {
-	key, err := iostore.ParseKey(DemoKey)
+	key, err := ue.ParseKey(DemoKey)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func DemoContainers() ([]DemoContainer, error) {
 		version iostore.TocVersion
 		layout  zen.Layout
 		method  string
-		key     *iostore.Key
+		key     *ue.Key
 	}{
 		{"UnrmodDemo427_P", iostore.VersionPartitionSize, zen.LayoutUE4, "Zlib", nil},
 		{"UnrmodDemo58_P", iostore.VersionReplaceIoChunkHashWithIoHash, zen.LayoutUE56, "LZ4", &key},

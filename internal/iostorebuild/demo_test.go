@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ue"
 )
 
 var update = flag.Bool("update", false, "rewrite examples/containers and examples/packages/zen from the builder")
@@ -22,7 +23,7 @@ func TestDemoContainersUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join("..", "..", "examples", "containers")
-	key, err := iostore.ParseKey(DemoKey)
+	key, err := ue.ParseKey(DemoKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // This file decodes and encodes the container-header chunk (the package
@@ -114,13 +115,13 @@ func (v HeaderVersion) hasSoftRefsOffset() bool {
 	return v >= HeaderSoftPackageReferencesOffset
 }
 
-// Errors. Decoding and encoding return *FormatError values whose Struct
+// Errors. Decoding and encoding return *ue.FormatError values whose Struct
 // starts with "container header " and whose Offset is within the chunk (-1
 // for encoding problems, which have no offset). They wrap ErrCorrupt,
 // ErrUnsupportedVersion (a signature with an unknown version) or
 // ErrNotEncodable.
 
-// chError builds the *FormatError of a container-header problem.
+// chError builds the *ue.FormatError of a container-header problem.
 func chError(file, structure string, off int64, cause error, format string, args ...any) error {
 	return errorf(file, "container header "+structure, off, cause, format, args...)
 }
@@ -362,7 +363,7 @@ func chMappedName(c *binio.Cursor, structure string) MappedName {
 // decrypted bytes of the chunk of type ContainerHeader). name identifies the
 // source in error messages. It detects the layout from the data: with the
 // "nCoI" signature the version field selects it, without it the UE4 layout
-// applies. Errors are *FormatError values (Struct "container header ...",
+// applies. Errors are *ue.FormatError values (Struct "container header ...",
 // Offset within data) wrapping ErrCorrupt or
 // ErrUnsupportedVersion.
 func DecodeContainerHeader(name string, data []byte) (*ContainerHeader, error) {
@@ -775,7 +776,7 @@ func (h *ContainerHeader) decodeSoftReferenceBlock(c *binio.Cursor) *SoftReferen
 
 // Encode writes the header in its version's layout. An unchanged decoded
 // header comes out byte for byte as it went in. Encode refuses, with a
-// *FormatError wrapping ErrNotEncodable, fields the
+// *ue.FormatError wrapping ErrNotEncodable, fields the
 // version cannot store (e.g. ExportCount in version 3+, redirect names in
 // UE4), counts beyond the format's limits and shader map hashes of the wrong
 // size.
@@ -1058,10 +1059,10 @@ func (h *ContainerHeader) appendSoftReferences(dst []byte, at int) ([]byte, erro
 // its layout does not rule out: a package listed twice, a package importing
 // itself, negative export counts. An engine-written header has none. Offsets are -1: the entries are checked
 // as decoded.
-func (h *ContainerHeader) Problems() []Problem {
-	var out []Problem
+func (h *ContainerHeader) Problems() []ue.Problem {
+	var out []ue.Problem
 	add := func(structure, format string, args ...any) {
-		out = append(out, Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
+		out = append(out, ue.Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
 	}
 	seen := make(map[PackageID]string, len(h.Packages)+len(h.OptionalSegmentPackages))
 	for _, seg := range []struct {

@@ -21,6 +21,7 @@ import (
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // ---- synthetic headers, laid out byte by byte from docs/zen.md §5 ----
@@ -527,7 +528,7 @@ func chFind(b, sub []byte) int {
 	return i
 }
 
-// TestContainerHeaderMalformed: bad input gives a *FormatError naming the
+// TestContainerHeaderMalformed: bad input gives a *ue.FormatError naming the
 // structure, never a panic or a large allocation.
 func TestContainerHeaderMalformed(t *testing.T) {
 	le := binary.LittleEndian
@@ -608,7 +609,7 @@ func TestContainerHeaderMalformed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := zen.DecodeContainerHeader("bad.utoc", tt.data)
-			var fe *zen.FormatError
+			var fe *ue.FormatError
 			if err == nil || !errors.As(err, &fe) {
 				t.Fatalf("got %v, %v; want a *FormatError", h != nil, err)
 			}
@@ -636,7 +637,7 @@ func TestContainerHeaderTruncated(t *testing.T) {
 		for n := range len(data) {
 			h, err := zen.DecodeContainerHeader(name, data[:n])
 			if err != nil {
-				var fe *zen.FormatError
+				var fe *ue.FormatError
 				if !errors.As(err, &fe) || !errors.Is(err, zen.ErrCorrupt) {
 					t.Fatalf("%s[:%d]: %T %v", name, n, err, err)
 				}
@@ -679,7 +680,7 @@ func TestContainerHeaderEncodeRefuses(t *testing.T) {
 			if !errors.Is(err, zen.ErrNotEncodable) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Encode: %v, want %q", err, tt.want)
 			}
-			var fe *zen.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) || fe.File != "" || fe.Offset != -1 || !strings.HasPrefix(err.Error(), "container header ") {
 				t.Errorf("Encode: %q is not a *FormatError without file and offset", err)
 			}
@@ -1137,7 +1138,7 @@ func FuzzContainerHeader(f *testing.F) {
 		defer fuzzbound.Check(t, time.Now(), len(data))
 		h, err := zen.DecodeContainerHeader("fuzz", data)
 		if err != nil {
-			var fe *zen.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) || h != nil {
 				t.Fatalf("error %T %v with header %v", err, err, h != nil)
 			}

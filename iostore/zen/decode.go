@@ -124,7 +124,7 @@ type DecodeOptions struct {
 	Layout Layout
 }
 
-// packageError builds the *FormatError of a package problem.
+// packageError builds the *ue.FormatError of a package problem.
 func packageError(file, structure string, off int64, format string, args ...any) error {
 	return errorf(file, structure, off, ErrCorrupt, format, args...)
 }
@@ -133,7 +133,7 @@ func packageError(file, structure string, off int64, format string, args ...any)
 // ExportBundleData chunk, or a file extract wrote). name identifies it in
 // errors. The layout is detected from the data unless opts gives one.
 // Every count and offset is checked against the data before anything is
-// allocated; errors are *FormatError values wrapping ErrCorrupt. The
+// allocated; errors are *ue.FormatError values wrapping ErrCorrupt. The
 // returned package does not refer to data.
 func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, error) {
 	l := LayoutUnknown

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // deepSpec is a package of levels exports, each the outer of the next,
@@ -62,7 +63,7 @@ func TestDecodeDeepPaths(t *testing.T) {
 					}
 					return
 				}
-				var fe *zen.FormatError
+				var fe *ue.FormatError
 				if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "Deep.uasset") {
 					t.Fatalf("got %v, want a FormatError naming the file and saying %q", err, tc.want)
 				}

@@ -11,7 +11,7 @@
 // ((*ContainerHeader).Encode); parts whose bytes are not in the layout the
 // encoder produces are kept as read while the model is unchanged.
 //
-// Errors are *FormatError values naming the file, the structure and the
+// Errors are *ue.FormatError values naming the file, the structure and the
 // byte offset, wrapping ErrCorrupt, ErrUnsupportedVersion or
 // ErrNotEncodable for callers that branch with errors.Is. The format notes
 // behind every structure are in docs/zen.md and docs/containers.md.

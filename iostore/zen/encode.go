@@ -13,7 +13,7 @@ import (
 // size and hash derived from what is written.
 
 // Encode returns the package chunk. An unchanged decoded package comes out
-// byte for byte as it went in. Encode refuses, with a *FormatError
+// byte for byte as it went in. Encode refuses, with a *ue.FormatError
 // wrapping ErrNotEncodable, what its layout cannot hold (names too long,
 // counts beyond the format's int32 fields), export data it cannot place
 // (an export with data but no Serialize entry, a bundle entry for an export

@@ -1,88 +1,28 @@
 package zen
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-
-	"github.com/unrmod/unrmod/internal/binio"
-)
+import "github.com/unrmod/unrmod/ue"
 
 // Sentinel errors, wrapped by the errors this package returns, for callers
-// that branch on the kind of failure with errors.Is. Package iostore uses
-// the same values for its containers.
+// that branch on the kind of failure with errors.Is. They are the ones of
+// package ue, which every format shares.
 var (
 	// ErrCorrupt means a structure is inconsistent: a count, size, offset or
 	// reference that cannot be right, including data that ends early.
-	ErrCorrupt = errors.New("corrupt data")
+	ErrCorrupt = ue.ErrCorrupt
 	// ErrUnsupportedVersion means the data is in a version this package does
 	// not know (a container header signature with an unknown version).
-	ErrUnsupportedVersion = errors.New("unsupported version")
+	ErrUnsupportedVersion = ue.ErrUnsupportedVersion
 	// ErrNotEncodable means an encoder refused a model that its format or
 	// version cannot represent.
-	ErrNotEncodable = errors.New("cannot be encoded")
+	ErrNotEncodable = ue.ErrNotEncodable
 )
 
-// FormatError describes a problem in IoStore data: the file, the structure
-// being decoded or encoded, the byte offset in that file (or in the chunk,
-// for a chunk decoded on its own) and what is wrong. Packages iostore and
-// pak return the same type (their FormatError is an alias).
-type FormatError struct {
-	File   string // file name as given to the decoder; "" when encoding
-	Struct string // e.g. "TOC header", "container header store entry 12 (package 0x14f2082da820101a)"
-	Offset int64  // byte offset in File; -1 when not tied to one
-	Msg    string // what is wrong
-	Err    error  // underlying cause or sentinel, if any
-}
-
-// Error returns "FILE: STRUCT at 0xOFFSET: MESSAGE".
-func (e *FormatError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File + ": ")
-	}
-	b.WriteString(e.Struct)
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, " at 0x%X", e.Offset)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	if e.Err != nil && e.Msg == "" {
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the cause, for errors.Is and errors.As.
-func (e *FormatError) Unwrap() error { return e.Err }
-
-// errorf builds a *FormatError; the message is formatted now, so callers
+// errorf builds a *ue.FormatError; the message is formatted now, so callers
 // build one only when there is an error to report.
 func errorf(file, structure string, off int64, cause error, format string, args ...any) error {
-	return &FormatError{File: file, Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return ue.Errorf(file, structure, off, cause, format, args...)
 }
 
-// cursorError turns a cursor's error into a *FormatError whose structure
+// cursorError turns a cursor's error into a *ue.FormatError whose structure
 // is prefix and the field the cursor was reading; other errors pass.
-func cursorError(file, prefix string, err error) error {
-	if what, off, msg, ok := binio.Describe(err); ok {
-		return &FormatError{File: file, Struct: prefix + what, Offset: off, Msg: msg, Err: err}
-	}
-	return err
-}
-
-// Problem is one inconsistency found by a verifier: the structure, where it
-// is, and what is wrong with it.
-type Problem struct {
-	Struct string // e.g. "export 3 \"Default__BP_C\"", "store entry 12 (package 0x…)"
-	Offset int64  // byte offset in the file or chunk; -1 when not tied to one
-	Msg    string
-}
-
-// String returns "STRUCT at 0xOFFSET: MESSAGE" (without an offset when there is none).
-func (q Problem) String() string {
-	if q.Offset >= 0 {
-		return fmt.Sprintf("%s at 0x%X: %s", q.Struct, q.Offset, q.Msg)
-	}
-	return q.Struct + ": " + q.Msg
-}
+func cursorError(file, prefix string, err error) error { return ue.CursorError(file, prefix, err) }

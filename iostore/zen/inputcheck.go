@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // This file holds the rule every write of zen packages and containers
@@ -23,14 +25,14 @@ var ErrInputDamaged = errors.New("the input is damaged")
 // InputProblemsError is the reason a write of a zen package or a container
 // whose input already fails verification wrote nothing.
 type InputProblemsError struct {
-	File     string    // the input
-	Part     string    // the part of File that holds the problems, if not all of it ("package /Game/Maps/Arena")
-	Problems []Problem // what verification finds in the input
+	File     string       // the input
+	Part     string       // the part of File that holds the problems, if not all of it ("package /Game/Maps/Arena")
+	Problems []ue.Problem // what verification finds in the input
 	// Gone lists the problems of Problems that the output would no longer
 	// have: the encoder rebuilt the fields that hold them from the damaged
 	// data. When it is empty, the write refuses the input because it
 	// rebuilds or copies the structures that hold its problems (Rebuilds).
-	Gone []Problem
+	Gone []ue.Problem
 	// Rebuilds says what the write rebuilds or copies, for the message
 	// ("a container write verifies every part it copies or rebuilds").
 	Rebuilds string
@@ -69,7 +71,7 @@ func (e *InputProblemsError) Unwrap() error { return ErrInputDamaged }
 
 // ProblemList lists the first problems, "; "-separated, and how many more
 // there are.
-func ProblemList(probs []Problem) string {
+func ProblemList(probs []ue.Problem) string {
 	var s []string
 	for _, q := range probs[:min(len(probs), maxProblemsShown)] {
 		s = append(s, q.String())
@@ -94,14 +96,14 @@ var hexOffset = regexp.MustCompile(`at 0x[0-9A-Fa-f]+`)
 
 // problemKey identifies a problem across an input and its output: its
 // structure and message, offsets aside.
-func problemKey(q Problem) string {
+func problemKey(q ue.Problem) string {
 	return q.Struct + "\x00" + hexOffset.ReplaceAllString(q.Msg, "at 0x…")
 }
 
 // MatchProblems pairs the output's problems with the input's: kept[k]
 // says whether the output still has input problem k, and fresh lists the
 // output's problems the input did not have.
-func MatchProblems(input, output []Problem) (kept []bool, fresh []Problem) {
+func MatchProblems(input, output []ue.Problem) (kept []bool, fresh []ue.Problem) {
 	left := map[string]int{}
 	for _, q := range output {
 		left[problemKey(q)]++
@@ -135,9 +137,9 @@ func MatchProblems(input, output []Problem) (kept []bool, fresh []Problem) {
 // problems (the encoder rebuilt them from damaged data), and otherwise the
 // input's problems, which the output keeps (none for a sound input): the
 // write may go on, saying that the output keeps them.
-func CheckOutputProblems(file string, input, output []Problem) (kept, fresh []Problem, err error) {
+func CheckOutputProblems(file string, input, output []ue.Problem) (kept, fresh []ue.Problem, err error) {
 	k, fresh := MatchProblems(input, output)
-	var gone []Problem
+	var gone []ue.Problem
 	for i, q := range input {
 		if !k[i] {
 			gone = append(gone, q)
@@ -156,7 +158,7 @@ func CheckOutputProblems(file string, input, output []Problem) (kept, fresh []Pr
 // problem of p (a field rebuilt from damaged data). Otherwise it returns the
 // encoded bytes and p's problems, which the output keeps byte for byte (none
 // for a sound package), for the caller to warn of.
-func (p *Package) EncodeChecked(file string, compact bool) (data []byte, kept []Problem, err error) {
+func (p *Package) EncodeChecked(file string, compact bool) (data []byte, kept []ue.Problem, err error) {
 	before := p.Problems(nil)
 	if compact {
 		p.ForgetRaw()

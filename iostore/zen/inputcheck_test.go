@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // TestCheckOutputProblems checks the rule's comparison: offsets in the
@@ -13,22 +14,22 @@ import (
 // hashes and counts do; a problem gone from the output is refused, one
 // kept is returned, a new one is returned as fresh.
 func TestCheckOutputProblems(t *testing.T) {
-	hash := zen.Problem{Struct: `name 3 "Tinx"`, Offset: -1, Msg: "stored hash 0x27d3fd1980883f9c, the name hashes to 0xf0b1d0001e257a04"}
-	moved := zen.Problem{Struct: "export 1", Offset: 0x86A, Msg: "its data at 0x86A overlaps another export's"}
-	movedOut := zen.Problem{Struct: "export 1", Offset: 0x90A, Msg: "its data at 0x90A overlaps another export's"}
-	rehashed := zen.Problem{Struct: hash.Struct, Offset: -1, Msg: "stored hash 0x0000000000000001, the name hashes to 0xf0b1d0001e257a04"}
+	hash := ue.Problem{Struct: `name 3 "Tinx"`, Offset: -1, Msg: "stored hash 0x27d3fd1980883f9c, the name hashes to 0xf0b1d0001e257a04"}
+	moved := ue.Problem{Struct: "export 1", Offset: 0x86A, Msg: "its data at 0x86A overlaps another export's"}
+	movedOut := ue.Problem{Struct: "export 1", Offset: 0x90A, Msg: "its data at 0x90A overlaps another export's"}
+	rehashed := ue.Problem{Struct: hash.Struct, Offset: -1, Msg: "stored hash 0x0000000000000001, the name hashes to 0xf0b1d0001e257a04"}
 	for _, tt := range []struct {
 		name          string
-		input, output []zen.Problem
+		input, output []ue.Problem
 		kept, fresh   int
 		refused       bool
 	}{
 		{"sound", nil, nil, 0, 0, false},
-		{"kept", []zen.Problem{hash}, []zen.Problem{hash}, 1, 0, false},
-		{"kept, moved", []zen.Problem{moved}, []zen.Problem{movedOut}, 1, 0, false},
-		{"gone", []zen.Problem{hash, moved}, []zen.Problem{movedOut}, 0, 0, true},
-		{"hash changed", []zen.Problem{hash}, []zen.Problem{rehashed}, 0, 1, true},
-		{"fresh", nil, []zen.Problem{hash}, 0, 1, false},
+		{"kept", []ue.Problem{hash}, []ue.Problem{hash}, 1, 0, false},
+		{"kept, moved", []ue.Problem{moved}, []ue.Problem{movedOut}, 1, 0, false},
+		{"gone", []ue.Problem{hash, moved}, []ue.Problem{movedOut}, 0, 0, true},
+		{"hash changed", []ue.Problem{hash}, []ue.Problem{rehashed}, 0, 1, true},
+		{"fresh", nil, []ue.Problem{hash}, 0, 1, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			kept, fresh, err := zen.CheckOutputProblems("P.uasset", tt.input, tt.output)

@@ -12,6 +12,7 @@ import (
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // corpusSample returns the corpus package whose name contains sub.
@@ -26,7 +27,7 @@ func corpusSample(t testing.TB, sub string) corpusPackage {
 	return corpusPackage{}
 }
 
-// checkDecodeErr checks that a malformed package fails with a *FormatError
+// checkDecodeErr checks that a malformed package fails with a *ue.FormatError
 // wrapping ErrCorrupt, or decodes into a package that encodes back to it.
 func checkDecodeErr(t *testing.T, name string, data []byte) error {
 	t.Helper()
@@ -37,7 +38,7 @@ func checkDecodeErr(t *testing.T, name string, data []byte) error {
 	}()
 	p, err := zen.DecodePackage(name, data, nil)
 	if err != nil {
-		var fe *zen.FormatError
+		var fe *ue.FormatError
 		if !errors.As(err, &fe) || !errors.Is(err, zen.ErrCorrupt) || fe.File != name {
 			t.Fatalf("%s: error %v (%T) is not a *FormatError naming the file and wrapping ErrCorrupt", name, err, err)
 		}
@@ -184,7 +185,7 @@ func FuzzPackage(f *testing.F) {
 		defer fuzzbound.Check(t, time.Now(), len(data))
 		p, err := zen.DecodePackage("fuzz", data, nil)
 		if err != nil {
-			var fe *zen.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %v is %T", err, err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // This file decodes and encodes the global script objects: the names and
@@ -120,7 +121,7 @@ const (
 	soBadAncestor // an outer further up has no path
 )
 
-// Errors. Decoding returns *FormatError values whose Struct starts with
+// Errors. Decoding returns *ue.FormatError values whose Struct starts with
 // "script objects " and whose Offset is within the chunk named (the UE5
 // ScriptObjects chunk, or for 4.2x the chunk named after "script objects");
 // they wrap ErrCorrupt.
@@ -316,7 +317,7 @@ func (s *ScriptObjects) keptRaw(p soPart) []byte {
 // AppendBinary appends the UE5 ScriptObjects chunk to dst: the name batch,
 // the object count and entries, then Trailing. An unchanged value decoded
 // by DecodeScriptObjects comes out byte for byte. It refuses, with a
-// *FormatError wrapping ErrNotEncodable, names too long for a name header
+// *ue.FormatError wrapping ErrNotEncodable, names too long for a name header
 // and counts beyond the format's limits.
 func (s *ScriptObjects) AppendBinary(dst []byte) ([]byte, error) {
 	start := len(dst)
@@ -584,7 +585,7 @@ func (s *ScriptObjects) buildPath(k int, outerMissing bool) soPath {
 // decoding (the encoders write the stored bytes then); once it changes,
 // the encoders write fresh hashes. Offsets are -1: objects are named by
 // their position in Objects.
-func (s *ScriptObjects) Problems() []Problem {
+func (s *ScriptObjects) Problems() []ue.Problem {
 	out := s.nameProblems()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -594,7 +595,7 @@ func (s *ScriptObjects) Problems() []Problem {
 			if name, ok := s.Name(o.Name); ok {
 				where += " " + strconv.Quote(name)
 			}
-			out = append(out, Problem{Struct: where, Offset: -1, Msg: fmt.Sprintf(format, args...)})
+			out = append(out, ue.Problem{Struct: where, Offset: -1, Msg: fmt.Sprintf(format, args...)})
 		}
 		if _, ok := s.Name(o.Name); !ok {
 			if o.Name.MapType() != 2 {
@@ -634,10 +635,10 @@ func (s *ScriptObjects) Problems() []Problem {
 }
 
 // nameProblems checks the stored hashes the encoders would write raw.
-func (s *ScriptObjects) nameProblems() []Problem {
-	var out []Problem
+func (s *ScriptObjects) nameProblems() []ue.Problem {
+	var out []ue.Problem
 	add := func(structure, format string, args ...any) {
-		out = append(out, Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
+		out = append(out, ue.Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
 	}
 	checkHashes := func(structure string, algorithm uint64, hashes []uint64) {
 		if algorithm != cityhash.NameHashAlgorithmID {

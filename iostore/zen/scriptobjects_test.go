@@ -19,6 +19,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // ---- synthetic script objects, laid out byte by byte ----
@@ -369,15 +370,15 @@ func TestScriptObjectsKeptRaw(t *testing.T) {
 	})
 }
 
-// soIsCorrupt reports whether err is a *FormatError about script objects
+// soIsCorrupt reports whether err is a *ue.FormatError about script objects
 // wrapping ErrCorrupt.
 func soIsCorrupt(err error) bool {
-	var fe *zen.FormatError
+	var fe *ue.FormatError
 	return errors.As(err, &fe) && errors.Is(err, zen.ErrCorrupt) && strings.HasPrefix(fe.Struct, "script objects ") && fe.File == "test"
 }
 
 // TestScriptObjectsTruncated decodes every prefix of the synthetic chunks:
-// each gives a *FormatError wrapping ErrCorrupt, or a clean value that
+// each gives a *ue.FormatError wrapping ErrCorrupt, or a clean value that
 // encodes back to exactly that prefix.
 func TestScriptObjectsTruncated(t *testing.T) {
 	spec, _ := soSynthetic()
@@ -946,7 +947,7 @@ func FuzzScriptObjects(f *testing.F) {
 			s, err = zen.DecodeScriptObjects("fuzz", data[1:])
 		}
 		if err != nil {
-			var fe *zen.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) || !errors.Is(err, zen.ErrCorrupt) || s != nil {
 				t.Fatalf("error %T %v with value %v", err, err, s != nil)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/unrmod/unrmod/cityhash"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // VerifyOptions give Problems what the container holding a package knows.
@@ -30,7 +31,7 @@ type VerifyOptions struct {
 // or global import indices (4.26/4.27) against the exports' paths; and,
 // with opts, the package id against the name and the store entry against
 // the package.
-func (p *Package) Problems(opts *VerifyOptions) []Problem {
+func (p *Package) Problems(opts *VerifyOptions) []ue.Problem {
 	v := &verifier{p: p}
 	v.names()
 	v.data()
@@ -45,11 +46,11 @@ func (p *Package) Problems(opts *VerifyOptions) []Problem {
 
 type verifier struct {
 	p   *Package
-	out []Problem
+	out []ue.Problem
 }
 
 func (v *verifier) add(structure, format string, args ...any) {
-	v.out = append(v.out, Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
+	v.out = append(v.out, ue.Problem{Struct: structure, Offset: -1, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (v *verifier) exportWhere(i int) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Limits that keep bad input from costing more than its size.
@@ -58,7 +59,7 @@ const rowSeg = -2
 // List's Rest. Values whose type the package does not decode are kept raw
 // (see Value). The List refers to data (raw values and Rest are slices of
 // it), so data must not change while the List is used. Errors are
-// *zen.FormatError values wrapping zen.ErrCorrupt, with the byte offset in
+// *ue.FormatError values wrapping zen.ErrCorrupt, with the byte offset in
 // data.
 func Decode(data []byte, ctx *Context) (*List, error) {
 	if ctx == nil {
@@ -225,27 +226,27 @@ func (d *decoder) where() string {
 	return b.String()
 }
 
-// errorAt returns a *zen.FormatError at offset off.
+// errorAt returns a *ue.FormatError at offset off.
 func (d *decoder) errorAt(off int, format string, args ...any) error {
-	return &zen.FormatError{Struct: d.where(), Offset: int64(off), Msg: fmt.Sprintf(format, args...), Err: zen.ErrCorrupt}
+	return &ue.FormatError{Struct: d.where(), Offset: int64(off), Msg: fmt.Sprintf(format, args...), Err: zen.ErrCorrupt}
 }
 
 // depthError reports nesting deeper than MaxDepth at offset off.
 func (d *decoder) depthError(off int) error {
-	return &zen.FormatError{Struct: d.where(), Offset: int64(off),
+	return &ue.FormatError{Struct: d.where(), Offset: int64(off),
 		Msg: fmt.Sprintf("more than %d nested structs and arrays", MaxDepth), Err: fmt.Errorf("%w: %w", errDepth, zen.ErrCorrupt)}
 }
 
-// cursorError turns a cursor's error into a *zen.FormatError.
+// cursorError turns a cursor's error into a *ue.FormatError.
 func (d *decoder) cursorError(c *binio.Cursor, structure string) error {
 	err := c.Err()
 	if structure == "" {
 		structure = d.where()
 	}
 	if what, off, msg, ok := binio.Describe(err); ok {
-		return &zen.FormatError{Struct: structure, Offset: off, Msg: what + ": " + msg, Err: err}
+		return &ue.FormatError{Struct: structure, Offset: off, Msg: what + ": " + msg, Err: err}
 	}
-	return &zen.FormatError{Struct: structure, Offset: int64(c.Pos()), Msg: fmt.Sprint(err), Err: zen.ErrCorrupt}
+	return &ue.FormatError{Struct: structure, Offset: int64(c.Pos()), Msg: fmt.Sprint(err), Err: zen.ErrCorrupt}
 }
 
 // name reads an FName; ok is false (and c failed) when it is not in the
@@ -567,7 +568,7 @@ func (d *decoder) value(c *binio.Cursor, p *Property) error {
 	return nil
 }
 
-// fail returns the cursor's error as a *zen.FormatError.
+// fail returns the cursor's error as a *ue.FormatError.
 func (d *decoder) fail(c *binio.Cursor) error { return d.cursorError(c, "") }
 
 // item reads one value of type t.

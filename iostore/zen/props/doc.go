@@ -29,7 +29,7 @@
 // it is moved unchanged. A property absent from the list (one left at its
 // class default) is added when the caller names its type.
 //
-// Errors are *zen.FormatError values wrapping zen.ErrCorrupt for bad data
+// Errors are *ue.FormatError values wrapping zen.ErrCorrupt for bad data
 // (with the byte offset in the export data), ErrUnversioned for packages
 // that have no property tags, and errors wrapping ErrNotFound, ErrType,
 // ErrRange or ErrUnsupported for changes that cannot be made. Bad input

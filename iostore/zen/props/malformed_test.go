@@ -8,17 +8,18 @@ import (
 
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/ue"
 )
 
-// checkCorrupt fails unless err is a *zen.FormatError wrapping
+// checkCorrupt fails unless err is a *ue.FormatError wrapping
 // zen.ErrCorrupt.
 func checkCorrupt(t *testing.T, what string, err error) {
 	t.Helper()
-	var fe *zen.FormatError
+	var fe *ue.FormatError
 	if err == nil {
 		t.Errorf("%s: no error", what)
 	} else if !errors.Is(err, zen.ErrCorrupt) || !errors.As(err, &fe) {
-		t.Errorf("%s: %v is not a *zen.FormatError wrapping ErrCorrupt", what, err)
+		t.Errorf("%s: %v is not a *ue.FormatError wrapping ErrCorrupt", what, err)
 	}
 }
 

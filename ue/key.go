@@ -1,17 +1,22 @@
-package iostore
+package ue
 
 import (
 	"crypto/aes"
 	"crypto/cipher"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 )
 
+// ErrBadKey means an AES key given as text is not 32 bytes in any form
+// ParseKey accepts: hex, 0x hex, base64 or 32 plain characters.
+var ErrBadKey = errors.New("bad AES key")
+
 // Key is an AES-256 key: the raw 32 bytes the engine uses, without a
-// derivation step.
+// derivation step. Containers and paks take the same key.
 type Key [32]byte
 
 // ParseKey reads a key in one of the forms UnrealPak, FModel and CUE4Parse
@@ -84,27 +89,35 @@ func isPrintableASCII(s string) bool {
 // String returns the key as 0x-prefixed hex.
 func (k Key) String() string { return "0x" + strings.ToUpper(hex.EncodeToString(k[:])) }
 
-// ecb decrypts AES-256-ECB, the cipher of IoStore containers.
-type ecb struct{ block cipher.Block }
+// ECB is AES-256 in ECB mode, the cipher of IoStore containers and paks:
+// each 16-byte block is encrypted on its own. The zero ECB is not usable;
+// make one with NewECB.
+type ECB struct{ block cipher.Block }
 
-func newECB(k Key) ecb {
+// NewECB returns the cipher of key k.
+func NewECB(k Key) ECB {
 	b, err := aes.NewCipher(k[:])
 	if err != nil {
 		panic(err) // unreachable: the key is always 32 bytes
 	}
-	return ecb{b}
+	return ECB{b}
 }
 
-// decrypt decrypts b in place; len(b) must be a multiple of 16.
-func (e ecb) decrypt(b []byte) {
+// Block returns the AES block cipher itself, for the modes built on it
+// (UE 6.0 paks encrypt with AES-CTR).
+func (e ECB) Block() cipher.Block { return e.block }
+
+// Decrypt decrypts the whole 16-byte blocks of b in place; callers give
+// a length that is a multiple of 16.
+func (e ECB) Decrypt(b []byte) {
 	for i := 0; i+aes.BlockSize <= len(b); i += aes.BlockSize {
 		e.block.Decrypt(b[i:i+aes.BlockSize], b[i:i+aes.BlockSize])
 	}
 }
 
-// encrypt encrypts b in place; len(b) must be a multiple of 16. Tests and
-// builders use it.
-func (e ecb) encrypt(b []byte) {
+// Encrypt encrypts the whole 16-byte blocks of b in place; callers give
+// a length that is a multiple of 16.
+func (e ECB) Encrypt(b []byte) {
 	for i := 0; i+aes.BlockSize <= len(b); i += aes.BlockSize {
 		e.block.Encrypt(b[i:i+aes.BlockSize], b[i:i+aes.BlockSize])
 	}
@@ -117,6 +130,6 @@ func EncryptECB(k Key, b []byte) error {
 	if len(b)%aes.BlockSize != 0 {
 		return fmt.Errorf("AES-ECB: %d bytes is not a multiple of 16", len(b))
 	}
-	newECB(k).encrypt(b)
+	NewECB(k).Encrypt(b)
 	return nil
 }
