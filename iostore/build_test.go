@@ -18,6 +18,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/inflate/inflatetest"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore"
@@ -490,7 +491,7 @@ func TestBuiltHashMismatch(t *testing.T) {
 			b := tcSynthetic(t, tc.v, "Zlib", tc.key)
 			other := slices.Clone(b.Chunks[0].Data)
 			other[100] ^= 0xFF
-			b.Chunks[0].Blocks = [][]byte{iostore.InflateTestEncode(t, 3, other)}
+			b.Chunks[0].Blocks = [][]byte{inflatetest.Encode(t, inflatetest.Encoders[3], other)}
 			c := tcBuildOpen(t, b, "Mismatch", tc.key)
 
 			var sum []byte

@@ -28,6 +28,10 @@ type Options struct {
 	// the chunks, but paths (the encrypted directory index) and chunk data
 	// fail with ErrKeyRequired.
 	Key *ue.Key
+	// Codecs are the compression methods blocks are decoded with; nil
+	// means the built-in ones (None, Zlib, Gzip, LZ4). Add one unrmod
+	// lacks, such as an Oodle binding, with Codecs.Register.
+	Codecs *ue.Codecs
 }
 
 // Partition is one .ucas file of a container: partition 0 is NAME.ucas,
@@ -62,6 +66,7 @@ type Container struct {
 	toc      *TOC
 	key      *ue.Key
 	cipher   ue.ECB
+	codecs   *ue.Codecs // nil: the built-in ones
 	index    *DirectoryIndex
 	indexErr error // why the index is missing although the container is Indexed
 	chunks   []Chunk
@@ -172,6 +177,9 @@ func OpenReaders(name string, toc []byte, parts []Partition, opts *Options) (*Co
 // newContainer builds the chunk views and decodes the directory index.
 func newContainer(t *TOC, parts []Partition, opts *Options) (*Container, error) {
 	c := &Container{file: t.File, toc: t, parts: parts}
+	if opts != nil {
+		c.codecs = opts.Codecs
+	}
 	if opts != nil && opts.Key != nil {
 		k := *opts.Key
 		c.key = &k
@@ -560,22 +568,21 @@ func (c *Container) decodeStored(k int, raw []byte, p int, off uint64, s *scratc
 	h := &t.Header
 	b := t.Blocks[k]
 	method := t.MethodName(b.Method)
-	cd := codecOf(method)
-	if b.Method == 0 {
-		cd = codecNone
-	}
-	if cd == codecUnsupported {
-		return nil, &MethodError{Method: method, Block: k}
+	var codec ue.Codec
+	if b.Method != 0 {
+		if codec, _ = c.codecs.Lookup(method); codec.Decompress == nil {
+			return nil, &MethodError{Method: method, Block: k}
+		}
 	}
 	enc := h.Encryption()
 	if err := c.decrypt(k, raw); err != nil {
 		return nil, err
 	}
 	src := raw[:b.CompressedSize]
-	if cd == codecNone {
+	if b.Method == 0 || ue.IsNone(method) {
 		return src, nil
 	}
-	out, err := s.decompress(cd, src, int(b.UncompressedSize))
+	out, err := s.decompress(codec, src, int(b.UncompressedSize))
 	if err != nil {
 		structure := fmt.Sprintf("compression block %d (%s)", k, method)
 		if enc != EncryptionNone {

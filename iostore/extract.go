@@ -198,7 +198,7 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 				return nil, err
 			}
 			b := c.toc.Blocks[k]
-			if name := c.toc.MethodName(b.Method); b.Method != 0 && !CanDecode(name) {
+			if name := c.toc.MethodName(b.Method); b.Method != 0 && !c.codecs.CanDecode(name) {
 				return nil, fmt.Errorf("%s: %s: %w", c.file, c.chunkStruct(i), &MethodError{Method: name, Block: k})
 			}
 		}

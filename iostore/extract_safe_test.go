@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/inflate/inflatetest"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
@@ -111,7 +112,7 @@ func TestExtractChecksDestinations(t *testing.T) {
 func TestExtractFailureRemovesNewFolders(t *testing.T) {
 	b := tcSynthetic(t, iostore.VersionReplaceIoChunkHashWithIoHash, "Zlib", nil)
 	b.Chunks[0].Data = append([]byte(nil), b.Chunks[0].Data...)
-	b.Chunks[0].Blocks = [][]byte{iostore.InflateTestEncode(t, 3, append([]byte{0xFF}, b.Chunks[0].Data[1:]...))}
+	b.Chunks[0].Blocks = [][]byte{inflatetest.Encode(t, inflatetest.Encoders[3], append([]byte{0xFF}, b.Chunks[0].Data[1:]...))}
 	c := tcBuildOpen(t, b, "Broken", nil)
 	parent := t.TempDir()
 	os.MkdirAll(filepath.Join(parent, "out", "Maine"), 0o755)

@@ -61,11 +61,12 @@ type ChunkChange struct {
 type RewriteOptions struct {
 	Layout RewriteLayout
 	// Method compresses the chunks written from data: "" keeps the
-	// source's method when unrmod (or a registered Compressor) can write
-	// it and uses Zlib otherwise (an Oodle container); "None" stores them.
+	// source's method when Codecs can write it and uses Zlib otherwise
+	// (an Oodle container); "None" stores them.
 	Method string
-	// Compressors adds compressors by method name (e.g. an Oodle binding).
-	Compressors map[string]Compressor
+	// Codecs are the compression methods the output is written with; nil
+	// means the built-in ones. Add an Oodle binding here.
+	Codecs *ue.Codecs
 	// Key encrypts the output (Compact only): nil keeps the source's key.
 	Key *ue.Key
 	// Workers, Progress and Verify are as in WriterOptions.
@@ -162,7 +163,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		Version: h.Version, ContainerID: h.ContainerID, BlockSize: h.CompressionBlockSize, Method: method,
 		Key: key, KeyGUID: h.EncryptionKeyGUID, PartitionSize: psize, PerfectHash: len(src.toc.PerfectHashSeeds) > 0,
 		MountPoint: src.MountPoint(), Workers: opts.Workers, Progress: opts.Progress, Verify: opts.Verify,
-		Session: opts.Session,
+		Session: opts.Session, Codecs: opts.Codecs,
 	}
 	if h.Version == VersionPerfectHash || h.Version == VersionRemovedOnDemandMetaData || h.Version > VersionReplaceIoChunkHashWithIoHash {
 		return nil, nil, fmt.Errorf("%s: unrmod does not write TOC version %d (%v)", src.file, h.Version, h.Version)
@@ -193,9 +194,6 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		return nil, nil, err
 	}
 	w.noCheck = opts.noCheck
-	for name, c := range opts.Compressors {
-		w.RegisterCompressor(name, c)
-	}
 	if opts.Layout == Preserve {
 		err = w.preserve(src, byID, res)
 	} else {
@@ -240,21 +238,21 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 // rewriteMethod picks the method of the chunks Rewrite writes from data.
 func rewriteMethod(src *Container, opts *RewriteOptions) string {
 	if opts.Method != "" {
-		return canonicalMethod(opts.Method)
+		return opts.Codecs.Canonical(opts.Method)
 	}
-	m, _ := src.WriteMethod(opts.Compressors)
+	m, _ := src.WriteMethod(opts.Codecs)
 	return m
 }
 
 // WriteMethod returns the method new chunks of a container like c are
-// compressed with: the first of c's methods unrmod can write (or that
-// compressors, as given to a Writer, has), None for an uncompressed
+// compressed with: the first of c's methods codecs can write (nil: the
+// built-in codecs), None for an uncompressed
 // container, and Zlib, which every engine reads, when none of c's methods
 // can be written (Oodle); substituted then says so.
-func (c *Container) WriteMethod(compressors map[string]Compressor) (method string, substituted bool) {
+func (c *Container) WriteMethod(codecs *ue.Codecs) (method string, substituted bool) {
 	for _, m := range c.toc.Methods {
-		if codecOf(m) != codecUnsupported || compressors[strings.ToLower(m)] != nil {
-			return canonicalMethod(m), false
+		if codec, _ := codecs.Lookup(m); codec.NewCompressor != nil || ue.IsNone(m) {
+			return codec.Name, false
 		}
 	}
 	if len(c.toc.Methods) > 0 {

@@ -68,7 +68,7 @@ func TestRewriteCorpus(t *testing.T) {
 			undecodable := 0
 			for i := range src.Chunks() {
 				for _, m := range src.ChunkMethods(i) {
-					if !iostore.CanDecode(m) {
+					if !ue.NewCodecs().CanDecode(m) {
 						undecodable++
 						break
 					}

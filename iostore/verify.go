@@ -377,7 +377,7 @@ func (c *Container) undecodable(i int) string {
 		if m == 0 || int(m) > len(c.toc.Methods) {
 			continue
 		}
-		if name := c.toc.Methods[m-1]; !CanDecode(name) {
+		if name := c.toc.Methods[m-1]; !c.codecs.CanDecode(name) {
 			if isOodle(name) {
 				return "Oodle decompression is not available"
 			}

@@ -38,12 +38,17 @@ type WriterOptions struct {
 	// BlockSize is the compression block size; 0 means 64 KiB.
 	BlockSize uint32
 	// Method is the compression method of new blocks: "None" (or ""),
-	// "Zlib", "Gzip", "LZ4" or one registered with RegisterCompressor.
+	// "Zlib", "Gzip", "LZ4" or one added to Codecs.
 	// Blocks that do not shrink are stored uncompressed, and the container
 	// header and memory-mapped chunks are never compressed.
 	Method string
-	// Level is the Zlib/Gzip compression level; 0 means DefaultCompression.
+	// Level is the Zlib/Gzip compression level; 0 means
+	// ue.DefaultCompression.
 	Level int
+	// Codecs are the compression methods the writer knows; nil means the
+	// built-in ones. Add one unrmod lacks, e.g. an Oodle binding of your
+	// own, with Codecs.Register.
+	Codecs *ue.Codecs
 	// Key encrypts the blocks and the directory index with AES-256-ECB;
 	// KeyGUID is the GUID the game knows the key by (zero: the default key).
 	Key     *ue.Key
@@ -133,12 +138,11 @@ type Writer struct {
 	parts []*os.File // staged partitions
 	sizes []uint64   // bytes written to each partition
 
-	compressors map[string]Compressor
-	methods     []string   // names of methods 1..n
-	method      uint8      // method index of new blocks, 0 = None
-	compress    Compressor // the compressor of method, set by start
-	hasher      hash.Hash  // chunk hashes, see newHasher
-	cipher      *ue.ECB    // encrypts blocks when opts.Key is set
+	methods  []string      // names of methods 1..n
+	method   uint8         // method index of new blocks, 0 = None
+	compress ue.Compressor // the compressor of method, set by start
+	hasher   hash.Hash     // chunk hashes, see newHasher
+	cipher   *ue.ECB       // encrypts blocks when opts.Key is set
 
 	chunks  []wchunk
 	byID    map[ChunkID]int
@@ -245,7 +249,7 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 	if !strings.EqualFold(filepath.Ext(utocPath), ".utoc") {
 		return nil, fmt.Errorf("%s: the output of a container must end in .utoc", utocPath)
 	}
-	w := &Writer{path: utocPath, byID: map[ChunkID]int{}, compressors: map[string]Compressor{}}
+	w := &Writer{path: utocPath, byID: map[ChunkID]int{}}
 	if opts != nil {
 		w.opts = *opts
 	}
@@ -271,7 +275,7 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("%s: partition size %d is smaller than a block (%d bytes)", utocPath, o.PartitionSize, o.BlockSize)
 	}
 	if o.Level == 0 {
-		o.Level = DefaultCompression
+		o.Level = ue.DefaultCompression
 	}
 	if o.ContainerID == 0 {
 		base := strings.TrimSuffix(filepath.Base(utocPath), filepath.Ext(utocPath))
@@ -320,29 +324,18 @@ func (w *Writer) unlock() {
 	w.locks = nil
 }
 
-// RegisterCompressor makes c the compressor of the named method for this
-// Writer, e.g. an Oodle binding of the caller's own; it replaces a built-in
-// one. Register before the first AddChunk.
-func (w *Writer) RegisterCompressor(method string, c Compressor) {
-	w.compressors[strings.ToLower(method)] = c
-}
-
 // start sets the method and starts the pipeline on first use.
 func (w *Writer) start() error {
 	if w.work != nil {
 		return w.firstErr()
 	}
-	if m := w.opts.Method; m != "" && codecOf(m) != codecNone {
-		c := w.compressors[strings.ToLower(m)]
-		if c == nil {
-			c = builtinCompressor(m, w.opts.Level)
-		}
-		if c == nil {
+	if m := w.opts.Method; !ue.IsNone(m) {
+		codec, _ := w.opts.Codecs.Lookup(m)
+		if codec.NewCompressor == nil {
 			return unknownMethod(m)
 		}
-		w.compressors[strings.ToLower(m)] = c
-		w.method = w.methodIndex(canonicalMethod(m))
-		w.compress = c
+		w.method = w.methodIndex(codec.Name)
+		w.compress = codec.NewCompressor(w.opts.Level)
 	}
 	if err := w.newPartition(); err != nil {
 		return err
@@ -365,7 +358,7 @@ func (w *Writer) start() error {
 
 // methodIndex returns the block method index of name, adding it.
 func (w *Writer) methodIndex(name string) uint8 {
-	if codecOf(name) == codecNone {
+	if ue.IsNone(name) {
 		return 0
 	}
 	for i, m := range w.methods {
@@ -919,7 +912,7 @@ func (w *Writer) AddCompressedChunk(h *ChunkHeader, method string, blocks [][]by
 	if n := (uint64(len(data)) + w.bs - 1) / w.bs; uint64(len(blocks)) != n {
 		return fmt.Errorf("%s: chunk %v: %d stored blocks for %d bytes of data in %d-byte blocks (%d blocks)", w.path, h.ID, len(blocks), len(data), w.bs, n)
 	}
-	m := w.methodIndex(canonicalMethod(method))
+	m := w.methodIndex(w.opts.Codecs.Canonical(method))
 	for k, b := range blocks {
 		if len(b) == 0 || uint64(len(b)) > w.bs {
 			return fmt.Errorf("%s: chunk %v: stored block %d is %d bytes (1 to %d)", w.path, h.ID, k, len(b), w.bs)
@@ -1294,7 +1287,7 @@ func (w *Writer) buildTOC() (*TOC, error) {
 	if o.PartitionSize > 0 {
 		h.PartitionCount, h.PartitionSize = uint32(len(w.parts)), o.PartitionSize
 	}
-	if len(w.methods) > 0 || codecOf(o.Method) != codecNone {
+	if len(w.methods) > 0 || !ue.IsNone(o.Method) {
 		h.ContainerFlags |= FlagCompressed
 	}
 	if o.Key != nil {

@@ -294,11 +294,7 @@ func TestWriterCompressorResult(t *testing.T) {
 	data := bytes.Repeat([]byte("unrmod pads every block to 16 bytes; "), 9000)
 	for _, inPlace := range []bool{true, false} {
 		out := filepath.Join(t.TempDir(), "Pad-Windows.utoc")
-		w, err := iostore.NewWriter(out, &iostore.WriterOptions{Method: "Zlib", Key: tcKey(), Verify: iostore.VerifyAll})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.RegisterCompressor("Zlib", func(dst, src []byte) ([]byte, error) {
+		compress := func(dst, src []byte) ([]byte, error) {
 			var b bytes.Buffer
 			zw := zlib.NewWriter(&b)
 			zw.Write(src)
@@ -308,7 +304,15 @@ func TestWriterCompressorResult(t *testing.T) {
 				return dst[:len(dst):len(dst)], nil
 			}
 			return bytes.Clone(b.Bytes())[:b.Len():b.Len()], nil
-		})
+		}
+		codecs := ue.NewCodecs()
+		zlibCodec, _ := codecs.Lookup("Zlib")
+		zlibCodec.NewCompressor = func(int) ue.Compressor { return compress }
+		codecs.Register(zlibCodec)
+		w, err := iostore.NewWriter(out, &iostore.WriterOptions{Method: "Zlib", Key: tcKey(), Verify: iostore.VerifyAll, Codecs: codecs})
+		if err != nil {
+			t.Fatal(err)
+		}
 		id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionReplaceIoChunkHashWithIoHash)
 		if err := w.AddChunk(id, "Game/Content/Pad.ubulk", bytes.NewReader(data)); err != nil {
 			t.Fatal(err)

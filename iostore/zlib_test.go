@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/unrmod/unrmod/internal/inflate/inflatetest"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 )
@@ -14,7 +15,7 @@ import (
 // These tests read containers whose Zlib blocks are stored as given with
 // Chunk.Blocks: streams of both encoders at every kind of deflate block
 // (stored, fixed and dynamic Huffman), and broken ones, through ReadBlock
-// and Extract. inflate_test.go tests the decoder itself.
+// and Extract. internal/inflate tests the decoder itself.
 
 const zBlockSize = 4096
 
@@ -50,15 +51,15 @@ func zContainer(t testing.TB, data []byte, blocks [][]byte) *iostore.Container {
 func TestZlibStreams(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := range 60 {
-		data := iostore.InflateTestData(r, r.IntN(3), 1+r.IntN(6*zBlockSize))
+		data := inflatetest.Data(r, r.IntN(3), 1+r.IntN(6*zBlockSize))
 		if round%10 == 0 {
 			data = data[:1+r.IntN(40)]
 		}
-		for enc := range iostore.InflateTestEncoders {
+		for _, enc := range inflatetest.Encoders {
 			var blocks [][]byte
 			fits := true
 			for at := 0; at < len(data); at += zBlockSize {
-				stream := iostore.InflateTestEncode(t, enc, data[at:min(len(data), at+zBlockSize)])
+				stream := inflatetest.Encode(t, enc, data[at:min(len(data), at+zBlockSize)])
 				// A block that does not shrink is stored raw instead.
 				fits = fits && len(stream) <= zBlockSize
 				blocks = append(blocks, stream)
@@ -71,9 +72,9 @@ func TestZlibStreams(t *testing.T) {
 				want := data[k*zBlockSize : min(len(data), (k+1)*zBlockSize)]
 				got, err := c.ReadBlock(k)
 				if err != nil || !bytes.Equal(got, want) {
-					t.Fatalf("round %d, encoder %d, block %d: %v", round, enc, k, err)
+					t.Fatalf("round %d, encoder %s, block %d: %v", round, enc.Name, k, err)
 				}
-				if ref, err := iostore.InflateTestReference(stream, len(want)); err != nil || !bytes.Equal(ref, want) {
+				if ref, err := inflatetest.Reference(stream, len(want)); err != nil || !bytes.Equal(ref, want) {
 					t.Fatalf("klauspost disagrees: %v", err)
 				}
 			}
@@ -96,16 +97,16 @@ func TestZlibStreams(t *testing.T) {
 func TestZlibBrokenStreams(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := range 1000 {
-		data := iostore.InflateTestData(r, r.IntN(3), 1+r.IntN(zBlockSize-64))
-		stream := iostore.InflateTestEncode(t, r.IntN(iostore.InflateTestEncoders), data)
-		stream, n := iostore.InflateTestDamage(r, stream, len(data), 1)
+		data := inflatetest.Data(r, r.IntN(3), 1+r.IntN(zBlockSize-64))
+		stream := inflatetest.Encode(t, inflatetest.Encoders[r.IntN(len(inflatetest.Encoders))], data)
+		stream, n := inflatetest.Damage(r, stream, len(data), 1)
 		if len(stream) == 0 || len(stream) > zBlockSize {
 			// An empty stored block, or one longer than the block size, is
 			// refused before decoding (see the block-entry tests); the
 			// Writer does not store one.
 			continue
 		}
-		want, werr := iostore.InflateTestReference(stream, n)
+		want, werr := inflatetest.Reference(stream, n)
 		c := zContainer(t, make([]byte, n), [][]byte{stream})
 		got, err := c.ReadBlock(0)
 		if (err == nil) != (werr == nil) {

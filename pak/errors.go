@@ -31,9 +31,9 @@ var (
 	// ErrHashMismatch means a file's stored bytes do not match the SHA-1
 	// its entry records.
 	ErrHashMismatch = ue.NewSentinel("file hash mismatch", ue.ErrHashMismatch)
-	// ErrUnsupportedMethod means a file is compressed with a method unrmod
-	// cannot decode (it decodes Zlib, Gzip and LZ4). The error is a
-	// *MethodError.
+	// ErrUnsupportedMethod means a file is compressed with a method the
+	// Codecs used have no decoder for (the built-in ones decode Zlib, Gzip
+	// and LZ4). The error is a *MethodError.
 	ErrUnsupportedMethod = ue.ErrUnsupportedMethod
 )
 
@@ -50,7 +50,7 @@ func (e *MethodError) Error() string {
 	if strings.EqualFold(e.Method, "Oodle") {
 		return fmt.Sprintf("%s: %s is compressed with Oodle, which needs the game's own Oodle library (oo2core_9_win64.dll or liboo2corelinux64.so.9, shipped with the game); unrmod does not load it yet, so listing and checks work but not extraction", e.File, e.Path)
 	}
-	return fmt.Sprintf("%s: %s is compressed with %s, which unrmod cannot decompress (known: Zlib, Gzip, LZ4)", e.File, e.Path, e.Method)
+	return fmt.Sprintf("%s: %s is compressed with %s, which unrmod cannot decompress (known: Zlib, Gzip, LZ4; add others to Options.Codecs)", e.File, e.Path, e.Method)
 }
 
 // Is reports whether target is ErrUnsupportedMethod.

@@ -11,27 +11,15 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"strings"
-
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zlib"
-	"github.com/pierrec/lz4/v4"
 
 	"github.com/unrmod/unrmod/ue"
 )
 
-// CanDecode reports whether unrmod decompresses files of the named
-// method: None, Zlib, Gzip and LZ4 (raw blocks, as the engine writes
-// them). Oodle needs the game's own Oodle library, which unrmod does not
-// load yet.
-func CanDecode(method string) bool {
-	for _, m := range []string{"None", "Zlib", "Gzip", "LZ4"} {
-		if strings.EqualFold(method, m) {
-			return true
-		}
-	}
-	return false
-}
+// CanDecode reports whether unrmod's built-in codecs decompress files of
+// the named method: None, Zlib, Gzip and LZ4 (raw blocks, as the engine
+// writes them). Oodle needs the game's own Oodle library, which unrmod
+// does not load yet; a codec added to Options.Codecs decodes more.
+func CanDecode(method string) bool { return (*ue.Codecs)(nil).CanDecode(method) }
 
 // Open returns a reader of the file's contents: decrypted, decompressed
 // block by block and, at the end, checked against the SHA-1 of the stored
@@ -46,8 +34,12 @@ func (f *File) Open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: %s is a delete record, it has no data: %w", p.Name, f.Path, fs.ErrNotExist)
 	}
 	method := p.Footer.MethodName(f.Method)
-	if f.Method != 0 && !CanDecode(method) {
-		return nil, &MethodError{File: p.Name, Path: f.Path, Method: method}
+	codec, _ := p.codecs.Lookup("None")
+	if f.Method != 0 {
+		codec, _ = p.codecs.Lookup(method)
+		if codec.NewReader == nil && codec.Decompress == nil {
+			return nil, &MethodError{File: p.Name, Path: f.Path, Method: method}
+		}
 	}
 	if f.Encrypted && p.key == nil {
 		return nil, errorf(p.Name, f.describe(), f.at, ErrKeyRequired, "%s is encrypted: %v (key GUID %s)", f.Path, ErrKeyRequired, p.Footer.EncryptionKeyGUID)
@@ -63,7 +55,7 @@ func (f *File) Open() (io.ReadCloser, error) {
 	}
 	fr := &fileReader{
 		f:      f,
-		method: strings.ToLower(method),
+		codec:  codec,
 		raw:    bufio.NewReaderSize(io.NewSectionReader(p.r, start, stored), 32<<10),
 		region: stored,
 		left:   f.UncompressedSize,
@@ -186,7 +178,7 @@ func (f *File) plan(start int64) ([]Block, int64, error) {
 // order (hashing them), decrypts and decompresses one block at a time.
 type fileReader struct {
 	f         *File
-	method    string        // lower-case: "none", "zlib", "gzip" or "lz4"
+	codec     ue.Codec      // the file's method; None when stored
 	raw       *bufio.Reader // the stored bytes, read in order
 	pos       int64         // position in the stored bytes
 	region    int64         // their length (padded to 16 when encrypted)
@@ -194,16 +186,15 @@ type fileReader struct {
 	want      [20]byte
 	cipher    *ue.ECB
 	ctr       bool    // the cipher runs in AES-CTR from the entry's IV (version 15)
-	lz4in     []byte  // an LZ4 block as stored
-	lz4out    []byte  // and decoded
+	in, out   []byte  // a block decoded in memory (codecs without NewReader)
 	blocks    []Block // relative to the stored bytes
 	blockSize int64
 	left      int64 // uncompressed bytes still to hand out
 
-	next    int       // next block
-	cur     io.Reader // the current block's output
-	curLeft int64     // bytes cur still has to give
-	zr      io.ReadCloser
+	next    int           // next block
+	cur     io.Reader     // the current block's output
+	curLeft int64         // bytes cur still has to give
+	zr      io.ReadCloser // the last stream decoder, reused when it can Reset
 	err     error
 }
 
@@ -231,7 +222,7 @@ func (r *fileReader) Read(p []byte) (int, error) {
 			break
 		}
 		if r.cur != nil {
-			if r.method != "none" && r.method != "lz4" {
+			if r.codec.NewReader != nil && !ue.IsNone(r.codec.Name) {
 				// Read the stream to its end: zlib and gzip check their
 				// checksums there.
 				var one [1]byte
@@ -287,53 +278,48 @@ func (r *fileReader) openBlock() error {
 		src = io.LimitReader(src, n)
 	}
 	r.curLeft = r.blockLen(i)
-	var err error
-	switch r.method {
-	case "none":
+	if ue.IsNone(r.codec.Name) {
 		r.cur = src
 		return nil
-	case "lz4":
-		// Raw LZ4 blocks (what the engine decodes) need the whole block;
-		// LZ4 expands at most 255 times.
-		if r.curLeft > 255*n+16 {
-			return r.corrupt("LZ4 block %d of %d bytes cannot decode to %d", i, n, r.curLeft)
-		}
-		r.lz4in = slices.Grow(r.lz4in[:0], int(n))[:n]
-		if _, err := io.ReadFull(src, r.lz4in); err != nil {
-			return r.wrap(err, i)
-		}
-		r.lz4out = slices.Grow(r.lz4out[:0], int(r.curLeft))[:r.curLeft]
-		got, err := lz4.UncompressBlock(r.lz4in, r.lz4out)
-		if err != nil {
-			return r.wrap(fmt.Errorf("LZ4 block: %w", err), i)
-		}
-		if int64(got) != r.curLeft {
-			return r.corrupt("LZ4 block %d decodes to %d bytes, not %d", i, got, r.curLeft)
-		}
-		r.cur = bytes.NewReader(r.lz4out)
-		return nil
-	case "zlib":
-		if z, ok := r.zr.(zlib.Resetter); ok {
-			err = z.Reset(src, nil)
-		} else {
-			r.zr, err = zlib.NewReader(src)
-		}
-	case "gzip":
-		if z, ok := r.zr.(*gzip.Reader); ok {
-			err = z.Reset(src)
-		} else {
-			var z *gzip.Reader
-			z, err = gzip.NewReader(src)
-			r.zr = z
-		}
-		if err == nil {
-			r.zr.(*gzip.Reader).Multistream(false)
-		}
+	}
+	if r.codec.NewReader == nil {
+		return r.decodeBlock(i, src, n)
+	}
+	var err error
+	if z, ok := r.zr.(interface{ Reset(io.Reader) error }); ok {
+		err = z.Reset(src)
+	} else {
+		r.zr, err = r.codec.NewReader(src)
 	}
 	if err != nil {
 		return r.wrap(err, i)
 	}
 	r.cur = r.zr
+	return nil
+}
+
+// maxMemoryBlock bounds the uncompressed size of a block decoded in memory
+// (with a codec that cannot stream), so that a damaged size cannot make
+// unrmod allocate gigabytes; the engine's blocks are 64 KiB.
+const maxMemoryBlock = 64 << 20
+
+// decodeBlock decodes block i, whose n stored bytes src gives, in memory
+// with the codec's Decompress (raw LZ4 blocks, what the engine decodes,
+// need the whole block).
+func (r *fileReader) decodeBlock(i int, src io.Reader, n int64) error {
+	name, size := r.codec.Name, r.curLeft
+	if x := int64(r.codec.MaxExpansion); x > 0 && size > x*n+16 || size > maxMemoryBlock {
+		return r.corrupt("%s block %d of %d bytes cannot decode to %d", name, i, n, size)
+	}
+	r.in = slices.Grow(r.in[:0], int(n))[:n]
+	if _, err := io.ReadFull(src, r.in); err != nil {
+		return r.wrap(err, i)
+	}
+	r.out = slices.Grow(r.out[:0], int(size)+ue.DecompressSlack)[:size]
+	if err := r.codec.Decompress(r.out, r.in); err != nil {
+		return r.wrap(err, i)
+	}
+	r.cur = bytes.NewReader(r.out)
 	return nil
 }
 

@@ -21,6 +21,10 @@ type Options struct {
 	// compressed files; the bytes of a stored encrypted file come out
 	// scrambled, since its SHA-1 is of the encrypted bytes.
 	Key *ue.Key
+	// Codecs are the compression methods files are decoded with; nil
+	// means the built-in ones (None, Zlib, Gzip, LZ4). Add one unrmod
+	// lacks, such as an Oodle binding, with Codecs.Register.
+	Codecs *ue.Codecs
 }
 
 // Reader is a decoded pak: its footer, the index's scalars and its files.
@@ -46,6 +50,7 @@ type Reader struct {
 	r          io.ReaderAt
 	size       int64
 	key        *ue.Key
+	codecs     *ue.Codecs // nil: the built-in ones
 	numEntries int64
 	pathHashes []pathHashEntry  // the path-hash index, version 10+
 	flatHashes []flatHash       // the hash table of a flat directory index, version 13+
@@ -121,6 +126,7 @@ func (p *Reader) init(r io.ReaderAt, size int64, name string, opts *Options) err
 	p.Name, p.Footer, p.r, p.size = name, *f, r, size
 	if opts != nil {
 		p.key = opts.Key
+		p.codecs = opts.Codecs
 	}
 	if f.Frozen {
 		return errorf(name, "footer", size-int64(f.Size()), ErrUnsupportedVersion,

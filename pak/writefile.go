@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/zlib"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // seekOutput is an output a Writer can go back in, such as an *os.File:
@@ -159,8 +159,9 @@ func (w *Writer) stream(name string, e *Entry, r io.ReaderAt, out io.Writer) (in
 		return err
 	}
 	if e.Method != 0 {
-		if w.zw == nil {
-			w.zw = zlib.NewWriter(&w.zbuf)
+		if w.zlib == nil {
+			codec, _ := (*ue.Codecs)(nil).Lookup("Zlib")
+			w.zlib = codec.NewCompressor(ue.DefaultCompression)
 		}
 		pos := e.Offset + e.HeaderSize(w.opts.Version, len(w.slots))
 		for k := range e.Blocks {
@@ -169,11 +170,11 @@ func (w *Writer) stream(name string, e *Entry, r io.ReaderAt, out io.Writer) (in
 			if err := read(off, block); err != nil {
 				return 0, [20]byte{}, err
 			}
-			w.zbuf.Reset()
-			w.zw.Reset(&w.zbuf)
-			w.zw.Write(block) // a bytes.Buffer does not fail
-			w.zw.Close()
-			c := w.zbuf.Bytes()
+			c, err := w.zlib(w.zbuf[:0], block)
+			if err != nil {
+				return 0, [20]byte{}, fmt.Errorf("pak writer: %s: %w", name, err)
+			}
+			w.zbuf = c
 			e.Blocks[k] = Block{pos + stored, pos + stored + int64(len(c))}
 			if e.Encrypted {
 				c = appendPadding(c, c)

@@ -13,8 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/klauspost/compress/zlib"
-
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/ue"
 )
@@ -66,12 +64,12 @@ type WriterOptions struct {
 // WriteFile hold the file being written in memory.
 type Writer struct {
 	w       *countWriter
-	out     seekOutput // the output, when records can be written after their files' bytes
-	base    int64      // out's offset where the pak starts
-	high    int64      // the furthest the output was written, relative to base
-	buf     []byte     // a block read from a file
-	zbuf    bytes.Buffer
-	zw      *zlib.Writer
+	out     seekOutput    // the output, when records can be written after their files' bytes
+	base    int64         // out's offset where the pak starts
+	high    int64         // the furthest the output was written, relative to base
+	buf     []byte        // a block read from a file
+	zbuf    []byte        // a compressed block
+	zlib    ue.Compressor // the Zlib compressor of package ue, made on first use
 	opts    WriterOptions
 	slots   []string // the footer's method names
 	cipher  *ue.ECB

@@ -1,4 +1,4 @@
-package iostore
+package inflate
 
 import (
 	"bytes"
@@ -170,7 +170,7 @@ func refDecode(stream []byte) ([]byte, error) {
 // on every truncation; want says whether klauspost must decode it.
 func checkEdge(t *testing.T, stream []byte, n int, want bool) {
 	t.Helper()
-	f := new(inflater)
+	f := new(Inflater)
 	out, err := refDecode(stream)
 	if (err == nil) != want {
 		t.Fatalf("klauspost: %v (%d bytes), want success %v", err, len(out), want)
@@ -382,7 +382,7 @@ func TestInflateEdgeSubtables(t *testing.T) {
 	}
 	b.sym(&w, 256)
 	stream := w.zlibStream(data)
-	got, err := inflateOurs(new(inflater), stream, len(data), true, true)
+	got, err := inflateOurs(new(Inflater), stream, len(data), true, true)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("decoder: %v", err)
 	}
@@ -500,7 +500,7 @@ func randomLengths(r *rand.Rand, n, k int) []uint8 {
 // included), and damages some, comparing the decoder with klauspost.
 func TestInflateRandomCodes(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	f := new(inflater)
+	f := new(Inflater)
 	rounds := 5000
 	if testing.Short() {
 		rounds = 500
@@ -629,7 +629,7 @@ func TestInflateStaleTables(t *testing.T) {
 			0x60, 0xff, 0xb0, 0x53, 0xe5, 0x00, 0x08, 0x00, 0x04}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := new(inflater)
+			f := new(Inflater)
 			for _, wide := range []bool{true, false} {
 				for _, checksum := range []bool{true, false} {
 					if got, err := inflateOurs(f, tc.stream, tc.n, wide, checksum); err == nil {

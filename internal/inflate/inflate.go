@@ -1,4 +1,7 @@
-package iostore
+// Package inflate is unrmod's zlib block decoder: the decoder of the Zlib
+// method in package ue's codec registry, through which containers and
+// paks decode.
+package inflate
 
 import (
 	"encoding/binary"
@@ -7,7 +10,7 @@ import (
 	"sync"
 )
 
-// The zlib decoder. Every IoStore block is a complete zlib stream of at
+// The zlib decoder. Every compression block is a complete zlib stream of at
 // most one compression block (64 KiB in shipped games) whose decoded size
 // the block entry gives, so the whole input and output are in memory. The
 // decoder below uses that: it reads the input 64 bits at a time, decodes
@@ -44,14 +47,17 @@ const (
 	numDist      = 32
 	numCL        = 19
 
-	// inflateSlack is the spare capacity the output buffer needs for
+	// Slack is the spare capacity the output buffer needs for
 	// matches to be copied 8 bytes at a time.
-	inflateSlack = 8
+	Slack = 8
 )
 
+// Errors of Zlib that callers word as block errors: the stream decodes to
+// more bytes than the buffer holds (ErrLong) or ends before it is full
+// (ErrShort).
 var (
-	errInflateLong    = errors.New("more output than expected")
-	errInflateShort   = errors.New("stream ends early")
+	ErrLong           = errors.New("more output than expected")
+	ErrShort          = errors.New("stream ends early")
 	errInflateCorrupt = errors.New("invalid deflate data")
 )
 
@@ -251,23 +257,23 @@ func buildTable(table []uint32, lens []uint8, syms []uint32, root uint, partial 
 	return nil
 }
 
-// inflater decodes deflate streams held in memory into buffers of known
+// Inflater decodes deflate streams held in memory into buffers of known
 // size. Its tables are reused from block to block.
-type inflater struct {
+type Inflater struct {
 	lit  litTable
 	dist distTable
 	cl   [1 << clRootBits]uint32
 	lens [286 + 30]uint8
 }
 
-// zlib decodes the zlib stream src into exactly len(dst) bytes, checking
+// Zlib decodes the zlib stream src into exactly len(dst) bytes, checking
 // the Adler-32 of the result when checksum is set. Bytes after the
-// checksum are ignored. With inflateSlack bytes of capacity beyond
+// checksum are ignored. With Slack bytes of capacity beyond
 // len(dst), matches are copied a word at a time; those bytes are
 // overwritten.
-func (f *inflater) zlib(dst, src []byte, checksum bool) error {
+func (f *Inflater) Zlib(dst, src []byte, checksum bool) error {
 	if len(src) < 2 {
-		return errInflateShort
+		return ErrShort
 	}
 	cmf, flg := src[0], src[1]
 	if cmf&0x0F != 8 || cmf>>4 > 7 || (uint(cmf)<<8|uint(flg))%31 != 0 {
@@ -282,7 +288,7 @@ func (f *inflater) zlib(dst, src []byte, checksum bool) error {
 	}
 	rest := src[2+n:]
 	if len(rest) < 4 {
-		return errInflateShort
+		return ErrShort
 	}
 	if checksum && adler32.Checksum(dst) != binary.BigEndian.Uint32(rest) {
 		return errors.New("Adler-32 checksum mismatch")
@@ -318,7 +324,7 @@ func (r *bitReader) refill() error {
 		r.nb += 8
 	}
 	if over := r.pos - len(r.in); over > 0 && uint(over)*8 > r.nb {
-		return errInflateShort
+		return ErrShort
 	}
 	return nil
 }
@@ -340,17 +346,17 @@ func (r *bitReader) bits(n uint) (uint32, error) {
 // exactly, and returns the number of input bytes used. A stream whose
 // decoding ran past the end of in is reported as cut short, whatever the
 // zero bits read there decoded to.
-func (f *inflater) inflate(dst, in []byte) (int, error) {
+func (f *Inflater) inflate(dst, in []byte) (int, error) {
 	r := bitReader{in: in}
 	n, err := f.decode(&r, dst)
 	if err != nil && r.pos-int(r.nb>>3) > len(in) {
-		return 0, errInflateShort
+		return 0, ErrShort
 	}
 	return n, err
 }
 
 // decode does inflate's work; on an error, r says how far it read.
-func (f *inflater) decode(r *bitReader, dst []byte) (int, error) {
+func (f *Inflater) decode(r *bitReader, dst []byte) (int, error) {
 	in := r.in
 	o := 0
 	buf := dst[:cap(dst)]
@@ -379,10 +385,10 @@ func (f *inflater) decode(r *bitReader, dst []byte) (int, error) {
 			p := r.pos - int(r.nb>>3)
 			r.bb, r.nb = 0, 0
 			if p+n > len(in) {
-				return 0, errInflateShort
+				return 0, ErrShort
 			}
 			if n > len(dst)-o {
-				return 0, errInflateLong
+				return 0, ErrLong
 			}
 			copy(dst[o:], in[p:p+n])
 			o += n
@@ -430,7 +436,7 @@ func (f *inflater) decode(r *bitReader, dst []byte) (int, error) {
 			nb -= n
 			if e&kindMask == kindLiteral {
 				if o >= len(dst) {
-					ferr = errInflateLong
+					ferr = ErrLong
 					break symbols
 				}
 				dst[o] = byte(e >> 16)
@@ -445,7 +451,7 @@ func (f *inflater) decode(r *bitReader, dst []byte) (int, error) {
 				bb >>= n
 				nb -= n
 				if o >= len(dst) {
-					ferr = errInflateLong
+					ferr = ErrLong
 					break symbols
 				}
 				dst[o] = byte(e >> 16)
@@ -488,7 +494,7 @@ func (f *inflater) decode(r *bitReader, dst []byte) (int, error) {
 				break symbols
 			}
 			if length > len(dst)-o {
-				ferr = errInflateLong
+				ferr = ErrLong
 				break symbols
 			}
 			end := o + length
@@ -517,7 +523,7 @@ func (f *inflater) decode(r *bitReader, dst []byte) (int, error) {
 		if hdr&1 != 0 {
 			used := r.pos - int(r.nb>>3)
 			if used > len(in) {
-				return 0, errInflateShort
+				return 0, ErrShort
 			}
 			return used, filled(o, dst)
 		}
@@ -527,7 +533,7 @@ func (f *inflater) decode(r *bitReader, dst []byte) (int, error) {
 // filled checks that the stream filled dst when it ends after o bytes.
 func filled(o int, dst []byte) error {
 	if o != len(dst) {
-		return errInflateShort
+		return ErrShort
 	}
 	return nil
 }
@@ -537,7 +543,7 @@ var codeOrder = [numCL]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13,
 
 // readDynamic reads a dynamic block's code description and builds the
 // literal/length and distance tables.
-func (f *inflater) readDynamic(r *bitReader) error {
+func (f *Inflater) readDynamic(r *bitReader) error {
 	h, err := r.bits(14)
 	if err != nil {
 		return err

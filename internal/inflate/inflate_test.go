@@ -1,11 +1,8 @@
-package iostore
+package inflate
 
 import (
 	"bytes"
-	stdflate "compress/flate"
 	stdzlib "compress/zlib"
-	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -14,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/unrmod/unrmod/internal/fuzzbound"
+	"github.com/unrmod/unrmod/internal/inflate/inflatetest"
 )
 
 // The zlib decoder is checked against klauspost/compress, the reference
@@ -25,121 +23,6 @@ import (
 // inflateMaxBlock is the largest block a container holds: block sizes
 // are at most 64 KiB in shipped games.
 const inflateMaxBlock = 64 << 10
-
-// inflateData returns n bytes of one kind: random, runs, cooked-looking
-// text and binary, or a repeat at distance exactly 32 KiB (the largest
-// deflate distance).
-func inflateData(r *rand.Rand, kind, n int) []byte {
-	b := make([]byte, n)
-	switch kind {
-	case 0:
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-	case 1:
-		step := 1 + r.IntN(64)
-		for i := range b {
-			b[i] = byte(i / step)
-		}
-	case 2:
-		words := []string{"/Game/Maps/", "Texture2D", "None", "\x00\x00\x00\x01", "StaticMesh", "\xff", "ab"}
-		for i := 0; i < n; {
-			if r.IntN(6) == 0 {
-				b[i] = byte(r.Uint32())
-				i++
-				continue
-			}
-			i += copy(b[i:], words[r.IntN(len(words))])
-		}
-	default:
-		for i := range b {
-			if i < 32<<10 {
-				b[i] = byte(r.Uint32())
-			} else {
-				b[i] = b[i-32<<10]
-			}
-		}
-	}
-	return b
-}
-
-// inflateEncoder writes a zlib stream of data.
-type inflateEncoder struct {
-	name   string
-	encode func(w io.Writer, data []byte) error
-}
-
-// inflateEncoders are klauspost and the standard library at their levels,
-// plus a writer that flushes in the middle (an empty stored block) and
-// splits the data over several deflate blocks.
-var inflateEncoders = func() []inflateEncoder {
-	var encs []inflateEncoder
-	for _, level := range []int{zlib.HuffmanOnly, zlib.NoCompression, 1, 2, 5, 9} {
-		encs = append(encs, inflateEncoder{fmt.Sprintf("klauspost-%d", level), func(w io.Writer, data []byte) error {
-			zw, err := zlib.NewWriterLevel(w, level)
-			if err != nil {
-				return err
-			}
-			zw.Write(data)
-			return zw.Close()
-		}})
-	}
-	for _, level := range []int{stdflate.HuffmanOnly, 1, 6, 9} {
-		encs = append(encs, inflateEncoder{fmt.Sprintf("std-%d", level), func(w io.Writer, data []byte) error {
-			zw, err := stdzlib.NewWriterLevel(w, level)
-			if err != nil {
-				return err
-			}
-			zw.Write(data)
-			return zw.Close()
-		}})
-	}
-	encs = append(encs, inflateEncoder{"std-flushed", func(w io.Writer, data []byte) error {
-		zw, err := stdzlib.NewWriterLevel(w, 6)
-		if err != nil {
-			return err
-		}
-		for len(data) > 0 {
-			n := min(len(data), 1+len(data)/3)
-			zw.Write(data[:n])
-			data = data[n:]
-			if err := zw.Flush(); err != nil {
-				return err
-			}
-		}
-		return zw.Close()
-	}})
-	return encs
-}()
-
-func inflateEncode(t testing.TB, enc inflateEncoder, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := enc.encode(&buf, data); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// inflateReference decodes stream with klauspost/compress, requiring
-// exactly n bytes, as the decoder does.
-func inflateReference(stream []byte, n int) ([]byte, error) {
-	zr, err := zlib.NewReader(bytes.NewReader(stream))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, n)
-	if _, err := io.ReadFull(zr, out); err != nil {
-		return nil, err
-	}
-	var one [1]byte
-	if k, err := zr.Read(one[:]); k > 0 {
-		return nil, errors.New("more output than expected")
-	} else if err != nil && err != io.EOF {
-		return nil, err
-	}
-	return out, nil
-}
 
 // stdRefuses reports whether compress/zlib fails to decode stream into
 // exactly n bytes.
@@ -155,16 +38,16 @@ func stdRefuses(stream []byte, n int) bool {
 // inflateOurs decodes stream into n bytes, with the spare capacity
 // decompress gives when wide is set (matches copied a word at a time) and
 // without it otherwise.
-func inflateOurs(f *inflater, stream []byte, n int, wide, checksum bool) ([]byte, error) {
+func inflateOurs(f *Inflater, stream []byte, n int, wide, checksum bool) ([]byte, error) {
 	spare := 0
 	if wide {
-		spare = inflateSlack
+		spare = Slack
 	}
 	dst := make([]byte, n, n+spare)
 	for i := range dst[:cap(dst)] {
 		dst[:cap(dst)][i] = 0xA5 // what the decoder must overwrite
 	}
-	if err := f.zlib(dst, stream, checksum); err != nil {
+	if err := f.Zlib(dst, stream, checksum); err != nil {
 		return nil, err
 	}
 	return dst, nil
@@ -172,20 +55,20 @@ func inflateOurs(f *inflater, stream []byte, n int, wide, checksum bool) ([]byte
 
 func TestInflateMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	f := new(inflater)
+	f := new(Inflater)
 	sizes := []int{0, 1, 2, 7, 8, 9, 100, 258, 259, 4096, 32<<10 + 1, 40000, inflateMaxBlock}
 	for kind := range 4 {
 		for _, n := range sizes {
 			if kind == 3 && n <= 32<<10 {
 				continue
 			}
-			data := inflateData(r, kind, n)
-			for _, enc := range inflateEncoders {
-				stream := inflateEncode(t, enc, data)
+			data := inflatetest.Data(r, kind, n)
+			for _, enc := range inflatetest.Encoders {
+				stream := inflatetest.Encode(t, enc, data)
 				for _, wide := range []bool{true, false} {
 					got, err := inflateOurs(f, stream, n, wide, true)
 					if err != nil || !bytes.Equal(got, data) {
-						t.Fatalf("kind %d, %d bytes, %s, wide %v: %v", kind, n, enc.name, wide, err)
+						t.Fatalf("kind %d, %d bytes, %s, wide %v: %v", kind, n, enc.Name, wide, err)
 					}
 				}
 			}
@@ -200,16 +83,16 @@ func TestInflateMatchesReference(t *testing.T) {
 // but only where the Adler-32 is all that catches the damage.
 func TestInflateDamaged(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	f := new(inflater)
+	f := new(Inflater)
 	rounds := 5000
 	if testing.Short() {
 		rounds = 500
 	}
 	for round := range rounds {
 		n := 1 + r.IntN(8192)
-		data := inflateData(r, r.IntN(3), n)
-		stream := inflateEncode(t, inflateEncoders[r.IntN(len(inflateEncoders))], data)
-		stream, n = inflateDamage(r, stream, n, 0)
+		data := inflatetest.Data(r, r.IntN(3), n)
+		stream := inflatetest.Encode(t, inflatetest.Encoders[r.IntN(len(inflatetest.Encoders))], data)
+		stream, n = inflatetest.Damage(r, stream, n, 0)
 		inflateCompare(t, f, stream, n)
 		if t.Failed() {
 			t.Fatalf("round %d", round)
@@ -217,29 +100,10 @@ func TestInflateDamaged(t *testing.T) {
 	}
 }
 
-// inflateDamage damages a stream of n bytes one way: flips bits anywhere
-// or in the headers and code tables at the start, cuts it short, or
-// changes the expected size (to no less than minN).
-func inflateDamage(r *rand.Rand, stream []byte, n, minN int) ([]byte, int) {
-	switch r.IntN(4) {
-	case 0:
-		for range 1 + r.IntN(3) {
-			stream[r.IntN(len(stream))] ^= 1 << r.IntN(8)
-		}
-	case 1:
-		stream[r.IntN(min(len(stream), 60))] ^= 1 << r.IntN(8)
-	case 2:
-		stream = stream[:r.IntN(len(stream))]
-	case 3:
-		n = max(minN, n+r.IntN(5)-2)
-	}
-	return stream, n
-}
-
 // inflateCompare checks the decoder against the reference on one stream.
-func inflateCompare(t *testing.T, f *inflater, stream []byte, n int) {
+func inflateCompare(t *testing.T, f *Inflater, stream []byte, n int) {
 	t.Helper()
-	want, werr := inflateReference(stream, n)
+	want, werr := inflatetest.Reference(stream, n)
 	for _, wide := range []bool{true, false} {
 		got, err := inflateOurs(f, stream, n, wide, true)
 		if werr == nil && err != nil && stdRefuses(stream, n) {
@@ -268,8 +132,8 @@ func inflateCompare(t *testing.T, f *inflater, stream []byte, n int) {
 
 // TestInflateErrors covers hand-made streams a decoder must refuse.
 func TestInflateErrors(t *testing.T) {
-	f := new(inflater)
-	good := inflateEncode(t, inflateEncoders[3], []byte("a block of cooked data, a block of cooked data"))
+	f := new(Inflater)
+	good := inflatetest.Encode(t, inflatetest.Encoders[3], []byte("a block of cooked data, a block of cooked data"))
 	for _, tc := range []struct {
 		name   string
 		stream []byte
@@ -296,7 +160,7 @@ func TestInflateErrors(t *testing.T) {
 			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
 				t.Fatalf("got %v, want an error with %q", err, tc.want)
 			}
-			if _, rerr := inflateReference(tc.stream, tc.n); rerr == nil {
+			if _, rerr := inflatetest.Reference(tc.stream, tc.n); rerr == nil {
 				t.Fatalf("klauspost decodes it")
 			}
 		})
@@ -307,14 +171,14 @@ func TestInflateErrors(t *testing.T) {
 // decoder must agree with klauspost on whether it decodes, and on what.
 func FuzzInflate(f *testing.F) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for i, enc := range inflateEncoders {
-		data := inflateData(r, i%3, 1+r.IntN(3000))
-		f.Add(inflateEncode(f, enc, data), uint16(len(data)))
+	for i, enc := range inflatetest.Encoders {
+		data := inflatetest.Data(r, i%3, 1+r.IntN(3000))
+		f.Add(inflatetest.Encode(f, enc, data), uint16(len(data)))
 	}
 	f.Add([]byte{0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01}, uint16(0))
 	f.Fuzz(func(t *testing.T, stream []byte, n uint16) {
 		defer fuzzbound.Check(t, time.Now(), len(stream))
-		inflateCompare(t, new(inflater), stream, int(n))
+		inflateCompare(t, new(Inflater), stream, int(n))
 	})
 }
 
@@ -323,15 +187,15 @@ func FuzzInflate(f *testing.F) {
 // container: whole block in, exact size out.
 func BenchmarkInflate(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
-	data := inflateData(r, 2, inflateMaxBlock)
-	stream := inflateEncode(b, inflateEncoders[3], data) // klauspost level 2
+	data := inflatetest.Data(r, 2, inflateMaxBlock)
+	stream := inflatetest.Encode(b, inflatetest.Encoders[3], data) // klauspost level 2
 	b.Run("unrmod", func(b *testing.B) {
-		f := new(inflater)
-		dst := make([]byte, len(data), len(data)+inflateSlack)
+		f := new(Inflater)
+		dst := make([]byte, len(data), len(data)+Slack)
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := f.zlib(dst, stream, true); err != nil {
+			if err := f.Zlib(dst, stream, true); err != nil {
 				b.Fatal(err)
 			}
 		}
