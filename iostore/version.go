@@ -3,6 +3,8 @@ package iostore
 import (
 	"fmt"
 	"strings"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // TocVersion is EIoStoreTocVersion, the .utoc layout version (header byte
@@ -43,26 +45,28 @@ func (v TocVersion) String() string {
 
 // Engines returns the engine releases that write this TOC version, e.g.
 // "UE 4.27" or "UE 5.5-5.8".
+//
+// The releases come from the table of ue.Releases.
 func (v TocVersion) Engines() string {
-	switch v {
-	case VersionInitial:
-		return "UE 4.25"
-	case VersionDirectoryIndex:
-		return "UE 4.26"
-	case VersionPartitionSize:
-		return "UE 4.27"
-	case VersionPerfectHash:
+	var rs []ue.Release
+	var newest ue.Release
+	for _, row := range ue.Releases() {
+		if row.TocVersion != 0 {
+			newest = row.Release
+		}
+		if TocVersion(row.TocVersion) == v {
+			rs = append(rs, row.Release)
+		}
+	}
+	switch {
+	case len(rs) > 0:
+		return "UE " + ue.Span(rs, "-")
+	case v == VersionPerfectHash:
 		return "UE 5.0 pre-release"
-	case VersionPerfectHashWithOverflow:
-		return "UE 5.0-5.3"
-	case VersionOnDemandMetaData:
-		return "UE 5.4"
-	case VersionRemovedOnDemandMetaData:
+	case v == VersionRemovedOnDemandMetaData:
 		return "no released engine (development builds between 5.4 and 5.5)"
-	case VersionReplaceIoChunkHashWithIoHash:
-		return "UE 5.5-5.8"
-	case VersionAddedSourceHashes, VersionContainerEncryptionMethod:
-		return "engines newer than 5.8"
+	case v.Known():
+		return "engines newer than " + newest.String()
 	}
 	return "unknown"
 }

@@ -94,7 +94,7 @@ with kind, input, form and value (the hex string); exports add engine
 			for _, k := range hashKinds {
 				fs.Var(hashFlag{list: &inputs, kind: k.kind}, k.kind, k.usage)
 			}
-			engine := fs.String("engine", "", "with --export, print only the form release `VERSION` stores: 4.26, 4.27, 5, 5.0 … 5.8 (default: both forms)")
+			engine := fs.String("engine", "", "with --export, print only the form release `VERSION` stores: "+zen.EngineNames()+" (5 is 5.0; default: both forms)")
 			asJSON := fs.Bool("json", false, "print one JSON array instead of text")
 			return func(s streams, args []string) error {
 				if len(args) > 0 {

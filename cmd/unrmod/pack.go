@@ -39,7 +39,7 @@ UE 4.27 load order, UE5 shader map hashes) comes from the container header
 extract wrote into DIR, or from --base, the game container the packages come
 from (a .utoc, or a container header saved as a file).
 
---engine picks the TOC version (4.26: 2, 4.27: 3, 5.0-5.3: 5, 5.4: 6, 5.5+: 8),
+--engine picks the TOC version (` + pack.TocVersions() + `),
 the container-header version and the chunk hash (SHA-1 before UE5,
 BLAKE3-160 after); --base takes them from the game's container. A mod
 container needs the _P suffix to win over the game's files; for UE 4.27
@@ -73,7 +73,7 @@ checked before it replaces anything.`,
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write `OUT/NAME`.utoc, .ucas and .pak (required)")
-			engine := fs.String("engine", "", "the game's engine `VERSION`: 4.26, 4.27, 5.0 … 5.8 (or --base)")
+			engine := fs.String("engine", "", "the game's engine `VERSION`: "+zen.EngineNames()+" (or --base)")
 			base := fs.String("base", "", "the game's container `GAME.utoc` (or a container header file): its versions, block size and store entries")
 			comp := fs.String("compression", "zlib", "`METHOD` of the blocks: zlib, lz4 or none (Oodle needs the proprietary library)")
 			mount := fs.String("mount-point", "", "directory-index mount `POINT`, e.g. ../../../Maine/Content/ (default: the files' common directory)")
@@ -142,11 +142,11 @@ checked before it replaces anything.`,
 						return usagef("pack", "--engine: %v", err)
 					}
 				case opts.Base != nil && opts.Base.Version != zen.HeaderUE4:
-					opts.Engine = engineOfHeader(opts.Base.Version)
+					opts.Engine = opts.Base.Version.NewestEngine()
 				case opts.Base != nil:
 					opts.Engine = zen.Engine{Major: 4, Minor: 27}
 				default:
-					return usagef("pack", "give the game's engine with --engine (4.26, 4.27, 5.0 … 5.8) or its container with --base")
+					return usagef("pack", "give the game's engine with --engine (%s) or its container with --base", zen.EngineNames())
 				}
 				wo := &opts.Writer
 				if wo.BlockSize, err = parseSize32(*blockSize); err != nil {
@@ -325,17 +325,6 @@ func loadBase(file string, key *keyFlag) (*zen.ContainerHeader, *iostore.TOC, er
 		return nil, nil, err
 	}
 	return h, nil, nil
-}
-
-// engineOfHeader returns the newest release that writes header version v.
-func engineOfHeader(v zen.HeaderVersion) zen.Engine {
-	var e zen.Engine
-	for _, x := range zen.Engines() {
-		if x.HeaderVersion() == v {
-			e = x
-		}
-	}
-	return e
 }
 
 // isFlagSet reports whether the flag was given on the command line.

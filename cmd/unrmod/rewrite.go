@@ -8,6 +8,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -62,7 +63,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 			asJSON := fs.Bool("json", false, "print the report as one JSON document")
 			key := addKeyFlag(fs)
 			zf := &zenFlags{pkg: new(string), global: new(string),
-				engine: fs.String("engine", "", "read a zen package as engine `VERSION` writes it (4.26, 4.27, 5.0 … 5.8) when the bytes do not tell")}
+				engine: fs.String("engine", "", "read a zen package as engine `VERSION` writes it ("+zen.EngineNames()+") when the bytes do not tell")}
 			return func(s streams, args []string) error {
 				in, err := oneArg("rewrite", args, "IN")
 				if err != nil {

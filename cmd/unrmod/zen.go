@@ -33,7 +33,7 @@ type zenFlags struct {
 func addZenFlags(fs *flag.FlagSet, key *keyFlag) *zenFlags {
 	return &zenFlags{
 		pkg:    fs.String("package", "", "with a container (.utoc): the zen package `PACKAGE` to read, by package name (/Game/Data/Table_Items) or by the path 'unrmod ls' shows"),
-		engine: fs.String("engine", "", "read zen packages as engine `VERSION` writes them (4.26, 4.27, 5.0 … 5.8) when the bytes do not tell"),
+		engine: fs.String("engine", "", "read zen packages as engine `VERSION` writes them ("+zen.EngineNames()+") when the bytes do not tell"),
 		global: fs.String("global", "", "name script imports from the global container `PATH` (global.utoc, or a folder of its chunks extracted); default: a global.utoc beside the container or one folder up"),
 		key:    key,
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Kind is what a loose file becomes.
@@ -311,19 +312,35 @@ type Options struct {
 	NoPak bool
 }
 
-// TocVersionFor returns the TOC version the engine's packer writes.
+// TocVersionFor returns the TOC version the engine's packer writes (its
+// row in ue.Releases), 0 for a release the table does not know it of.
 func TocVersionFor(e zen.Engine) iostore.TocVersion {
-	switch {
-	case e.Major < 5 && e.Minor <= 26:
-		return iostore.VersionDirectoryIndex
-	case e.Major < 5:
-		return iostore.VersionPartitionSize
-	case e.Minor <= 3:
-		return iostore.VersionPerfectHashWithOverflow
-	case e.Minor == 4:
-		return iostore.VersionOnDemandMetaData
+	row, _ := ue.Release(e).Info()
+	return iostore.TocVersion(row.TocVersion)
+}
+
+// TocVersions lists the TOC version each release Pack knows writes, for
+// help texts: "4.26: 2, 4.27: 3, 5.0-5.3: 5, 5.4: 6, 5.5+: 8".
+func TocVersions() string {
+	var parts []string
+	es := zen.Engines()
+	for i := 0; i < len(es); {
+		v := TocVersionFor(es[i])
+		j := i
+		for j+1 < len(es) && TocVersionFor(es[j+1]) == v {
+			j++
+		}
+		span := es[i].String()
+		switch {
+		case j > i && j == len(es)-1:
+			span += "+" // the newest releases: new ones will follow
+		case j > i:
+			span += "-" + es[j].String()
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d", span, v))
+		i = j + 1
 	}
-	return iostore.VersionReplaceIoChunkHashWithIoHash
+	return strings.Join(parts, ", ")
 }
 
 // Result says what Pack wrote.
@@ -383,7 +400,7 @@ func (w Warning) String() string {
 // belong in the companion .pak.
 func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 	if !opts.Engine.Known() {
-		return nil, fmt.Errorf("pack: engine %v is not one unrmod knows (4.26, 4.27, 5.0 … 5.8)", opts.Engine)
+		return nil, fmt.Errorf("pack: engine %v is not one unrmod knows (%s)", opts.Engine, zen.EngineNames())
 	}
 	hv := opts.Engine.HeaderVersion()
 	lo, hi := hv.PackageLayouts()

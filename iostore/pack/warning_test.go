@@ -92,3 +92,27 @@ func TestPackLoadOrderWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestTocVersionFor pins the TOC version each release's packer writes, as
+// the table of ue.Releases gives it.
+func TestTocVersionFor(t *testing.T) {
+	for _, tc := range []struct {
+		e    zen.Engine
+		want iostore.TocVersion
+	}{
+		{zen.Engine426, iostore.VersionDirectoryIndex},
+		{zen.Engine427, iostore.VersionPartitionSize},
+		{zen.Engine50, iostore.VersionPerfectHashWithOverflow},
+		{zen.Engine{Major: 5, Minor: 3}, iostore.VersionPerfectHashWithOverflow},
+		{zen.Engine{Major: 5, Minor: 4}, iostore.VersionOnDemandMetaData},
+		{zen.Engine{Major: 5, Minor: 5}, iostore.VersionReplaceIoChunkHashWithIoHash},
+		{zen.Engine58, iostore.VersionReplaceIoChunkHashWithIoHash},
+	} {
+		if got := pack.TocVersionFor(tc.e); got != tc.want {
+			t.Errorf("TocVersionFor(%v) = %v, want %v", tc.e, got, tc.want)
+		}
+	}
+	if got, want := pack.TocVersions(), "4.26: 2, 4.27: 3, 5.0-5.3: 5, 5.4: 6, 5.5+: 8"; got != want {
+		t.Errorf("TocVersions() = %q, want %q", got, want)
+	}
+}

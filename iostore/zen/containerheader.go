@@ -66,10 +66,6 @@ var containerHeaderVersionNames = [...]string{
 	"NoExportInfo", "SoftPackageReferences", "SoftPackageReferencesOffset",
 }
 
-var containerHeaderVersionEngines = [...]string{
-	"4.25–4.27", "5.0 pre-release", "5.0", "5.1–5.2", "5.3–5.4", "5.5", "5.6–5.8",
-}
-
 // Known reports whether v is a version this package can decode and encode.
 func (v HeaderVersion) Known() bool {
 	return v >= HeaderUE4 && v <= HeaderLatest
@@ -84,13 +80,34 @@ func (v HeaderVersion) String() string {
 	return containerHeaderVersionNames[v+1]
 }
 
-// Engine returns the engine releases known to write v, e.g. "5.6–5.8", or ""
-// for an unknown version.
+// Engine returns the engine releases known to write v (the rows of
+// ue.Releases), e.g. "5.6–5.8", or "" for an unknown version.
 func (v HeaderVersion) Engine() string {
 	if !v.Known() {
 		return ""
 	}
-	return containerHeaderVersionEngines[v+1]
+	if v == HeaderInitial {
+		return "5.0 pre-release"
+	}
+	var rs []ue.Release
+	for _, row := range ue.Releases() {
+		if row.ContainerHeaderVersion == int8(v) {
+			rs = append(rs, row.Release)
+		}
+	}
+	return ue.Span(rs, "–")
+}
+
+// NewestEngine returns the newest release unrmod knows the zen formats of
+// that writes v, or the zero Engine when there is none.
+func (v HeaderVersion) NewestEngine() Engine {
+	var e Engine
+	for _, x := range Engines() {
+		if x.HeaderVersion() == v {
+			e = x
+		}
+	}
+	return e
 }
 
 // Layout differences: one predicate each, named after what changed.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Layout is the layout of a zen package: which summary it starts with and
@@ -35,9 +37,8 @@ const (
 	layoutLast = LayoutUE56
 )
 
-var layoutEngines = [...]string{"unknown", "4.26–4.27", "5.0–5.1", "5.2", "5.3", "5.4–5.5", "5.6+"}
-
-// String names the engine releases that write the layout, e.g. "UE 5.4–5.5".
+// String names the engine releases that write the layout (the rows of
+// ue.Releases), e.g. "UE 5.4–5.5", "UE 5.6+" for the newest layout.
 func (l Layout) String() string {
 	if l > layoutLast {
 		return fmt.Sprintf("Layout(%d)", uint8(l))
@@ -45,7 +46,16 @@ func (l Layout) String() string {
 	if l == LayoutUnknown {
 		return "unknown layout"
 	}
-	return "UE " + layoutEngines[l]
+	var rs []ue.Release
+	for _, row := range ue.Releases() {
+		if Layout(row.ZenLayout) == l {
+			rs = append(rs, row.Release)
+		}
+	}
+	if len(rs) > 0 && l == layoutLast {
+		return "UE " + rs[0].String() + "+"
+	}
+	return "UE " + ue.Span(rs, "–")
 }
 
 // Layout differences: one predicate each, named after what changed.
@@ -73,9 +83,10 @@ func (l Layout) summarySize() int {
 	return 44
 }
 
-// Engine is an Unreal Engine release, e.g. 4.27 or 5.4: what a user names
-// with --engine, and what selects a package layout and a container-header
-// version when the data cannot tell.
+// Engine is an Unreal Engine release, e.g. 4.27 or 5.4: what a user names,
+// and what selects a package layout and a container-header version when
+// the data cannot tell. It is a ue.Release (and converts to one); what
+// each release writes is its row in ue.Releases.
 type Engine struct{ Major, Minor int }
 
 // The engine releases unrmod knows the zen formats of.
@@ -86,14 +97,42 @@ var (
 	Engine58  = Engine{5, 8}
 )
 
-// Engines lists the releases ParseEngine accepts, oldest first.
+// Engines lists the releases ParseEngine accepts, oldest first: those of
+// ue.Releases whose zen layout is known.
 func Engines() []Engine {
-	out := []Engine{Engine426, Engine427}
-	for m := 0; m <= Engine58.Minor; m++ {
-		out = append(out, Engine{5, m})
+	var out []Engine
+	for _, row := range ue.Releases() {
+		if row.ZenLayout != 0 {
+			out = append(out, Engine(row.Release))
+		}
 	}
 	return out
 }
+
+// EngineNames lists Engines for messages and help: "4.26, 4.27, 5.0 …
+// 5.8" (a run of more than two releases of one major version is shortened).
+func EngineNames() string {
+	var parts []string
+	es := Engines()
+	for i := 0; i < len(es); {
+		j := i
+		for j+1 < len(es) && es[j+1].Major == es[i].Major {
+			j++
+		}
+		if j-i >= 2 {
+			parts = append(parts, es[i].String()+" … "+es[j].String())
+		} else {
+			for k := i; k <= j; k++ {
+				parts = append(parts, es[k].String())
+			}
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// info returns e's row in the table of releases.
+func (e Engine) info() (ue.ReleaseInfo, bool) { return ue.Release(e).Info() }
 
 // ParseEngine parses "4.26", "4.27", "5" (5.0) or "5.0" … "5.8".
 func ParseEngine(s string) (Engine, error) {
@@ -115,9 +154,10 @@ func ParseEngine(s string) (Engine, error) {
 	return Engine{}, fmt.Errorf("engine %q: unrmod knows %s", s, strings.Join(names, ", "))
 }
 
-// Known reports whether e is a release unrmod knows the formats of.
+// Known reports whether e is a release unrmod knows the zen formats of.
 func (e Engine) Known() bool {
-	return e == Engine426 || e == Engine427 || e.Major == 5 && e.Minor >= 0 && e.Minor <= Engine58.Minor
+	row, ok := e.info()
+	return ok && row.ZenLayout != 0
 }
 
 // String returns "4.27", "5.4".
@@ -128,49 +168,26 @@ func (e Engine) Less(o Engine) bool {
 	return e.Major < o.Major || e.Major == o.Major && e.Minor < o.Minor
 }
 
-// Layout returns the zen package layout the release writes.
+// Layout returns the zen package layout the release writes
+// (LayoutUnknown for a release not in ue.Releases).
 func (e Engine) Layout() Layout {
-	switch {
-	case e.Major < 5:
-		return LayoutUE4
-	case e.Minor <= 1:
-		return LayoutUE50
-	case e.Minor == 2:
-		return LayoutUE52
-	case e.Minor == 3:
-		return LayoutUE53
-	case e.Minor <= 5:
-		return LayoutUE54
-	}
-	return LayoutUE56
+	row, _ := e.info()
+	return Layout(row.ZenLayout)
 }
 
 // HeaderVersion returns the container-header version the release writes
 // (the UE5 runtime accepts only its own).
 func (e Engine) HeaderVersion() HeaderVersion {
-	switch {
-	case e.Major < 5:
-		return HeaderUE4
-	case e.Minor == 0:
-		return HeaderLocalizedPackages
-	case e.Minor <= 2:
-		return HeaderOptionalSegmentPackages
-	case e.Minor <= 4:
-		return HeaderNoExportInfo
-	case e.Minor == 5:
-		return HeaderSoftPackageReferences
-	}
-	return HeaderSoftPackageReferencesOffset
+	row, _ := e.info()
+	return HeaderVersion(row.ContainerHeaderVersion)
 }
 
 // ObjectVersionUE5 returns the package file version (EUnrealEngineObjectUE5Version)
 // the release saves with: 0 for UE4, 1004 for 5.0 … 1018 for 5.7 and later.
 // It decides the layout of tagged properties.
 func (e Engine) ObjectVersionUE5() int32 {
-	if e.Major < 5 {
-		return 0
-	}
-	return [...]int32{1004, 1008, 1009, 1010, 1012, 1013, 1017, 1018, 1018}[min(e.Minor, 8)]
+	row, _ := e.info()
+	return row.FileVersionUE5
 }
 
 // MarshalText returns the String form.
