@@ -54,7 +54,7 @@ func (v TocVersion) Engines() string {
 		if row.TocVersion != 0 {
 			newest = row.Release
 		}
-		if TocVersion(row.TocVersion) == v {
+		if row.TocVersion != 0 && TocVersion(row.TocVersion) == v {
 			rs = append(rs, row.Release)
 		}
 	}

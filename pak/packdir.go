@@ -9,12 +9,14 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // VersionForEngine returns the pak version to write for a game of engine
-// release major.minor: the version that release's UnrealPak writes, or,
-// where unrmod cannot write that one, the newest older version the release
-// reads (engines read every older version).
+// release major.minor, its row in ue.Releases: the version that release's
+// UnrealPak writes, or, where unrmod cannot write that one, the newest
+// older version the release reads (engines read every older version).
 //
 //	4.20: 5   4.21, 4.22: 7 (4.22 writes a version 8 footer with four
 //	method names, which unrmod does not write)   4.23, 4.24: 8   4.25: 9
@@ -23,23 +25,51 @@ import (
 // Releases before 4.20 are refused: which of versions 1 to 4 each reads is
 // not checked; a caller may still write them with WriterOptions.Version.
 func VersionForEngine(major, minor int) (Version, error) {
-	switch {
-	case major == 4 && minor == 20:
-		return VersionRelativeChunkOffsets, nil
-	case major == 4 && (minor == 21 || minor == 22):
-		return VersionEncryptionKeyGUID, nil
-	case major == 4 && (minor == 23 || minor == 24):
-		return VersionFNameBasedCompression, nil
-	case major == 4 && minor == 25:
-		return VersionFrozenIndex, nil
-	case major == 4 && (minor == 26 || minor == 27), major == 5 && minor >= 0 && minor <= 6:
-		return VersionFnv64BugFix, nil
-	case major == 5 && (minor == 7 || minor == 8):
-		return VersionUTF8PakDirectory, nil
-	case major == 6 && minor == 0:
-		return VersionEncryptionMethod, nil
+	if row, ok := (ue.Release{Major: major, Minor: minor}).Info(); ok && row.PakVersion != 0 {
+		return Version(row.PakVersion), nil
 	}
-	return 0, fmt.Errorf("pak: engine %d.%d: unrmod knows the pak versions of 4.20 to 4.27, 5.0 to 5.8 and 6.0; give a version (1 to %d) instead", major, minor, LatestVersion)
+	return 0, fmt.Errorf("pak: engine %d.%d: unrmod knows the pak versions of %s; give a version (1 to %d) instead", major, minor, EngineNames(), LatestVersion)
+}
+
+// EngineVersions says which pak version each release VersionForEngine
+// knows gets, for help texts: "4.20 writes 5, 4.21 and 4.22 write 7, …,
+// 6.0 writes 15".
+func EngineVersions() string {
+	var parts []string
+	rows := ue.Releases()
+	for i := 0; i < len(rows); {
+		if rows[i].PakVersion == 0 {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(rows) && rows[j+1].PakVersion == rows[i].PakVersion {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, fmt.Sprintf("%v writes %d", rows[i].Release, rows[i].PakVersion))
+		case j == i+1:
+			parts = append(parts, fmt.Sprintf("%v and %v write %d", rows[i].Release, rows[j].Release, rows[i].PakVersion))
+		default:
+			parts = append(parts, fmt.Sprintf("%v to %v write %d", rows[i].Release, rows[j].Release, rows[i].PakVersion))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// EngineNames lists the releases VersionForEngine knows (the rows of
+// ue.Releases with a pak version), for messages and help: "4.20 … 4.27,
+// 5.0 … 5.8, 6.0".
+func EngineNames() string {
+	var rs []ue.Release
+	for _, row := range ue.Releases() {
+		if row.PakVersion != 0 {
+			rs = append(rs, row.Release)
+		}
+	}
+	return ue.List(rs)
 }
 
 // PackResult says what PackDir wrote.

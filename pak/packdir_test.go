@@ -92,3 +92,22 @@ func TestPackDirRoundTrip(t *testing.T) {
 		t.Error("VersionForEngine(4, 19): no error")
 	}
 }
+
+// TestEngineVersions pins the pak version each release gets, as the table
+// of ue.Releases gives it, and the texts made from it.
+func TestEngineVersions(t *testing.T) {
+	want := map[[2]int]pak.Version{{4, 20}: 5, {4, 21}: 7, {4, 22}: 7, {4, 23}: 8, {4, 24}: 8, {4, 25}: 9, {4, 26}: 11,
+		{4, 27}: 11, {5, 0}: 11, {5, 3}: 11, {5, 6}: 11, {5, 7}: 12, {5, 8}: 12, {6, 0}: 15}
+	for e, v := range want {
+		if got, err := pak.VersionForEngine(e[0], e[1]); err != nil || got != v {
+			t.Errorf("VersionForEngine(%d, %d) = %v, %v; want %v", e[0], e[1], got, err, v)
+		}
+	}
+	if got, want := pak.EngineVersions(), "4.20 writes 5, 4.21 and 4.22 write 7, 4.23 and 4.24 write 8, 4.25 writes 9, "+
+		"4.26 to 5.6 write 11, 5.7 and 5.8 write 12, 6.0 writes 15"; got != want {
+		t.Errorf("EngineVersions() = %q\nwant %q", got, want)
+	}
+	if got, want := pak.EngineNames(), "4.20 … 4.27, 5.0 … 5.8, 6.0"; got != want {
+		t.Errorf("EngineNames() = %q, want %q", got, want)
+	}
+}

@@ -39,6 +39,10 @@ type ReleaseInfo struct {
 	// TocVersion is the IoStore TOC version (EIoStoreTocVersion) the
 	// release's packer writes.
 	TocVersion uint8
+	// PakVersion is the pak version unrmod writes for the release: the
+	// one its UnrealPak writes, or, where unrmod cannot write that one,
+	// the newest older version the release reads.
+	PakVersion uint32
 	// ContainerHeaderVersion is the container-header version
 	// (EIoContainerHeaderVersion) it writes: -1 for the UE4 layout, which
 	// has no version field; UnknownContainerHeader when not known.
@@ -57,22 +61,27 @@ type ReleaseInfo struct {
 // releases is the table, oldest first: a new engine release is one row.
 // Sources: docs/ue.md (TOC versions from the engine's EIoStoreTocVersion
 // per release and retoc's version.rs; container-header versions from the
-// engine's EIoContainerHeaderVersion; file versions from the engine's
-// object version enums and the corpus).
+// engine's EIoContainerHeaderVersion; pak versions from docs/pak.md; file
+// versions from the engine's object version enums and the corpus).
 var releases = [...]ReleaseInfo{
-	{Release{4, 25}, 1, -1, 0, 518, 0},
-	{Release{4, 26}, 2, -1, 1, 519, 0},
-	{Release{4, 27}, 3, -1, 1, 522, 0},
-	{Release{5, 0}, 5, 1, 2, 522, 1004},
-	{Release{5, 1}, 5, 2, 2, 522, 1008},
-	{Release{5, 2}, 5, 2, 3, 522, 1009},
-	{Release{5, 3}, 5, 3, 4, 522, 1010},
-	{Release{5, 4}, 6, 3, 5, 522, 1012},
-	{Release{5, 5}, 8, 4, 5, 522, 1013},
-	{Release{5, 6}, 8, 5, 6, 522, 1017},
-	{Release{5, 7}, 8, 5, 6, 522, 1018},
-	{Release{5, 8}, 8, 5, 6, 522, 1018},
-	{Release{6, 0}, 0, UnknownContainerHeader, 0, 522, 1018},
+	{Release: Release{4, 20}, PakVersion: 5, ContainerHeaderVersion: UnknownContainerHeader, FileVersionUE4: 516},
+	{Release: Release{4, 21}, PakVersion: 7, ContainerHeaderVersion: UnknownContainerHeader, FileVersionUE4: 517},
+	{Release: Release{4, 22}, PakVersion: 7, ContainerHeaderVersion: UnknownContainerHeader, FileVersionUE4: 517},
+	{Release: Release{4, 23}, PakVersion: 8, ContainerHeaderVersion: UnknownContainerHeader, FileVersionUE4: 517},
+	{Release: Release{4, 24}, PakVersion: 8, ContainerHeaderVersion: UnknownContainerHeader, FileVersionUE4: 518},
+	{Release{4, 25}, 1, 9, -1, 0, 518, 0},
+	{Release{4, 26}, 2, 11, -1, 1, 519, 0},
+	{Release{4, 27}, 3, 11, -1, 1, 522, 0},
+	{Release{5, 0}, 5, 11, 1, 2, 522, 1004},
+	{Release{5, 1}, 5, 11, 2, 2, 522, 1008},
+	{Release{5, 2}, 5, 11, 2, 3, 522, 1009},
+	{Release{5, 3}, 5, 11, 3, 4, 522, 1010},
+	{Release{5, 4}, 6, 11, 3, 5, 522, 1012},
+	{Release{5, 5}, 8, 11, 4, 5, 522, 1013},
+	{Release{5, 6}, 8, 11, 5, 6, 522, 1017},
+	{Release{5, 7}, 8, 12, 5, 6, 522, 1018},
+	{Release{5, 8}, 8, 12, 5, 6, 522, 1018},
+	{Release{6, 0}, 0, 15, UnknownContainerHeader, 0, 522, 1018},
 }
 
 // Releases returns the table's rows, oldest first.
@@ -93,6 +102,27 @@ func ParseRelease(s string) (Release, error) {
 		return Release{}, fmt.Errorf("engine release %q: want MAJOR.MINOR such as 4.27 or 5.4", s)
 	}
 	return r, nil
+}
+
+// List names releases for messages and help: "4.26, 4.27, 5.0 … 5.8"
+// (a run of more than two releases of one major version is shortened).
+func List(rs []Release) string {
+	var parts []string
+	for i := 0; i < len(rs); {
+		j := i
+		for j+1 < len(rs) && rs[j+1].Major == rs[i].Major {
+			j++
+		}
+		if j-i >= 2 {
+			parts = append(parts, rs[i].String()+" … "+rs[j].String())
+		} else {
+			for k := i; k <= j; k++ {
+				parts = append(parts, rs[k].String())
+			}
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Span names a run of releases the way unrmod prints them: "5.2", or

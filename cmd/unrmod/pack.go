@@ -15,6 +15,7 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/pak"
 )
 
 // packCommand returns the "pack" command.
@@ -58,8 +59,7 @@ An -o ending in .pak packs DIR into that one pak instead, for games that
 load cooked assets (.uasset/.uexp/.ubulk) from paks: every file under DIR,
 sorted by path, mounted at ../../../ followed by the folder they share (as
 UnrealPak mounts them; --mount-point sets another), in the pak version
---engine reads: 4.20 writes 5, 4.21 and 4.22 write 7, 4.23 and 4.24 write
-8, 4.25 writes 9, 4.26 to 5.6 write 11, 5.7 and 5.8 write 12, 6.0 writes 15.
+--engine reads: ` + pak.EngineVersions() + `.
 --compression is zlib (the default, kept for files it makes smaller) or
 none; --aes-key encrypts the index and the files (AES-256-ECB), --key-guid
 names the key. A folder 'unrmod extract' wrote from a pak packs back into

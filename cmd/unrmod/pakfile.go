@@ -228,7 +228,7 @@ type pakPackDoc struct {
 // packPak is "unrmod pack DIR -o NAME.pak".
 func packPak(s streams, dir, out string, f pakPackFlags) error {
 	if f.engine == "" {
-		return usagef("pack", "give the game's engine with --engine (4.20 … 4.27, 5.0 … 5.8, 6.0)")
+		return usagef("pack", "give the game's engine with --engine (%s)", pak.EngineNames())
 	}
 	v, err := pak.ParseEngine(f.engine)
 	if err != nil {

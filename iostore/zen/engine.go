@@ -112,23 +112,11 @@ func Engines() []Engine {
 // EngineNames lists Engines for messages and help: "4.26, 4.27, 5.0 …
 // 5.8" (a run of more than two releases of one major version is shortened).
 func EngineNames() string {
-	var parts []string
-	es := Engines()
-	for i := 0; i < len(es); {
-		j := i
-		for j+1 < len(es) && es[j+1].Major == es[i].Major {
-			j++
-		}
-		if j-i >= 2 {
-			parts = append(parts, es[i].String()+" … "+es[j].String())
-		} else {
-			for k := i; k <= j; k++ {
-				parts = append(parts, es[k].String())
-			}
-		}
-		i = j + 1
+	var rs []ue.Release
+	for _, e := range Engines() {
+		rs = append(rs, ue.Release(e))
 	}
-	return strings.Join(parts, ", ")
+	return ue.List(rs)
 }
 
 // info returns e's row in the table of releases.
