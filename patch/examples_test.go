@@ -11,8 +11,9 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -773,11 +774,11 @@ func checkZenDataTableExample(t *testing.T, _ *patch.File, res *patch.Result) {
 		p, _ := readZen(t, path)
 		out := map[string]string{}
 		for i := range p.Exports {
-			ctx, err := props.ContextFor(p, i)
+			ctx, err := zenprops.ContextFor(p, i)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if props.IsDataTable(p, nil, i) {
+			if zenprops.IsDataTable(p, nil, i) {
 				tb, err := props.DecodeDataTable(p.Exports[i].Data, ctx)
 				if err != nil {
 					t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // The operations on a zen package (zen.Package), one apply method per
@@ -275,7 +276,7 @@ type tagUses struct {
 func zenTagUses(p *zen.Package, idx int32) tagUses {
 	var u tagUses
 	for i := range p.Exports {
-		e, err := props.DecodeExport(p, nil, i)
+		e, err := zenprops.DecodeExport(p, nil, i)
 		if errors.Is(err, props.ErrUnversioned) {
 			return u // no tags in the package
 		}
@@ -458,7 +459,7 @@ func (op *ReplaceExport) applyZen(c *zenContext) ([]Change, error) {
 // must be one too, with every name and object reference in the package's
 // maps. Other data cannot be checked, which the warning says.
 func checkZenData(p *zen.Package, i int, data []byte) (warning string, err error) {
-	ctx, err := props.ContextFor(p, i)
+	ctx, err := zenprops.ContextFor(p, i)
 	if err != nil {
 		return "unrmod cannot check this export's data (the package has no property tags): the engine must be able to read it as the object's class serializes it", nil
 	}
@@ -515,7 +516,7 @@ func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := props.ContextFor(p, i)
+	ctx, err := zenprops.ContextFor(p, i)
 	if err != nil {
 		return nil, errorf(op.Pos, "%s: %v", p.ExportPath(i), err)
 	}

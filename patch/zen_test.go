@@ -14,8 +14,9 @@ import (
 
 	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/props"
 )
 
 // These tests patch every zen package of the corpus: the Grounded 4.27
@@ -261,7 +262,7 @@ func tagTypeNames(p *zen.Package) []int {
 		}
 	}
 	for i := range p.Exports {
-		e, err := props.DecodeExport(p, nil, i)
+		e, err := zenprops.DecodeExport(p, nil, i)
 		if err != nil {
 			continue
 		}
@@ -344,7 +345,7 @@ func replaceBlobs(t *testing.T, p *zen.Package, i int, tail bool) (larger, small
 	data := p.Exports[i].Data
 	larger = append(bytes.Clone(data), 0x55, 0x4E, 0x52, 0x4D)
 	smaller = bytes.Clone(data[:len(data)-4])
-	ctx, err := props.ContextFor(p, i)
+	ctx, err := zenprops.ContextFor(p, i)
 	if err != nil {
 		return larger, smaller, dataRaw, ""
 	}
@@ -539,7 +540,7 @@ func TestZenSetPropertyEveryTaggedPackage(t *testing.T) {
 		export, name, old, value := -1, "", "", ""
 	exports:
 		for i := range p.Exports {
-			ctx, err := props.ContextFor(p, i)
+			ctx, err := zenprops.ContextFor(p, i)
 			if err != nil {
 				t.Fatalf("%s: %v", f.name, err)
 			}
@@ -682,7 +683,7 @@ func TestZenSetPropertyDataTableRows(t *testing.T) {
 		t.Errorf("changed properties:\n%s\nwant:\n%s", strings.Join(propertyLines(z.diff), "\n"), strings.Join(want, "\n"))
 	}
 	// Read back, value by value.
-	ctx, err := props.ContextFor(z.new, 0)
+	ctx, err := zenprops.ContextFor(z.new, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

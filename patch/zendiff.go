@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // DiffZen compares zen package a (old) with package b (new), as Diff does
@@ -124,8 +125,8 @@ func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *
 // diffZenProperties compares the properties (and DataTable rows) of two
 // exports whose data differs, and says how the rest of the data differs.
 func diffZenProperties(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int, d *ExportDiff) {
-	oa, errA := props.DecodeExport(a, ra, i)
-	ob, errB := props.DecodeExport(b, rb, j)
+	oa, errA := zenprops.DecodeExport(a, ra, i)
+	ob, errB := zenprops.DecodeExport(b, rb, j)
 	if errA != nil || errB != nil {
 		err := errA
 		if err == nil {
@@ -134,7 +135,7 @@ func diffZenProperties(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, 
 		d.Data, d.Detail = DataDiffers, "the properties cannot be read: "+err.Error()
 		return
 	}
-	objA, objB := props.NewResolver(a, ra).Name, props.NewResolver(b, rb).Name
+	objA, objB := zenprops.NewResolver(a, ra).Name, zenprops.NewResolver(b, rb).Name
 	d.Properties = diffPropLists("", oa.Properties, objA, ob.Properties, objB)
 	rowsA, rowsB := tableRows(oa), tableRows(ob)
 	inB := map[string]*props.Row{}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
 )
 

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
 )
 
@@ -201,7 +202,7 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 	if r == nil {
 		r = &zen.Resolver{}
 	}
-	object := props.NewResolver(p, r).Name
+	object := zenprops.NewResolver(p, r).Name
 	fopts := &props.FormatOptions{Object: object, MaxElements: -1}
 	list, err := exportList(objects, len(p.Exports), func(o string) (int, error) {
 		i, err := p.FindExport(o, r)
@@ -217,7 +218,7 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 	rowFound := false
 	for _, i := range list {
 		e := propsExport{Index: i, Path: p.ExportPath(i), Class: r.ClassName(p, i)}
-		x, err := props.DecodeExport(p, r, i)
+		x, err := zenprops.DecodeExport(p, r, i)
 		switch {
 		case err != nil && all:
 			d.Skipped++

@@ -14,7 +14,7 @@ import (
 // 5.3 write the type as one name with its parameters after the size; UE 5.4
 // and later (package version 1012) write the type as a tree of names and
 // start every object's list with a serialization-control byte. It is written
-// from the format notes, independently of the reader in iostore/zen/props,
+// from the format notes, independently of the reader in props,
 // so that tests of one check the other.
 
 // Prop is one tagged property.

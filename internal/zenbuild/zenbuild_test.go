@@ -6,7 +6,8 @@ import (
 
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // TestBuildEveryLayout builds a package with a class, its default object
@@ -55,7 +56,7 @@ func TestBuildEveryLayout(t *testing.T) {
 }
 
 // TestPropsReadBack writes tagged properties in the UE 4.26/4.27 and the
-// UE 5.4+ tag layouts and reads them back with iostore/zen/props, which was
+// UE 5.4+ tag layouts and reads them back with props, which was
 // written separately from the same format notes: each side checks the
 // other.
 func TestPropsReadBack(t *testing.T) {
@@ -85,7 +86,7 @@ func TestPropsReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, err := props.ContextFor(p, 0)
+		ctx, err := zenprops.ContextFor(p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

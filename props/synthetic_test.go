@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/props"
 )
 
 // The corpus has tagged packages of UE 4.27 and UE 5.8 only. These tests

@@ -8,7 +8,8 @@ import (
 
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // fuzzContexts returns the context of every tagged corpus export of at most
@@ -26,7 +27,7 @@ func fuzzContexts(tb testing.TB) ([]*props.Context, [][]byte) {
 			if len(p.Exports[i].Data) > 64<<10 {
 				continue
 			}
-			ctx, err := props.ContextFor(p, i)
+			ctx, err := zenprops.ContextFor(p, i)
 			if err != nil {
 				tb.Fatal(err)
 			}

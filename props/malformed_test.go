@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -37,7 +38,7 @@ func TestTruncated(t *testing.T) {
 			if len(data) > 8<<10 {
 				continue
 			}
-			ctx, err := props.ContextFor(p, i)
+			ctx, err := zenprops.ContextFor(p, i)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestTruncated(t *testing.T) {
 // negative values: each is refused before anything is allocated.
 func TestHugeCounts(t *testing.T) {
 	p := findPackage(t, taggedZlib, "/Game/Fixtures/Properties/DA_AllProperties")
-	ctx, err := props.ContextFor(p, 1)
+	ctx, err := zenprops.ContextFor(p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

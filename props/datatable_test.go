@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // flatten returns every value of a list as path → display, the way Set's
@@ -81,7 +82,7 @@ func diff(a, b map[string]string) []string {
 // context of its export.
 func dtAllProperties(tb testing.TB) (*zen.Package, *props.Context) {
 	p := findPackage(tb, taggedZlib, "/Game/Fixtures/DataTables/DT_AllProperties")
-	ctx, err := props.ContextFor(p, 0)
+	ctx, err := zenprops.ContextFor(p, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestDTAllPropertiesRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s", tb.Format(&props.FormatOptions{Object: props.NewResolver(p, nil).Name}))
+	t.Logf("%s", tb.Format(&props.FormatOptions{Object: zenprops.NewResolver(p, nil).Name}))
 	if tb.Properties.Control == nil || tb.Properties.Control.Flags != 0 {
 		t.Errorf("control byte: %+v", tb.Properties.Control)
 	}
@@ -374,7 +375,7 @@ func TestDTAllPropertiesAdd(t *testing.T) {
 func TestDAAllPropertiesSet(t *testing.T) {
 	p := findPackage(t, taggedZlib, "/Game/Fixtures/Properties/DA_AllProperties")
 	const export = 1
-	ctx, err := props.ContextFor(p, export)
+	ctx, err := zenprops.ContextFor(p, export)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +424,7 @@ func TestDAAllPropertiesSet(t *testing.T) {
 		{path: "InterfaceReference", value: "/Game/Fixtures/Properties/DA_AllProperties.DA_AllProperties:InlineFixture", back: "DA_AllProperties", want: "export 0"},
 		{path: "BaseString", value: "", back: "Inherited_Base_Value", want: `""`},
 	}
-	r := props.NewResolver(p, nil)
+	r := zenprops.NewResolver(p, nil)
 	for _, c := range cases {
 		name := c.path + " = " + c.value
 		target := props.Target{Path: c.path}
@@ -473,13 +474,13 @@ func TestUnversionedRefused(t *testing.T) {
 			continue
 		}
 		n++
-		_, err := props.ContextFor(cp.pkg, 0)
+		_, err := zenprops.ContextFor(cp.pkg, 0)
 		if !errors.Is(err, props.ErrUnversioned) {
 			t.Errorf("%s: %v", cp.name, err)
 		}
 	}
 	p := findPackage(t, unversioned, "/Game/Fixtures/DataTables/DT_AllProperties")
-	_, err := props.ContextFor(p, 0)
+	_, err := zenprops.ContextFor(p, 0)
 	if err == nil || !strings.Contains(err.Error(), "without property tags") || !strings.Contains(err.Error(), "schema") {
 		t.Errorf("message: %v", err)
 	}

@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // leaf is a value a path names.
@@ -130,7 +131,7 @@ func TestCorpusSetRoundTrip(t *testing.T) {
 			if _, ok := customClasses[p.Exports[i].Class]; ok {
 				continue
 			}
-			ctx, err := props.ContextFor(p, i)
+			ctx, err := zenprops.ContextFor(p, i)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,13 +7,14 @@ import (
 	"os"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // Read a DataTable's rows and change one value: the tag's size and every
 // size around it follow, and the new data reads back.
 func ExampleSet() {
-	data, err := os.ReadFile("../../../examples/packages/zen/DT_DemoItems.uasset")
+	data, err := os.ReadFile("../examples/packages/zen/DT_DemoItems.uasset")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -21,7 +22,7 @@ func ExampleSet() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ctx, err := props.ContextFor(p, 0)
+	ctx, err := zenprops.ContextFor(p, 0)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func ExampleSet() {
 // Packages cooked without property tags cannot be read without the game's
 // property schema.
 func ExampleContextFor() {
-	data, err := os.ReadFile("../../../examples/packages/zen/BP_DemoPickup.uasset")
+	data, err := os.ReadFile("../examples/packages/zen/BP_DemoPickup.uasset")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func ExampleContextFor() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ctx, err := props.ContextFor(p, 1)
+	ctx, err := zenprops.ContextFor(p, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,10 +65,10 @@ func ExampleContextFor() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(l.Format(&props.FormatOptions{Object: props.NewResolver(p, nil).Name}))
+	fmt.Print(l.Format(&props.FormatOptions{Object: zenprops.NewResolver(p, nil).Name}))
 
 	p.PackageFlags |= zen.FlagUnversionedProperties
-	_, err = props.ContextFor(p, 1)
+	_, err = zenprops.ContextFor(p, 1)
 	fmt.Println(errors.Is(err, props.ErrUnversioned))
 	// Output:
 	// PickupAmount (IntProperty) = 5

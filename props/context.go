@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // UE5 package file versions (EUnrealEngineObjectUE5Version) the property
@@ -32,9 +30,6 @@ const (
 // sub path is stored as UTF-8.
 const SoftObjectPathUTF8Version = 192
 
-// fortniteMainGUID is FFortniteMainBranchObjectVersion's custom version key.
-var fortniteMainGUID = zen.GUID{0x601D1886, 0xAC644F84, 0xAA16D3DE, 0x0DEAC7D6}
-
 // MaxDepth is how deep structs and arrays may nest in a property list.
 const MaxDepth = 64
 
@@ -58,7 +53,9 @@ var (
 )
 
 // Context is what decoding and changing a property list needs besides its
-// bytes. ContextFor fills one from a zen package.
+// bytes: the package's side of the property format. A package format
+// fills one for an export (package iostore/zen/zenprops does it for zen
+// packages); the property code needs nothing else of the package.
 type Context struct {
 	// Names is the package's name map, which FNames index.
 	Names []string
@@ -89,64 +86,8 @@ type Context struct {
 	// numbers.
 	ResolveObject func(path string) (int32, error)
 	// ObjectName names an FPackageIndex in Change descriptions (e.g.
-	// (*Resolver).Name); nil shows "import 3" and "export 0".
+	// zenprops.Resolver.Name); nil shows "import 3" and "export 0".
 	ObjectName func(index int32) string
-}
-
-// RF_ClassDefaultObject.
-const flagClassDefaultObject = 0x10
-
-// ContextFor returns the Context of export i of package p: its name map,
-// its UE5 file version and custom versions, and whether the export is a
-// class default object. AddName appends to p.Names (and the Context's
-// Names), so a change that needs a new name changes the package's name
-// map; ResolveObject and ObjectName resolve p's exports and imports
-// (NewResolver(p, nil)). Packages cooked with unversioned properties are
-// refused with ErrUnversioned.
-func ContextFor(p *zen.Package, i int) (*Context, error) {
-	if p.PackageFlags&zen.FlagUnversionedProperties != 0 {
-		return nil, fmt.Errorf("%s: %w", p.PackageName(), ErrUnversioned)
-	}
-	if i < 0 || i >= len(p.Exports) {
-		return nil, fmt.Errorf("%s: no export %d (%d exports): %w", p.PackageName(), i, len(p.Exports), ErrNotFound)
-	}
-	ctx := &Context{
-		Names:          p.Names,
-		FileVersionUE5: p.FileVersionUE5(),
-		Object:         true,
-		CDO:            p.Exports[i].ObjectFlags&flagClassDefaultObject != 0,
-		Imports:        len(p.Imports),
-		Exports:        len(p.Exports),
-	}
-	ctx.UTF8SubPaths = utf8SubPaths(p)
-	ctx.AddName = func(name string) (int32, error) {
-		if name == "" {
-			return 0, fmt.Errorf("cannot add an empty name: %w", ErrType)
-		}
-		if len(p.Names) >= 1<<30 {
-			return 0, fmt.Errorf("the name map is full: %w", ErrRange)
-		}
-		p.Names = append(p.Names, name)
-		ctx.Names = p.Names
-		return int32(len(p.Names) - 1), nil
-	}
-	r := NewResolver(p, nil)
-	ctx.ResolveObject, ctx.ObjectName = r.Index, r.Name
-	return ctx, nil
-}
-
-// utf8SubPaths tells from the package's custom versions, or else from its
-// layout, whether soft object sub paths are UTF-8.
-func utf8SubPaths(p *zen.Package) bool {
-	if p.Versioning != nil {
-		for _, cv := range p.Versioning.CustomVersions {
-			if cv.Key == fortniteMainGUID {
-				return cv.Version >= SoftObjectPathUTF8Version
-			}
-		}
-		return false
-	}
-	return p.Layout >= zen.LayoutUE56
 }
 
 // lwc reports whether core math structs store doubles.

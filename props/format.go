@@ -10,7 +10,7 @@ import (
 // FormatOptions control Format.
 type FormatOptions struct {
 	// Object names object references (FPackageIndex values), e.g.
-	// (*Resolver).Name; nil shows "import 3" and "export 0".
+	// zenprops.Resolver.Name; nil shows "import 3" and "export 0".
 	Object func(index int32) string
 	// MaxElements is how many elements of an array are listed (default
 	// 32; negative lists all).

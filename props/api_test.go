@@ -8,14 +8,15 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // TestLookup resolves paths of every form in the UE 5.8 fixture data asset
 // and DataTable.
 func TestLookup(t *testing.T) {
 	p := findPackage(t, taggedZlib, "/Game/Fixtures/Properties/DA_AllProperties")
-	ctx, err := props.ContextFor(p, 1)
+	ctx, err := zenprops.ContextFor(p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestLookup(t *testing.T) {
 // TestFormatAndJSON checks the text and JSON forms.
 func TestFormatAndJSON(t *testing.T) {
 	p := findPackage(t, taggedZlib, "/Game/Fixtures/Properties/DA_AllProperties")
-	ctx, err := props.ContextFor(p, 1)
+	ctx, err := zenprops.ContextFor(p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestFormatAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := props.NewResolver(p, nil)
+	r := zenprops.NewResolver(p, nil)
 	text := l.Format(&props.FormatOptions{Object: r.Name, MaxElements: 2, Indent: "\t"})
 	for _, want := range []string{
 		"IntegerArray (ArrayProperty(IntProperty)) = 4 elements\n\t[0] = 11\n\t[1] = 22\n\t… 2 more\n",
@@ -147,7 +148,7 @@ func TestFormatAndJSON(t *testing.T) {
 			t.Errorf("JSON %s = %s, want %s", name, values[name], want)
 		}
 	}
-	if _, err := props.ContextFor(p, 5); !errors.Is(err, props.ErrNotFound) {
+	if _, err := zenprops.ContextFor(p, 5); !errors.Is(err, props.ErrNotFound) {
 		t.Errorf("ContextFor(export 5 of 2): %v", err)
 	}
 }
@@ -156,7 +157,7 @@ func TestFormatAndJSON(t *testing.T) {
 // and refuses a package cooked without tags.
 func TestDecodeExport(t *testing.T) {
 	read := func(name string) *zen.Package {
-		data, err := os.ReadFile("../../../examples/packages/zen/" + name)
+		data, err := os.ReadFile("../examples/packages/zen/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,17 +168,17 @@ func TestDecodeExport(t *testing.T) {
 		return p
 	}
 	dt := read("DT_DemoItems.uasset")
-	e, err := props.DecodeExport(dt, nil, 0)
+	e, err := zenprops.DecodeExport(dt, nil, 0)
 	if err != nil || e.Table == nil || len(e.Table.Rows) != 3 || e.Properties != e.Table.Properties || len(e.Rest) != 0 || e.Context == nil {
 		t.Fatalf("DataTable: %+v, %v", e, err)
 	}
 	bp := read("BP_DemoPickup.uasset")
-	e, err = props.DecodeExport(bp, nil, 1)
+	e, err = zenprops.DecodeExport(bp, nil, 1)
 	if err != nil || e.Table != nil || len(e.Properties.Properties) != 5 || !e.Context.CDO {
 		t.Fatalf("defaults: %+v, %v", e, err)
 	}
 	bp.PackageFlags |= zen.FlagUnversionedProperties
-	if _, err := props.DecodeExport(bp, nil, 1); !errors.Is(err, props.ErrUnversioned) {
+	if _, err := zenprops.DecodeExport(bp, nil, 1); !errors.Is(err, props.ErrUnversioned) {
 		t.Errorf("unversioned: %v", err)
 	}
 }

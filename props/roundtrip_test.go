@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // TestCorpusDecodeEncode decodes the property list of every export of every
@@ -20,14 +21,14 @@ func TestCorpusDecodeEncode(t *testing.T) {
 		p := cp.pkg
 		if p.PackageFlags&zen.FlagUnversionedProperties != 0 {
 			unversioned++
-			if _, err := props.ContextFor(p, 0); !errors.Is(err, props.ErrUnversioned) {
+			if _, err := zenprops.ContextFor(p, 0); !errors.Is(err, props.ErrUnversioned) {
 				t.Errorf("%s: ContextFor: %v, want ErrUnversioned", cp.name, err)
 			}
 			continue
 		}
 		pkgs++
 		for i := range p.Exports {
-			ctx, err := props.ContextFor(p, i)
+			ctx, err := zenprops.ContextFor(p, i)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/iostore/zen/props"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 )
 
 // TestGroundedBlueprintDefaults reads the class default object of a
@@ -25,7 +26,7 @@ func TestGroundedBlueprintDefaults(t *testing.T) {
 	if len(data) != 82 {
 		t.Fatalf("export data has %d bytes, want 82", len(data))
 	}
-	ctx, err := props.ContextFor(p, export)
+	ctx, err := zenprops.ContextFor(p, export)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestGroundedBlueprintDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := props.NewResolver(p, nil)
+	r := zenprops.NewResolver(p, nil)
 	t.Logf("%s:\n%s", p.ExportPath(export), l.Format(&props.FormatOptions{Object: r.Name}))
 	if len(l.Properties) != 2 || l.End != len(data) || l.HasGUIDField || len(l.Rest) != 0 {
 		t.Fatalf("%d properties, end %d of %d, GUID field %v, %d bytes after", len(l.Properties), l.End, len(data), l.HasGUIDField, len(l.Rest))
@@ -135,7 +136,7 @@ func TestGroundedBlueprintDefaults(t *testing.T) {
 // its RowStruct and its rows.
 func TestGroundedDataTable(t *testing.T) {
 	p := findPackage(t, "", "/Game/Blueprints/Items/Table_SignsJanuary")
-	ctx, err := props.ContextFor(p, 0)
+	ctx, err := zenprops.ContextFor(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestGroundedDataTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := props.NewResolver(p, nil)
+	r := zenprops.NewResolver(p, nil)
 	t.Logf("%s:\n%s", p.ExportPath(0), tb.Format(&props.FormatOptions{Object: r.Name}))
 	l := tb.Properties
 	if len(l.Properties) != 1 || l.Properties[0].Name.Text != "RowStruct" || l.Properties[0].TypeString() != "ObjectProperty" {
@@ -178,7 +179,7 @@ func TestGroundedDataTable(t *testing.T) {
 // properties (IntPoint, Guid) and the texture data after them.
 func TestGroundedTexture(t *testing.T) {
 	p := findPackage(t, "", "/Engine/Engine_MI_Shaders/T_Emissive")
-	ctx, err := props.ContextFor(p, 0)
+	ctx, err := zenprops.ContextFor(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

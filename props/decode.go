@@ -10,7 +10,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/unrmod/unrmod/internal/binio"
-	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -59,7 +58,7 @@ const rowSeg = -2
 // List's Rest. Values whose type the package does not decode are kept raw
 // (see Value). The List refers to data (raw values and Rest are slices of
 // it), so data must not change while the List is used. Errors are
-// *ue.FormatError values wrapping zen.ErrCorrupt, with the byte offset in
+// *ue.FormatError values wrapping ue.ErrCorrupt, with the byte offset in
 // data.
 func Decode(data []byte, ctx *Context) (*List, error) {
 	if ctx == nil {
@@ -107,45 +106,6 @@ type Export struct {
 	Context *Context
 }
 
-// DecodeExport reads export i of p as properties: with DecodeDataTable
-// when it is a DataTable (IsDataTable, classes named through r, which may
-// be nil), else with Decode. Packages cooked with unversioned properties
-// are refused with ErrUnversioned.
-func DecodeExport(p *zen.Package, r *zen.Resolver, i int) (*Export, error) {
-	ctx, err := ContextFor(p, i)
-	if err != nil {
-		return nil, err
-	}
-	e := &Export{Context: ctx}
-	if IsDataTable(p, r, i) {
-		if e.Table, err = DecodeDataTable(p.Exports[i].Data, ctx); err != nil {
-			return nil, err
-		}
-		e.Properties, e.Rest = e.Table.Properties, e.Table.Rest
-		return e, nil
-	}
-	if e.Properties, err = Decode(p.Exports[i].Data, ctx); err != nil {
-		return nil, err
-	}
-	e.Rest = e.Properties.Rest
-	return e, nil
-}
-
-// IsDataTable reports whether export i of p is a DataTable (or a
-// CompositeDataTable, or a class whose name ends in DataTable), whose rows
-// follow its properties: DecodeDataTable reads it. r names the export's
-// class; nil recognizes only the engine's two classes.
-func IsDataTable(p *zen.Package, r *zen.Resolver, i int) bool {
-	c := p.Exports[i].Class
-	if c == zen.ScriptObject("/Script/Engine.DataTable") || c == zen.ScriptObject("/Script/Engine.CompositeDataTable") {
-		return true
-	}
-	if r == nil {
-		r = &zen.Resolver{}
-	}
-	return strings.HasSuffix(r.ClassName(p, i), "DataTable")
-}
-
 // DecodeDataTable decodes the data of a UDataTable export: its property
 // list and object tail as Decode does, then an int32 row count and each row
 // (an FName and the row struct's tag list). The bytes after the rows are
@@ -185,10 +145,10 @@ func DecodeDataTable(data []byte, ctx *Context) (*Table, error) {
 }
 
 // cursor returns a cursor over data[:end] at position start, whose errors
-// match zen.ErrCorrupt.
+// match ue.ErrCorrupt.
 func (d *decoder) cursor(start, end int) *binio.Cursor {
 	c := binio.NewCursor(d.data[:end], 0)
-	c.SetKind(zen.ErrCorrupt)
+	c.SetKind(ue.ErrCorrupt)
 	c.Seek(start, "")
 	return c
 }
@@ -228,13 +188,13 @@ func (d *decoder) where() string {
 
 // errorAt returns a *ue.FormatError at offset off.
 func (d *decoder) errorAt(off int, format string, args ...any) error {
-	return &ue.FormatError{Struct: d.where(), Offset: int64(off), Msg: fmt.Sprintf(format, args...), Err: zen.ErrCorrupt}
+	return &ue.FormatError{Struct: d.where(), Offset: int64(off), Msg: fmt.Sprintf(format, args...), Err: ue.ErrCorrupt}
 }
 
 // depthError reports nesting deeper than MaxDepth at offset off.
 func (d *decoder) depthError(off int) error {
 	return &ue.FormatError{Struct: d.where(), Offset: int64(off),
-		Msg: fmt.Sprintf("more than %d nested structs and arrays", MaxDepth), Err: fmt.Errorf("%w: %w", errDepth, zen.ErrCorrupt)}
+		Msg: fmt.Sprintf("more than %d nested structs and arrays", MaxDepth), Err: fmt.Errorf("%w: %w", errDepth, ue.ErrCorrupt)}
 }
 
 // cursorError turns a cursor's error into a *ue.FormatError.
@@ -246,7 +206,7 @@ func (d *decoder) cursorError(c *binio.Cursor, structure string) error {
 	if what, off, msg, ok := binio.Describe(err); ok {
 		return &ue.FormatError{Struct: structure, Offset: off, Msg: what + ": " + msg, Err: err}
 	}
-	return &ue.FormatError{Struct: structure, Offset: int64(c.Pos()), Msg: fmt.Sprint(err), Err: zen.ErrCorrupt}
+	return &ue.FormatError{Struct: structure, Offset: int64(c.Pos()), Msg: fmt.Sprint(err), Err: ue.ErrCorrupt}
 }
 
 // name reads an FName; ok is false (and c failed) when it is not in the

@@ -4,10 +4,11 @@
 // when its package was cooked without PKG_UnversionedProperties.
 //
 // The package works on the bytes of one export's data plus a small Context
-// (the package's name map, its UE5 file version and whether the data is an
-// object or a class default object), so it serves zen packages today
-// (ContextFor fills a Context from a *zen.Package) and any other container
-// of the same serialization later.
+// (the package's name map, its UE5 file version, whether the data is an
+// object or a class default object, and how object references are named
+// and resolved), so it imports no package format: zen packages use it
+// through iostore/zen/zenprops, which fills a Context from a *zen.Package,
+// and cooked assets can fill one the same way.
 //
 // Decode returns the property list: every tag with its name, type (the
 // complete type tree of UE 5.4+ tags, or the one UE4 tags imply), size,
@@ -29,7 +30,7 @@
 // it is moved unchanged. A property absent from the list (one left at its
 // class default) is added when the caller names its type.
 //
-// Errors are *ue.FormatError values wrapping zen.ErrCorrupt for bad data
+// Errors are *ue.FormatError values wrapping ue.ErrCorrupt (zen.ErrCorrupt) for bad data
 // (with the byte offset in the export data), ErrUnversioned for packages
 // that have no property tags, and errors wrapping ErrNotFound, ErrType,
 // ErrRange or ErrUnsupported for changes that cannot be made. Bad input
