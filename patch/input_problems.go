@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // InputProblem is a problem the input of a legacy target already had before
@@ -111,33 +112,10 @@ func problemKey(q reader.Problem) string {
 	return fmt.Sprintf("%s\x00%d\x00%s", q.Part, q.Index, hexNumber.ReplaceAllString(q.Msg, "0x…"))
 }
 
-// matchProblems pairs the output's problems with the input's: kept[k] says
-// whether the output still has input problem k, and fresh lists the output's
-// problems the input did not have.
+// matchProblems pairs the output's problems with the input's (see
+// ue.MatchProblems), each known by its part and message, offsets aside.
 func matchProblems(input, output []reader.Problem) (kept []bool, fresh []reader.Problem) {
-	left := map[string]int{}
-	for _, q := range output {
-		left[problemKey(q)]++
-	}
-	kept = make([]bool, len(input))
-	had := map[string]int{}
-	for k, q := range input {
-		key := problemKey(q)
-		had[key]++
-		if left[key] > 0 {
-			left[key]--
-			kept[k] = true
-		}
-	}
-	for _, q := range output {
-		key := problemKey(q)
-		if had[key] > 0 {
-			had[key]--
-			continue
-		}
-		fresh = append(fresh, q)
-	}
-	return kept, fresh
+	return ue.MatchProblems(input, output, problemKey)
 }
 
 // changedParts returns the parts of p that operations changed, given the

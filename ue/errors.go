@@ -112,3 +112,35 @@ func (q Problem) String() string {
 	}
 	return q.Struct + ": " + q.Msg
 }
+
+// MatchProblems pairs a write's output problems with its input's, each
+// problem known by key (its structure and message with offsets left out,
+// say, since a write may move what it names): kept[k] says whether the
+// output still has input problem k, and fresh lists the output's problems
+// the input did not have. A key that stands n times on one side pairs
+// with at most n on the other.
+func MatchProblems[P any](input, output []P, key func(P) string) (kept []bool, fresh []P) {
+	left := map[string]int{}
+	for _, q := range output {
+		left[key(q)]++
+	}
+	kept = make([]bool, len(input))
+	had := map[string]int{}
+	for k, q := range input {
+		key := key(q)
+		had[key]++
+		if left[key] > 0 {
+			left[key]--
+			kept[k] = true
+		}
+	}
+	for _, q := range output {
+		key := key(q)
+		if had[key] > 0 {
+			had[key]--
+			continue
+		}
+		fresh = append(fresh, q)
+	}
+	return kept, fresh
+}

@@ -100,33 +100,11 @@ func problemKey(q ue.Problem) string {
 	return q.Struct + "\x00" + hexOffset.ReplaceAllString(q.Msg, "at 0x…")
 }
 
-// MatchProblems pairs the output's problems with the input's: kept[k]
-// says whether the output still has input problem k, and fresh lists the
-// output's problems the input did not have.
+// MatchProblems pairs the output's problems with the input's (see
+// ue.MatchProblems), each known by its structure and message, offsets
+// aside.
 func MatchProblems(input, output []ue.Problem) (kept []bool, fresh []ue.Problem) {
-	left := map[string]int{}
-	for _, q := range output {
-		left[problemKey(q)]++
-	}
-	kept = make([]bool, len(input))
-	had := map[string]int{}
-	for k, q := range input {
-		key := problemKey(q)
-		had[key]++
-		if left[key] > 0 {
-			left[key]--
-			kept[k] = true
-		}
-	}
-	for _, q := range output {
-		key := problemKey(q)
-		if had[key] > 0 {
-			had[key]--
-			continue
-		}
-		fresh = append(fresh, q)
-	}
-	return kept, fresh
+	return ue.MatchProblems(input, output, problemKey)
 }
 
 // CheckOutputProblems applies the rule for a package write to file: input
