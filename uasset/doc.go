@@ -30,7 +30,7 @@
 // changes size, a depends map without a list per export) is refused with
 // ErrNotEncodable.
 //
-// Errors are *FormatError values naming the file, the structure and the
+// Errors are *ue.FormatError values naming the file, the structure and the
 // byte offset, matching ErrCorrupt, ErrUnsupportedVersion or
 // ErrNotEncodable with errors.Is. Every count is checked against the bytes
 // that remain before anything is allocated.

@@ -10,6 +10,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // FuzzDecode decodes arbitrary header and export data: every input is
@@ -33,7 +34,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		p, err := uasset.Decode("fuzz.uasset", h, ux, nil)
 		if err != nil {
-			var fe *uasset.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error is not a *FormatError: %v", err)
 			}

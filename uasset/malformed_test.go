@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // TestTruncated cuts the small asset's header and export data at every
@@ -26,7 +28,7 @@ func TestTruncated(t *testing.T) {
 }
 
 func isFormatError(err error, kind error) bool {
-	var fe *FormatError
+	var fe *ue.FormatError
 	return errors.As(err, &fe) && errors.Is(err, kind) && fe.File == "Small.uasset"
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Package is a cooked (or editor) UE4/UE5 asset in the pak-era form: the
@@ -244,7 +245,7 @@ func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
 	}
 	cands, err := candidates(&s, o.Release)
 	if err != nil {
-		return nil, &FormatError{File: name, Struct: "package file summary", Offset: 8, Msg: err.Error(), Err: err}
+		return nil, &ue.FormatError{File: name, Struct: "package file summary", Offset: 8, Msg: err.Error(), Err: err}
 	}
 	// One private copy that the model slices into, whichever layout fits.
 	uasset = bytes.Clone(uasset)
@@ -279,11 +280,11 @@ func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
 	}
 	if len(cands) > 1 && s.Unversioned() {
 		why := first.Error()
-		var fe *FormatError
+		var fe *ue.FormatError
 		if errors.As(first, &fe) {
 			why = strings.TrimPrefix(why, fe.File+": ")
 		}
-		return nil, &FormatError{File: name, Struct: "package file summary", Offset: 8,
+		return nil, &ue.FormatError{File: name, Struct: "package file summary", Offset: 8,
 			Msg: fmt.Sprintf("unversioned file: the layout of no release from %s to %s fits (give the release in Options); as %s: %s",
 				cands[len(cands)-1].Release, cands[0].Release, cands[0].Release, why), Err: errors.Join(ErrUnsupportedVersion, first)}
 	}
