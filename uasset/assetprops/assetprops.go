@@ -1,0 +1,453 @@
+// Package assetprops is the cooked asset's side of the property codec
+// (package props): it fills a props.Context from an export of a
+// *uasset.Package (its name map, its UE5 file version, its custom versions
+// and its object references), decodes an export's properties and a
+// DataTable's rows, and sets a property in a cooked asset, keeping the
+// header right (new names with their hashes, the count of names the
+// export data uses, the export's script serialization range). Package
+// uasset keeps export data raw and imports nothing of props; this package
+// is what ties them together, as iostore/zen/zenprops does for zen
+// packages.
+//
+// Object references (FPackageIndex values) are named by their full
+// paths, as zenprops names them: an import by the path its outer chain
+// spells ("/Script/Engine.Texture2D", "/Game/UI/T_Icon.T_Icon"), an export
+// as Class'/Game/Pkg.Object'. So the properties of a cooked asset and of
+// the zen package made from it read the same.
+package assetprops
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/uasset"
+)
+
+// fortniteMainGUID is FFortniteMainBranchObjectVersion's custom version key
+// (601D1886-AC644F84-AA16D3DE-0DEAC7D6), as a summary stores it: four
+// little-endian uint32s.
+var fortniteMainGUID = uasset.GUID{
+	0x86, 0x18, 0x1D, 0x60, 0x84, 0x4F, 0x64, 0xAC,
+	0xDE, 0xD3, 0x16, 0xAA, 0xD6, 0xC7, 0xEA, 0x0D,
+}
+
+// RF_ClassDefaultObject.
+const flagClassDefaultObject = 0x10
+
+// ue5NamesReferencedFromExportData is the UE5 file version (1001) from
+// which the summary counts the names the export data uses.
+const ue5NamesReferencedFromExportData = 1001
+
+// ContextFor returns the Context of export i of p: its name map, its UE5
+// file version (the file's own, or its release's for an unversioned
+// cook), whether soft object sub paths are UTF-8 (from the Fortnite main
+// branch custom version, or for a cook without custom versions from its
+// release, 5.6 and later), whether the export is a class default object,
+// and the import and export counts. AddName adds a name to p's name map
+// as AddName does; ResolveObject and ObjectName use NewResolver(p, "").
+// Packages cooked with unversioned properties are refused with
+// props.ErrUnversioned.
+func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
+	if p.UnversionedProperties() {
+		return nil, fmt.Errorf("%s: %w", p.FileName, props.ErrUnversioned)
+	}
+	if i < 0 || i >= len(p.Exports) {
+		return nil, fmt.Errorf("%s: no export %d (%d exports): %w", p.FileName, i, len(p.Exports), props.ErrNotFound)
+	}
+	ctx := &props.Context{
+		Names:          nameTexts(p),
+		FileVersionUE5: p.Version.UE5,
+		Object:         true,
+		CDO:            p.Exports[i].ObjectFlags&flagClassDefaultObject != 0,
+		UTF8SubPaths:   UTF8SubPaths(p),
+		Imports:        len(p.Imports),
+		Exports:        len(p.Exports),
+	}
+	ctx.AddName = func(name string) (int32, error) {
+		at, err := AddName(p, name)
+		if err != nil {
+			return 0, err
+		}
+		ctx.Names = nameTexts(p)
+		return at, nil
+	}
+	r := NewResolver(p, "")
+	ctx.ResolveObject, ctx.ObjectName = r.Index, r.Name
+	return ctx, nil
+}
+
+func nameTexts(p *uasset.Package) []string {
+	out := make([]string, len(p.Names))
+	for i, n := range p.Names {
+		out[i] = n.Value
+	}
+	return out
+}
+
+// UTF8SubPaths reports whether p stores soft object sub paths as UTF-8:
+// from its FFortniteMainBranchObjectVersion (192 and later) when the
+// summary lists custom versions, else from its release (5.6 and later).
+func UTF8SubPaths(p *uasset.Package) bool {
+	if len(p.Summary.CustomVersions) > 0 {
+		for _, cv := range p.Summary.CustomVersions {
+			if cv.Key == fortniteMainGUID {
+				return cv.Version >= props.SoftObjectPathUTF8Version
+			}
+		}
+		return false
+	}
+	r := p.Release
+	return r.Major > 5 || r.Major == 5 && r.Minor >= 6
+}
+
+// AddName adds name to p's name map with its two hashes (uasset.NewName)
+// and returns its index. The name is for the export data, so from UE5
+// file version 1001 it must come before the names only the header uses:
+// NamesReferencedFromExportDataCount counts those first names (and a zen
+// conversion keeps only them). When the count covers the whole map the
+// name is appended and the count grows; otherwise the new name takes the
+// first header-only slot, whose name moves to the end of the map and
+// every header table reference to it (imports, exports, soft package
+// references) follows. A package whose header holds names this package
+// does not rewrite (soft object paths, searchable names, metadata, Verse
+// cells, import type hierarchies, world tile info, an opaque soft package
+// reference table) is refused with props.ErrUnsupported in that case. An
+// existing name is not added again: its index is returned.
+func AddName(p *uasset.Package, name string) (int32, error) {
+	if name == "" {
+		return 0, fmt.Errorf("%s: cannot add an empty name: %w", p.FileName, props.ErrType)
+	}
+	for i, n := range p.Names {
+		if n.Value == name {
+			return int32(i), nil
+		}
+	}
+	if len(p.Names) >= 1<<30 {
+		return 0, fmt.Errorf("%s: the name map is full: %w", p.FileName, props.ErrRange)
+	}
+	s := &p.Summary
+	count := int(s.NamesReferencedFromExportDataCount)
+	if p.Version.UE5 < ue5NamesReferencedFromExportData || count == len(p.Names) {
+		p.Names = append(p.Names, uasset.NewName(name))
+		if p.Version.UE5 >= ue5NamesReferencedFromExportData {
+			s.NamesReferencedFromExportDataCount++
+		}
+		return int32(len(p.Names) - 1), nil
+	}
+	if count < 0 || count > len(p.Names) {
+		return 0, fmt.Errorf("%s: NamesReferencedFromExportDataCount %d is outside the %d names: %w",
+			p.FileName, count, len(p.Names), uasset.ErrCorrupt)
+	}
+	if why := opaqueNames(p); why != "" {
+		return 0, fmt.Errorf("%s: the name %q must go before the names only the header uses (NamesReferencedFromExportDataCount %d of %d), "+
+			"which moves one of them, and the header's %s may refer to it: %w", p.FileName, name, count, len(p.Names), why, props.ErrUnsupported)
+	}
+	moved := int32(len(p.Names))
+	p.Names = append(p.Names, p.Names[count])
+	p.Names[count] = uasset.NewName(name)
+	remap := func(n *uasset.NameRef) {
+		if n.Index == int32(count) {
+			n.Index = moved
+		}
+	}
+	for k := range p.Imports {
+		im := &p.Imports[k]
+		remap(&im.ClassPackage)
+		remap(&im.ClassName)
+		remap(&im.ObjectName)
+		remap(&im.PackageName)
+	}
+	for k := range p.Exports {
+		remap(&p.Exports[k].ObjectName)
+	}
+	for k := range p.SoftPackageReferences {
+		remap(&p.SoftPackageReferences[k])
+	}
+	s.NamesReferencedFromExportDataCount++
+	return int32(count), nil
+}
+
+// opaqueNames names a header part that may hold FNames this package
+// keeps as bytes, or "".
+func opaqueNames(p *uasset.Package) string {
+	s := &p.Summary
+	switch {
+	case s.SoftObjectPathsCount > 0:
+		return "soft object path list"
+	case s.SearchableNamesOffset > 0:
+		return "searchable names"
+	case s.MetaDataOffset > 0:
+		return "metadata"
+	case s.CellExportCount > 0 || s.CellImportCount > 0:
+		return "Verse cell maps"
+	case s.ImportTypeHierarchiesCount > 0:
+		return "import type hierarchies"
+	case s.WorldTileInfoDataOffset > 0:
+		return "world tile info"
+	case s.SoftPackageReferencesCount > 0 && p.SoftPackageReferences == nil:
+		return "soft package references"
+	}
+	return ""
+}
+
+// IsDataTable reports whether export i of p is a DataTable (its class is
+// /Script/Engine.DataTable or CompositeDataTable, or a class whose name
+// ends in DataTable), whose rows follow its properties.
+func IsDataTable(p *uasset.Package, i int) bool {
+	if i < 0 || i >= len(p.Exports) {
+		return false
+	}
+	r := NewResolver(p, "")
+	c := r.Object(p.Exports[i].ClassIndex)
+	return c == "/Script/Engine.DataTable" || c == "/Script/Engine.CompositeDataTable" || strings.HasSuffix(r.ClassName(i), "DataTable")
+}
+
+// DecodeExport reads export i of p as properties: with
+// props.DecodeDataTable when it is a DataTable (IsDataTable), else with
+// props.Decode. Packages cooked with unversioned properties are refused
+// with props.ErrUnversioned.
+func DecodeExport(p *uasset.Package, i int) (*props.Export, error) {
+	ctx, err := ContextFor(p, i)
+	if err != nil {
+		return nil, err
+	}
+	e := &props.Export{Context: ctx}
+	data := p.Exports[i].Data
+	if IsDataTable(p, i) {
+		if e.Table, err = props.DecodeDataTable(data, ctx); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", p.FileName, NewResolver(p, "").ExportPath(i), err)
+		}
+		e.Properties, e.Rest = e.Table.Properties, e.Table.Rest
+		return e, nil
+	}
+	if e.Properties, err = props.Decode(data, ctx); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", p.FileName, NewResolver(p, "").ExportPath(i), err)
+	}
+	e.Rest = e.Properties.Rest
+	return e, nil
+}
+
+// Set changes the value target names in export i of p (a property path,
+// or a DataTable row and a path in it) to in, as props.Set does, and
+// keeps the package right around the new data: names the value needs are
+// added by AddName, the export's ScriptSerializationEndOffset (UE5 1010+)
+// follows a change inside the tagged properties, and p.Encode recomputes
+// the export's SerialSize and every later offset. A value already in
+// effect leaves p unchanged (Change.Already). On error p is unchanged.
+func Set(p *uasset.Package, i int, target props.Target, in props.Input) (props.Change, error) {
+	ctx, err := ContextFor(p, i)
+	if err != nil {
+		return props.Change{Target: target.String()}, err
+	}
+	undo := snapshot(p)
+	e := &p.Exports[i]
+	old := e.Data
+	data, ch, err := props.Set(old, ctx, target, in)
+	if err != nil {
+		undo.restore(p)
+		return ch, fmt.Errorf("%s: %s: %w", p.FileName, NewResolver(p, "").ExportPath(i), err)
+	}
+	if ch.Already {
+		return ch, nil
+	}
+	if delta := int64(len(data) - len(old)); delta != 0 {
+		// Where the bytes were changed, in the old data: the same start;
+		// a change inside the script range moves its end.
+		if start := int64(ch.Offset); e.ScriptSerializationEndOffset > e.ScriptSerializationStartOffset &&
+			start >= e.ScriptSerializationStartOffset && start < e.ScriptSerializationEndOffset {
+			e.ScriptSerializationEndOffset += delta
+		}
+	}
+	e.Data = data
+	return ch, nil
+}
+
+// undo is what Set restores when props.Set fails after adding names.
+type undo struct {
+	names   []uasset.Name
+	imports []uasset.Import
+	exports []uasset.NameRef
+	softRef []uasset.NameRef
+	count   int32
+}
+
+func snapshot(p *uasset.Package) *undo {
+	u := &undo{names: slices.Clone(p.Names), imports: slices.Clone(p.Imports),
+		softRef: slices.Clone(p.SoftPackageReferences), count: p.Summary.NamesReferencedFromExportDataCount}
+	for _, e := range p.Exports {
+		u.exports = append(u.exports, e.ObjectName)
+	}
+	return u
+}
+
+func (u *undo) restore(p *uasset.Package) {
+	p.Names, p.Imports, p.SoftPackageReferences = u.names, u.imports, u.softRef
+	p.Summary.NamesReferencedFromExportDataCount = u.count
+	for k := range p.Exports {
+		p.Exports[k].ObjectName = u.exports[k]
+	}
+}
+
+// Resolver names the object references of one cooked asset and turns
+// object paths back into references.
+type Resolver struct {
+	p   *uasset.Package
+	pkg string
+}
+
+// NewResolver returns the Resolver of p, whose exports live in the
+// package named pkg (e.g. "/Game/Maps/Arena"); "" takes the summary's
+// package name (which UE4 cooks leave "None").
+func NewResolver(p *uasset.Package, pkg string) *Resolver {
+	if pkg == "" {
+		pkg = PackageName(p)
+	}
+	return &Resolver{p: p, pkg: pkg}
+}
+
+// PackageName returns the package name the summary records (its
+// FolderName), or "" when it records none (UE4 cooks write "None").
+func PackageName(p *uasset.Package) string {
+	if n := p.Summary.PackageName; n != "" && !strings.EqualFold(n, "None") {
+		return n
+	}
+	return ""
+}
+
+// maxChain bounds an outer chain, against cycles.
+func (r *Resolver) maxChain() int { return len(r.p.Imports) + len(r.p.Exports) + 1 }
+
+// Object returns the full path of the object x refers to: "None"; an
+// import's path ("/Script/Engine.Actor", "/Game/Other.Other:Sub"); an
+// export's path in r's package; or "<bad import 12>" for an index outside
+// the maps.
+func (r *Resolver) Object(x uasset.PackageIndex) string {
+	switch {
+	case x == 0:
+		return "None"
+	case x.IsExport():
+		if x.Export() >= len(r.p.Exports) {
+			return fmt.Sprintf("<bad export %d>", x.Export())
+		}
+		return r.ExportPath(x.Export())
+	}
+	if x.Import() >= len(r.p.Imports) {
+		return fmt.Sprintf("<bad import %d>", x.Import())
+	}
+	var parts []string
+	for n := 0; x.IsImport() && x.Import() < len(r.p.Imports) && n < r.maxChain(); n++ {
+		im := &r.p.Imports[x.Import()]
+		parts = append(parts, r.p.NameOf(im.ObjectName))
+		x = im.OuterIndex
+	}
+	slices.Reverse(parts)
+	return joinPath(parts)
+}
+
+// joinPath joins an outer chain, outermost (the package) first:
+// Package.Object:Sub.Sub.
+func joinPath(parts []string) string {
+	var b strings.Builder
+	for k, s := range parts {
+		switch k {
+		case 0:
+		case 1:
+			b.WriteByte('.')
+		case 2:
+			b.WriteByte(':')
+		default:
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// ExportPath returns export i's full path: the package name, then its
+// outer chain ("/Game/Maps/Arena.Arena:PersistentLevel").
+func (r *Resolver) ExportPath(i int) string {
+	var parts []string
+	for n := 0; i >= 0 && i < len(r.p.Exports) && n < r.maxChain(); n++ {
+		e := &r.p.Exports[i]
+		parts = append(parts, r.p.NameOf(e.ObjectName))
+		if !e.OuterIndex.IsExport() {
+			break
+		}
+		i = e.OuterIndex.Export()
+	}
+	parts = append(parts, r.pkg)
+	slices.Reverse(parts)
+	return joinPath(parts)
+}
+
+// ClassName returns the name of export i's class ("DataTable",
+// "BP_Lamp_C").
+func (r *Resolver) ClassName(i int) string {
+	path := r.Object(r.p.Exports[i].ClassIndex)
+	if strings.ContainsAny(path, " <") {
+		return path
+	}
+	return path[strings.LastIndexAny(path, ".:/")+1:]
+}
+
+// Name returns the object an FPackageIndex refers to, for display, as
+// zenprops.Resolver.Name does: "None", Class'Path' for an export, the
+// path of an import, "<bad import 12>" for an index outside the maps.
+func (r *Resolver) Name(index int32) string {
+	x := uasset.PackageIndex(index)
+	if x.IsExport() && x.Export() < len(r.p.Exports) {
+		path := r.ExportPath(x.Export())
+		if class := r.ClassName(x.Export()); !strings.ContainsAny(class, " <") {
+			return class + "'" + path + "'"
+		}
+		return path
+	}
+	return r.Object(x)
+}
+
+// Index turns what a user wrote for an object reference into an
+// FPackageIndex: "None" (0); a number (taken as is); or an object path,
+// optionally in Class'Path' form, naming an export (its full path, its
+// path inside the package, or its name when unique) or an import (its
+// full path, e.g. /Script/Engine.Texture2D or /Game/UI/T_Icon.T_Icon).
+func (r *Resolver) Index(text string) (int32, error) {
+	s := strings.TrimSpace(text)
+	if s == "" || strings.EqualFold(s, "None") || strings.EqualFold(s, "null") {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(s, 0, 32); err == nil {
+		return int32(n), nil
+	}
+	if k := strings.IndexByte(s, '\''); k > 0 && strings.HasSuffix(s, "'") && len(s) > k+1 {
+		s = s[k+1 : len(s)-1]
+	}
+	dots := func(s string) string { return strings.ReplaceAll(s, ":", ".") }
+	want := dots(s)
+	var byName []int
+	for i := range r.p.Exports {
+		full := dots(r.ExportPath(i))
+		rel := strings.TrimPrefix(full, r.pkg+".")
+		if strings.EqualFold(full, want) || strings.EqualFold(rel, want) {
+			return int32(i + 1), nil
+		}
+		if strings.EqualFold(r.p.NameOf(r.p.Exports[i].ObjectName), s) {
+			byName = append(byName, i)
+		}
+	}
+	if len(byName) == 1 {
+		return int32(byName[0] + 1), nil
+	}
+	if len(byName) > 1 {
+		return 0, fmt.Errorf("object %q: %d exports have that name; give the full path: %w", text, len(byName), props.ErrNotFound)
+	}
+	for i := range r.p.Imports {
+		x := uasset.PackageIndex(-i - 1)
+		if strings.EqualFold(dots(r.Object(x)), want) {
+			return int32(x), nil
+		}
+	}
+	return 0, fmt.Errorf("object %q is neither an export nor an import of %s: %w", text, r.p.FileName, props.ErrNotFound)
+}

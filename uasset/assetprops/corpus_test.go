@@ -1,0 +1,205 @@
+package assetprops_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/uasset/assetprops"
+)
+
+// The UE 5.8 fixture project cooked as legacy paks and as a zen container.
+var (
+	taggedPaks = []string{
+		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak",
+		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Zlib/CUE4ParseFixtures-Legacy-Tagged-Zlib.pak",
+	}
+	taggedContainer = "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"
+	taggedGlobal    = "iostore/cue4parse_ue5_8/Tagged/global.utoc"
+)
+
+// pakAsset is a cooked asset read from a pak.
+type pakAsset struct {
+	name         string // PAK:PATH
+	path         string // the file's path in the pak
+	uasset, uexp []byte
+}
+
+func isHeader(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".uasset" || ext == ".umap"
+}
+
+// readPak returns every header file of the pak at the corpus path rel
+// with its .uexp.
+func readPak(tb testing.TB, rel string) []pakAsset {
+	tb.Helper()
+	r, err := pak.Open(corpus.Path(tb, rel), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer r.Close()
+	var out []pakAsset
+	for _, f := range r.Files {
+		if !isHeader(f.Path) {
+			continue
+		}
+		b, err := f.ReadAll()
+		if err != nil {
+			tb.Fatalf("%s: %s: %v", rel, f.Path, err)
+		}
+		x, err := r.ReadFile(uasset.CompanionNames(f.Path).Uexp)
+		if err != nil {
+			tb.Fatalf("%s: %s: %v", rel, f.Path, err)
+		}
+		out = append(out, pakAsset{name: rel + ":" + f.Path, path: f.Path, uasset: b, uexp: x})
+	}
+	if len(out) == 0 {
+		tb.Fatalf("%s: no assets", rel)
+	}
+	return out
+}
+
+func decodeAsset(tb testing.TB, a pakAsset) *uasset.Package {
+	tb.Helper()
+	p, err := uasset.Decode(a.name, a.uasset, a.uexp, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// zenDocuments reads every package of the tagged zen container into a
+// Document, by package name, its script imports named by the global
+// container.
+func zenDocuments(tb testing.TB) map[string]*assetprops.Document {
+	tb.Helper()
+	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := iostore.Open(corpus.Path(tb, taggedContainer), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close()
+	r := c.Resolver(script)
+	out := map[string]*assetprops.Document{}
+	for i, ch := range c.Chunks() {
+		if ch.Type != iostore.ChunkExportBundleData {
+			continue
+		}
+		p, err := c.ReadPackage(i, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d := &assetprops.Document{Package: p.PackageName(), Exports: []assetprops.ExportDocument{}}
+		name := zenprops.NewResolver(p, r).Name
+		for k := range p.Exports {
+			x, err := zenprops.DecodeExport(p, r, k)
+			if err != nil {
+				d.Skipped++
+				continue
+			}
+			d.Exports = append(d.Exports, assetprops.ExportOf(x, k, p.ExportPath(k), r.ClassName(p, k), name))
+		}
+		out[p.PackageName()] = d
+	}
+	return out
+}
+
+// TestTwinsMatchZen reads every asset of the UE 5.8 fixture project's
+// tagged legacy paks and the same package of the zen container the
+// project was also cooked to: package names, export paths and classes,
+// every property (name, type, array index, value, object references by
+// path) and every DataTable row must be equal. Export order may differ
+// between the two cooks, so exports are matched by path.
+func TestTwinsMatchZen(t *testing.T) {
+	zdocs := zenDocuments(t)
+	for _, rel := range taggedPaks {
+		for _, a := range readPak(t, rel) {
+			t.Run(a.name, func(t *testing.T) {
+				p := decodeAsset(t, a)
+				d, err := assetprops.Describe(p, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				z, ok := zdocs[d.Package]
+				if !ok {
+					t.Fatalf("package %q is not in the zen container", d.Package)
+				}
+				if d.Skipped != z.Skipped || len(d.Exports) != len(z.Exports) {
+					t.Errorf("cooked: %d exports read, %d skipped; zen: %d read, %d skipped", len(d.Exports), d.Skipped, len(z.Exports), z.Skipped)
+				}
+				byPath := map[string]assetprops.ExportDocument{}
+				for _, e := range z.Exports {
+					byPath[e.Path] = e
+				}
+				props, rows := 0, 0
+				for _, e := range d.Exports {
+					ze, ok := byPath[e.Path]
+					if !ok {
+						t.Errorf("export %s is not in the zen package", e.Path)
+						continue
+					}
+					ze.Index = e.Index // export order is each format's own
+					if !reflect.DeepEqual(e, ze) {
+						t.Errorf("export %s differs:\n%s", e.Path, firstDiff(e, ze))
+					}
+					props += len(e.Properties)
+					rows += len(e.Rows)
+				}
+				t.Logf("%s: %d exports, %d properties, %d rows", d.Package, len(d.Exports), props, rows)
+			})
+		}
+	}
+}
+
+// firstDiff describes where two export documents first differ.
+func firstDiff(a, b assetprops.ExportDocument) string {
+	if a.Class != b.Class || a.NativeBytes != b.NativeBytes {
+		return fmt.Sprintf("class %s/%s, native bytes %d/%d", a.Class, b.Class, a.NativeBytes, b.NativeBytes)
+	}
+	if s := entriesDiff("", a.Properties, b.Properties); s != "" {
+		return s
+	}
+	if len(a.Rows) != len(b.Rows) {
+		return fmt.Sprintf("%d rows, zen %d", len(a.Rows), len(b.Rows))
+	}
+	for i := range a.Rows {
+		if a.Rows[i].Name != b.Rows[i].Name {
+			return fmt.Sprintf("row %d: %s, zen %s", i, a.Rows[i].Name, b.Rows[i].Name)
+		}
+		if s := entriesDiff(a.Rows[i].Name+": ", a.Rows[i].Properties, b.Rows[i].Properties); s != "" {
+			return s
+		}
+	}
+	return "?"
+}
+
+func entriesDiff(at string, a, b []assetprops.Entry) string {
+	if len(a) != len(b) {
+		return fmt.Sprintf("%s%d entries, zen %d", at, len(a), len(b))
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		here := at + x.Name
+		if x.Name != y.Name || x.Index != y.Index || x.Type != y.Type || x.Value != y.Value || x.Problem != y.Problem {
+			return fmt.Sprintf("%s: cooked %+v\n  zen %+v", here, x, y)
+		}
+		if s := entriesDiff(here+".", x.Fields, y.Fields); s != "" {
+			return s
+		}
+		if s := entriesDiff(here, x.Elements, y.Elements); s != "" {
+			return s
+		}
+	}
+	return ""
+}
