@@ -235,8 +235,12 @@ func DecodeExport(p *uasset.Package, i int) (*props.Export, error) {
 // keeps the package right around the new data: names the value needs are
 // added by AddName, the export's ScriptSerializationEndOffset (UE5 1010+)
 // follows a change inside the tagged properties, and p.Encode recomputes
-// the export's SerialSize and every later offset. A value already in
-// effect leaves p unchanged (Change.Already). On error p is unchanged.
+// the export's SerialSize and every later offset. A change that resizes
+// the data of an export with an inline bulk data payload (a UE 5.2+ data
+// resource in that export's data or a later one's) is refused with
+// props.ErrUnsupported: the payload's recorded offset would go stale. A
+// value already in effect leaves p unchanged (Change.Already). On error p
+// is unchanged.
 func Set(p *uasset.Package, i int, target props.Target, in props.Input) (props.Change, error) {
 	ctx, err := ContextFor(p, i)
 	if err != nil {
@@ -254,6 +258,12 @@ func Set(p *uasset.Package, i int, target props.Target, in props.Input) (props.C
 		return ch, nil
 	}
 	if delta := int64(len(data) - len(old)); delta != 0 {
+		if d := inlineBulkAfter(p, i); d >= 0 {
+			undo.restore(p)
+			return ch, fmt.Errorf("%s: %s: %s: the change resizes the export's data, and data resource %d is a bulk data payload "+
+				"inline in the export data at or after it, whose recorded offset this package does not move: %w",
+				p.FileName, NewResolver(p, "").ExportPath(i), ch.Target, d, props.ErrUnsupported)
+		}
 		// Where the bytes were changed, in the old data: the same start;
 		// a change inside the script range moves its end.
 		if start := int64(ch.Offset); e.ScriptSerializationEndOffset > e.ScriptSerializationStartOffset &&
@@ -263,6 +273,30 @@ func Set(p *uasset.Package, i int, target props.Target, in props.Input) (props.C
 	}
 	e.Data = data
 	return ch, nil
+}
+
+// Bulk data flags (EBulkDataFlags) of a payload outside the export data.
+const (
+	bulkPayloadAtEndOfFile     = 0x1
+	bulkPayloadInSeparateFile  = 0x100
+	bulkOutsideExportDataFlags = bulkPayloadAtEndOfFile | bulkPayloadInSeparateFile
+)
+
+// inlineBulkAfter returns the index of a data resource (UE 5.2+) whose
+// payload is inline in the data of export i or of an export whose data
+// follows it, or -1. Such an offset would have to move when export i's
+// data changes size.
+func inlineBulkAfter(p *uasset.Package, i int) int {
+	for k, d := range p.DataResources {
+		if d.LegacyBulkDataFlags&bulkOutsideExportDataFlags != 0 || !d.OuterIndex.IsExport() {
+			continue
+		}
+		o := d.OuterIndex.Export()
+		if o == i || o < len(p.Exports) && p.Exports[o].SerialOffset > p.Exports[i].SerialOffset {
+			return k
+		}
+	}
+	return -1
 }
 
 // undo is what Set restores when props.Set fails after adding names.

@@ -138,6 +138,18 @@ func TestTwinsMatchZen(t *testing.T) {
 				if d.Skipped != z.Skipped || len(d.Exports) != len(z.Exports) {
 					t.Errorf("cooked: %d exports read, %d skipped; zen: %d read, %d skipped", len(d.Exports), d.Skipped, len(z.Exports), z.Skipped)
 				}
+				// UE5 tagged exports record where their properties end:
+				// what Set keeps right when it resizes them.
+				for i, e := range p.Exports {
+					x, err := assetprops.DecodeExport(p, i)
+					if err != nil {
+						continue
+					}
+					if e.ScriptSerializationStartOffset != int64(x.Properties.Start) || e.ScriptSerializationEndOffset != int64(x.Properties.End) {
+						t.Errorf("export %d: script serialization %d..%d, the properties %d..%d", i,
+							e.ScriptSerializationStartOffset, e.ScriptSerializationEndOffset, x.Properties.Start, x.Properties.End)
+					}
+				}
 				byPath := map[string]assetprops.ExportDocument{}
 				for _, e := range z.Exports {
 					byPath[e.Path] = e

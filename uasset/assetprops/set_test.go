@@ -2,6 +2,7 @@ package assetprops_test
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"strconv"
 	"testing"
@@ -278,5 +279,37 @@ func TestDTAllPropertiesValues(t *testing.T) {
 				t.Errorf("%s: rows %v", rel, rows)
 			}
 		}
+	}
+}
+
+func mustDescribe(tb testing.TB, a pakAsset) *assetprops.Document {
+	tb.Helper()
+	d, err := assetprops.Describe(decodeAsset(tb, a), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// TestSetTextureInlineBulk: T_BC6H keeps its mip inline in the export
+// data, recorded in a data resource. A same-size change is made; one that
+// resizes the data (an added property) is refused and leaves the asset
+// as it was.
+func TestSetTextureInlineBulk(t *testing.T) {
+	a := fixtureAsset(t, "Textures/T_BC6H.uasset")
+	_, _, before, after, _ := setAndReread(t, a, 0, props.Target{Path: "SRGB"}, props.Input{Text: "true"})
+	if d := changed(flatten(before), flatten(after)); len(d) != 1 || flatten(after)[d[0]] != "BoolProperty true" {
+		t.Errorf("changed %v", d)
+	}
+	p := decodeAsset(t, a)
+	if len(p.DataResources) != 1 {
+		t.Fatalf("%d data resources", len(p.DataResources))
+	}
+	if _, err := assetprops.Set(p, 0, props.Target{Path: "LODBias"}, props.Input{Text: "1", Type: "int"}); !errors.Is(err, props.ErrUnsupported) {
+		t.Errorf("added LODBias: %v, want ErrUnsupported", err)
+	}
+	h, x, err := p.Encode()
+	if err != nil || !bytes.Equal(h, a.uasset) || !bytes.Equal(x, a.uexp) {
+		t.Errorf("the refused change left the asset changed (%v)", err)
 	}
 }
