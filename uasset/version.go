@@ -142,3 +142,10 @@ func releaseFor(v FileVersion) Release {
 	}
 	return best
 }
+
+// ReleaseFileVersion returns the object file versions release r writes,
+// or ok false for a release this package does not know.
+func ReleaseFileVersion(r Release) (v FileVersion, ok bool) {
+	ri, ok := releaseVersions(r)
+	return ri.FileVersion, ok
+}

@@ -46,7 +46,10 @@ const ue5NamesReferencedFromExportData = 1001
 // cook), whether soft object sub paths are UTF-8 (from the Fortnite main
 // branch custom version, or for a cook without custom versions from its
 // release, 5.6 and later), whether the export is a class default object,
-// and the import and export counts. AddName adds a name to p's name map
+// and the import and export counts. An unversioned file whose detected
+// release is ambiguous where the property format differs is refused with
+// uasset.ErrUnsupportedVersion (decode it with uasset.Options.Release).
+// AddName adds a name to p's name map
 // as AddName does; ResolveObject and ObjectName use NewResolver(p, "").
 // Packages cooked with unversioned properties are refused with
 // props.ErrUnversioned.
@@ -56,6 +59,9 @@ func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
 	}
 	if i < 0 || i >= len(p.Exports) {
 		return nil, fmt.Errorf("%s: no export %d (%d exports): %w", p.FileName, i, len(p.Exports), props.ErrNotFound)
+	}
+	if err := checkPropertyVersion(p); err != nil {
+		return nil, err
 	}
 	ctx := &props.Context{
 		Names:          nameTexts(p),
@@ -77,6 +83,44 @@ func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
 	r := NewResolver(p, "")
 	ctx.ResolveObject, ctx.ObjectName = r.Index, r.Name
 	return ctx, nil
+}
+
+// propertyVersions are the UE5 file versions from which the property
+// format changes (see props.Context.FileVersionUE5).
+var propertyVersions = []int32{props.VersionLargeWorldCoordinates, props.VersionSoftObjectPathTopLevel,
+	props.VersionTagExtensions, props.VersionCompleteTypeName}
+
+// propertyFormat returns how many of the property format's changes a UE5
+// file version has.
+func propertyFormat(v int32) int {
+	n := 0
+	for _, x := range propertyVersions {
+		if v >= x {
+			n++
+		}
+	}
+	return n
+}
+
+// checkPropertyVersion refuses an unversioned file whose release was
+// detected from its header when the releases that fit it write
+// properties differently (a 5.2 cook looks like a 5.5 one, but only 5.4
+// and later write complete type names): its properties cannot be read
+// without knowing the release.
+func checkPropertyVersion(p *uasset.Package) error {
+	if !p.ReleaseDetected {
+		return nil
+	}
+	want := propertyFormat(p.Version.UE5)
+	for _, r := range p.Fitting {
+		v, ok := uasset.ReleaseFileVersion(r)
+		if ok && propertyFormat(v.UE5) != want {
+			return fmt.Errorf("%s: the file records no version and releases %s to %s fit its header, "+
+				"which write properties differently (%s: UE5 file version %d, %s: %d); give the release that cooked it: %w",
+				p.FileName, p.Fitting[0], p.Fitting[len(p.Fitting)-1], r, v.UE5, p.Release, p.Version.UE5, uasset.ErrUnsupportedVersion)
+		}
+	}
+	return nil
 }
 
 func nameTexts(p *uasset.Package) []string {

@@ -313,3 +313,46 @@ func TestSetTextureInlineBulk(t *testing.T) {
 		t.Errorf("the refused change left the asset changed (%v)", err)
 	}
 }
+
+// TestUnversionedFileVersion: DT_AllProperties with its object versions
+// zeroed, as unversioned cooks store them, reads the same: the UE5 file
+// version comes from the release that fits its header. When the
+// releases that fit write properties differently, reading is refused.
+func TestUnversionedFileVersion(t *testing.T) {
+	a := fixtureAsset(t, "DataTables/DT_AllProperties.uasset")
+	want := mustDescribe(t, a)
+	a.uasset = bytes.Clone(a.uasset)
+	clear(a.uasset[12:24]) // FileVersionUE4, FileVersionUE5, FileVersionLicenseeUE
+	p := decodeAsset(t, a)
+	if !p.Summary.Unversioned() || !p.ReleaseDetected || p.Version.UE5 != 1018 {
+		t.Fatalf("unversioned %v, detected %v (%v), version %v", p.Summary.Unversioned(), p.ReleaseDetected, p.Fitting, p.Version)
+	}
+	ctx, err := assetprops.ContextFor(p, 0)
+	if err != nil || ctx.FileVersionUE5 != 1018 {
+		t.Fatalf("context: %v", err)
+	}
+	got, err := assetprops.Describe(p, "")
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("the unversioned copy reads differently (%v)", err)
+	}
+
+	for _, c := range []struct {
+		fitting []uasset.Release
+		ok      bool
+	}{
+		{[]uasset.Release{{Major: 5, Minor: 6}, {Major: 5, Minor: 7}, {Major: 5, Minor: 8}}, true},
+		{[]uasset.Release{{Major: 5, Minor: 4}, {Major: 5, Minor: 5}, {Major: 5, Minor: 8}}, true},
+		{[]uasset.Release{{Major: 5, Minor: 2}, {Major: 5, Minor: 3}, {Major: 5, Minor: 8}}, false},
+		{[]uasset.Release{{Major: 5, Minor: 0}, {Major: 5, Minor: 8}}, false},
+	} {
+		p.Fitting = c.fitting
+		_, err := assetprops.DecodeExport(p, 0)
+		if c.ok != (err == nil) || !c.ok && !errors.Is(err, uasset.ErrUnsupportedVersion) {
+			t.Errorf("fitting %v: %v", c.fitting, err)
+		}
+	}
+	p.ReleaseDetected = false // the release was given
+	if _, err := assetprops.DecodeExport(p, 0); err != nil {
+		t.Errorf("release given: %v", err)
+	}
+}
