@@ -8,7 +8,8 @@
 // object or a class default object, and how object references are named
 // and resolved), so it imports no package format: zen packages use it
 // through iostore/zen/zenprops, which fills a Context from a *zen.Package,
-// and cooked assets can fill one the same way.
+// and cooked assets through uasset/assetprops, which fills one from a
+// *uasset.Package.
 //
 // Decode returns the property list: every tag with its name, type (the
 // complete type tree of UE 5.4+ tags, or the one UE4 tags imply), size,

@@ -13,8 +13,9 @@
 // resources. Other header parts (asset registry data, searchable names,
 // soft object paths, thumbnails, gatherable text) are kept as opaque
 // bytes; their offsets are still moved when the header changes size.
-// Export data stays raw bytes per export: properties are decoded by the
-// shared property codec, not here.
+// Export data stays raw bytes per export: properties are decoded and
+// changed by the shared property codec through package uasset/assetprops,
+// not here.
 //
 // Cooks are usually unversioned (FileVersionUE4 0). Options.Release says
 // which engine release made such a file; without it Decode tries every
