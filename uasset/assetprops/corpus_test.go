@@ -9,8 +9,10 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 )
@@ -78,8 +80,8 @@ func decodeAsset(tb testing.TB, a pakAsset) *uasset.Package {
 
 // zenDocuments reads every package of the tagged zen container into a
 // Document, by package name, its script imports named by the global
-// container.
-func zenDocuments(tb testing.TB) map[string]*assetprops.Document {
+// container. edit, when not nil, changes each package first.
+func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*assetprops.Document {
 	tb.Helper()
 	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
 	if err != nil {
@@ -99,6 +101,9 @@ func zenDocuments(tb testing.TB) map[string]*assetprops.Document {
 		p, err := c.ReadPackage(i, nil)
 		if err != nil {
 			tb.Fatal(err)
+		}
+		if edit != nil {
+			edit(p)
 		}
 		d := &assetprops.Document{Package: p.PackageName(), Exports: []assetprops.ExportDocument{}}
 		name := zenprops.NewResolver(p, r).Name
@@ -122,7 +127,7 @@ func zenDocuments(tb testing.TB) map[string]*assetprops.Document {
 // path) and every DataTable row must be equal. Export order may differ
 // between the two cooks, so exports are matched by path.
 func TestTwinsMatchZen(t *testing.T) {
-	zdocs := zenDocuments(t)
+	zdocs := zenDocuments(t, nil)
 	for _, rel := range taggedPaks {
 		for _, a := range readPak(t, rel) {
 			t.Run(a.name, func(t *testing.T) {
@@ -135,43 +140,52 @@ func TestTwinsMatchZen(t *testing.T) {
 				if !ok {
 					t.Fatalf("package %q is not in the zen container", d.Package)
 				}
-				if d.Skipped != z.Skipped || len(d.Exports) != len(z.Exports) {
-					t.Errorf("cooked: %d exports read, %d skipped; zen: %d read, %d skipped", len(d.Exports), d.Skipped, len(z.Exports), z.Skipped)
-				}
-				// UE5 tagged exports record where their properties end:
-				// what Set keeps right when it resizes them.
-				for i, e := range p.Exports {
-					x, err := assetprops.DecodeExport(p, i)
-					if err != nil {
-						continue
-					}
-					if e.ScriptSerializationStartOffset != int64(x.Properties.Start) || e.ScriptSerializationEndOffset != int64(x.Properties.End) {
-						t.Errorf("export %d: script serialization %d..%d, the properties %d..%d", i,
-							e.ScriptSerializationStartOffset, e.ScriptSerializationEndOffset, x.Properties.Start, x.Properties.End)
-					}
-				}
-				byPath := map[string]assetprops.ExportDocument{}
-				for _, e := range z.Exports {
-					byPath[e.Path] = e
-				}
-				props, rows := 0, 0
-				for _, e := range d.Exports {
-					ze, ok := byPath[e.Path]
-					if !ok {
-						t.Errorf("export %s is not in the zen package", e.Path)
-						continue
-					}
-					ze.Index = e.Index // export order is each format's own
-					if !reflect.DeepEqual(e, ze) {
-						t.Errorf("export %s differs:\n%s", e.Path, firstDiff(e, ze))
-					}
-					props += len(e.Properties)
-					rows += len(e.Rows)
-				}
+				props, rows := compareDocs(t, p, d, z)
 				t.Logf("%s: %d exports, %d properties, %d rows", d.Package, len(d.Exports), props, rows)
 			})
 		}
 	}
+}
+
+// compareDocs checks that the Document d of cooked asset p equals its zen
+// twin's, export by export (matched by path: each format orders them its
+// own way), and that p's exports record where their properties end; it
+// returns the numbers of properties and rows compared.
+func compareDocs(t *testing.T, p *uasset.Package, d, z *assetprops.Document) (props, rows int) {
+	t.Helper()
+	if d.Skipped != z.Skipped || len(d.Exports) != len(z.Exports) {
+		t.Errorf("cooked: %d exports read, %d skipped; zen: %d read, %d skipped", len(d.Exports), d.Skipped, len(z.Exports), z.Skipped)
+	}
+	// UE5 tagged exports record where their properties end:
+	// what Set keeps right when it resizes them.
+	for i, e := range p.Exports {
+		x, err := assetprops.DecodeExport(p, i)
+		if err != nil {
+			continue
+		}
+		if e.ScriptSerializationStartOffset != int64(x.Properties.Start) || e.ScriptSerializationEndOffset != int64(x.Properties.End) {
+			t.Errorf("export %d: script serialization %d..%d, the properties %d..%d", i,
+				e.ScriptSerializationStartOffset, e.ScriptSerializationEndOffset, x.Properties.Start, x.Properties.End)
+		}
+	}
+	byPath := map[string]assetprops.ExportDocument{}
+	for _, e := range z.Exports {
+		byPath[e.Path] = e
+	}
+	for _, e := range d.Exports {
+		ze, ok := byPath[e.Path]
+		if !ok {
+			t.Errorf("export %s is not in the zen package", e.Path)
+			continue
+		}
+		ze.Index = e.Index // export order is each format's own
+		if !reflect.DeepEqual(e, ze) {
+			t.Errorf("export %s differs:\n%s", e.Path, firstDiff(e, ze))
+		}
+		props += len(e.Properties)
+		rows += len(e.Rows)
+	}
+	return props, rows
 }
 
 // firstDiff describes where two export documents first differ.
@@ -214,4 +228,75 @@ func entriesDiff(at string, a, b []assetprops.Entry) string {
 		}
 	}
 	return ""
+}
+
+// TestTwinsSetAlike makes the same changes to a cooked asset of the
+// tagged Zlib pak (assetprops.Set) and to its zen twin (props.Set with the
+// zenprops Context, as patch does for zen packages): after encoding and
+// decoding the cooked asset, the two still read alike, with the new
+// value.
+func TestTwinsSetAlike(t *testing.T) {
+	for _, c := range []struct {
+		asset, pkg, export string
+		target             props.Target
+		value, typ, want   string
+	}{
+		{"DataTables/DT_AllProperties.uasset", "/Game/Fixtures/DataTables/DT_AllProperties", "DT_AllProperties",
+			props.Target{Row: "Beta", Path: "Message"}, "Beta, rewritten ✓", "", `"Beta, rewritten ✓"`},
+		{"DataTables/DT_AllProperties.uasset", "/Game/Fixtures/DataTables/DT_AllProperties", "DT_AllProperties",
+			props.Target{Row: "Defaults", Path: "Nested.Position.Y"}, "-0.5", "", "-0.5"},
+		{"Properties/DA_AllProperties.uasset", "/Game/Fixtures/Properties/DA_AllProperties", "DA_AllProperties",
+			props.Target{Path: "Name"}, "Twin_New_Name", "", "Twin_New_Name"},
+		{"Properties/DA_AllProperties.uasset", "/Game/Fixtures/Properties/DA_AllProperties", "DA_AllProperties",
+			props.Target{Path: "HardTextureReference"}, "/Game/Fixtures/DataTables/DT_AllProperties.DT_AllProperties", "",
+			"/Game/Fixtures/DataTables/DT_AllProperties.DT_AllProperties"},
+		{"Properties/DA_AllProperties.uasset", "/Game/Fixtures/Properties/DA_AllProperties", "DA_AllProperties",
+			props.Target{Path: "AddedCount"}, "42", "int", "42"},
+	} {
+		t.Run(c.target.String(), func(t *testing.T) {
+			p := decodeAsset(t, fixtureAsset(t, c.asset))
+			i := -1
+			for k := range p.Exports {
+				if p.NameOf(p.Exports[k].ObjectName) == c.export {
+					i = k
+				}
+			}
+			ch, err := assetprops.Set(p, i, c.target, props.Input{Text: c.value, Type: c.typ})
+			if err != nil || ch.New != c.want {
+				t.Fatalf("cooked: %+v, %v", ch, err)
+			}
+			h, x, err := p.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, err = uasset.Decode(p.FileName, h, x, nil); err != nil {
+				t.Fatal(err)
+			}
+			zdocs := zenDocuments(t, func(z *zen.Package) {
+				if z.PackageName() != c.pkg {
+					return
+				}
+				// (Change.Old may differ: the zen Context alone cannot
+				// name another package's exports.)
+				k, err := z.FindExport(c.export, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, err := zenprops.ContextFor(z, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, zch, err := props.Set(z.Exports[k].Data, ctx, c.target, props.Input{Text: c.value, Type: c.typ})
+				if err != nil || zch.New != ch.New {
+					t.Fatalf("zen: %+v, %v; cooked %+v", zch, err, ch)
+				}
+				z.Exports[k].Data = data
+			})
+			d, err := assetprops.Describe(p, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareDocs(t, p, d, zdocs[c.pkg])
+		})
+	}
 }

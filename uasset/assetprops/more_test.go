@@ -104,3 +104,83 @@ func TestGroundedDataTables(t *testing.T) {
 		t.Errorf("%d tables, %d rows; want 11 and 364", tables, rows)
 	}
 }
+
+// TestGroundedSetRow sets, in every Grounded DataTable with rows, the
+// first integer, float or name property of its last row to a new value:
+// after encoding and decoding, that is the only value changed, and a new
+// name (UE 4.27 keeps no count of export data names) is at the map's end.
+func TestGroundedSetRow(t *testing.T) {
+	const rel = "other/grounded/500-CreativeUnlock_P.pak"
+	set := 0
+	for _, a := range readPak(t, rel) {
+		p := decodeAsset(t, a)
+		pkg := "/Game/" + strings.TrimSuffix(strings.TrimPrefix(a.path, "Maine/Content/"), ".uasset")
+		x, err := assetprops.DecodeExport(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x.Table.Rows) == 0 {
+			continue
+		}
+		row := x.Table.Rows[len(x.Table.Rows)-1]
+		var target props.Target
+		var value string
+		for _, q := range row.Properties.Properties {
+			switch q.TypeString() {
+			case "IntProperty":
+				value = "123457"
+			case "FloatProperty":
+				value = "0.25"
+			case "NameProperty":
+				value = "Unrmod_Grounded_Name"
+			default:
+				continue
+			}
+			target = props.Target{Row: row.Name.Text, Path: q.Label()}
+			break
+		}
+		if value == "" {
+			continue
+		}
+		before, err := assetprops.Describe(p, pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := len(p.Names)
+		ch, err := assetprops.Set(p, 0, target, props.Input{Text: value})
+		if err != nil {
+			t.Fatalf("%s: %s: %v", a.name, target, err)
+		}
+		h, ux, err := p.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw, err := uasset.Decode(a.name, h, ux, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := assetprops.Describe(nw, pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := changed(flatten(before), flatten(after))
+		if len(d) != 1 || !strings.HasSuffix(d[0], target.String()) || !strings.HasSuffix(flatten(after)[d[0]], " "+value) {
+			t.Errorf("%s: %s = %s: changed %v", a.name, target, value, d)
+		}
+		wantNames := names
+		if strings.HasPrefix(value, "Unrmod") {
+			wantNames++
+			if nw.Names[len(nw.Names)-1].Value != value {
+				t.Errorf("%s: last name %q", a.name, nw.Names[len(nw.Names)-1].Value)
+			}
+		}
+		if len(nw.Names) != wantNames {
+			t.Errorf("%s: %d names, want %d", a.name, len(nw.Names), wantNames)
+		}
+		t.Logf("%s: %s: %s → %s", a.path, ch.Target, ch.Old, ch.New)
+		set++
+	}
+	if set == 0 {
+		t.Fatal("no table has a row with an int, float or name")
+	}
+}
