@@ -41,7 +41,9 @@ const flagClassDefaultObject = 0x10
 // which the summary counts the names the export data uses.
 const ue5NamesReferencedFromExportData = 1001
 
-// ContextFor returns the Context of export i of p: its name map, its UE5
+// ContextFor returns the Context of export i of p: the names its export
+// data may use (the first NamesReferencedFromExportDataCount names from UE5
+// file version 1001 on, else the whole map), its UE5
 // file version (the file's own, or its release's for an unversioned
 // cook), whether soft object sub paths are UTF-8 (from the Fortnite main
 // branch custom version, or for a cook without custom versions from its
@@ -64,7 +66,7 @@ func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
 		return nil, err
 	}
 	ctx := &props.Context{
-		Names:          nameTexts(p),
+		Names:          dataNames(p),
 		FileVersionUE5: p.Version.UE5,
 		Object:         true,
 		CDO:            p.Exports[i].ObjectFlags&flagClassDefaultObject != 0,
@@ -77,7 +79,7 @@ func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
 		if err != nil {
 			return 0, err
 		}
-		ctx.Names = nameTexts(p)
+		ctx.Names = dataNames(p)
 		return at, nil
 	}
 	r := NewResolver(p, "")
@@ -123,10 +125,11 @@ func checkPropertyVersion(p *uasset.Package) error {
 	return nil
 }
 
-func nameTexts(p *uasset.Package) []string {
-	out := make([]string, len(p.Names))
-	for i, n := range p.Names {
-		out[i] = n.Value
+// dataNames returns the texts of the names p's export data may use.
+func dataNames(p *uasset.Package) []string {
+	out := make([]string, exportNames(p))
+	for i := range out {
+		out[i] = p.Names[i].Value
 	}
 	return out
 }
@@ -147,54 +150,96 @@ func UTF8SubPaths(p *uasset.Package) bool {
 	return r.Major > 5 || r.Major == 5 && r.Minor >= 6
 }
 
-// AddName adds name to p's name map with its two hashes (uasset.NewName)
-// and returns its index. The name is for the export data, so from UE5
-// file version 1001 it must come before the names only the header uses:
-// NamesReferencedFromExportDataCount counts those first names (and a zen
-// conversion keeps only them). When the count covers the whole map the
-// name is appended and the count grows; otherwise the new name takes the
-// first header-only slot, whose name moves to the end of the map and
-// every header table reference to it (imports, exports, soft package
-// references) follows. A package whose header holds names this package
-// does not rewrite (soft object paths, searchable names, metadata, Verse
-// cells, import type hierarchies, world tile info, an opaque soft package
-// reference table) is refused with props.ErrUnsupported in that case. An
-// existing name is not added again: its index is returned.
+// exportNames returns how many names, from the start of p's name map,
+// the export data may use: NamesReferencedFromExportDataCount from UE5
+// file version 1001 on (a zen conversion keeps only those names), else
+// the whole map.
+func exportNames(p *uasset.Package) int {
+	n := int(p.Summary.NamesReferencedFromExportDataCount)
+	if p.Version.UE5 < ue5NamesReferencedFromExportData || n < 0 || n > len(p.Names) {
+		return len(p.Names)
+	}
+	return n
+}
+
+// AddName makes name one of the names p's export data may use and returns
+// its index; a new entry gets its two hashes (uasset.NewName). Before UE5
+// file version 1001 that is any name of the map, and a new name is
+// appended. From 1001 on, NamesReferencedFromExportDataCount counts the
+// first names of the map, those the export data uses (a zen conversion
+// keeps only them); a name must be among them:
+//
+//   - an export data name is returned as is;
+//   - a new name is appended when the count covers the whole map, else it
+//     takes the first header-only slot, whose name moves to the end;
+//   - a header-only name (an import's name, say) swaps places with the
+//     first header-only name;
+//
+// every import, export and soft package reference follows a name that
+// moves, and the count grows by one. When the header holds parts with
+// names this package keeps as bytes (soft object paths, searchable names,
+// metadata, Verse cells, import type hierarchies, world tile info, an
+// opaque soft package reference table), moving a name is refused with
+// props.ErrUnsupported.
 func AddName(p *uasset.Package, name string) (int32, error) {
 	if name == "" {
 		return 0, fmt.Errorf("%s: cannot add an empty name: %w", p.FileName, props.ErrType)
 	}
+	s := &p.Summary
+	versioned := p.Version.UE5 >= ue5NamesReferencedFromExportData
+	count := int(s.NamesReferencedFromExportDataCount)
+	if versioned && (count < 0 || count > len(p.Names)) {
+		return 0, fmt.Errorf("%s: NamesReferencedFromExportDataCount %d is outside the %d names: %w",
+			p.FileName, count, len(p.Names), uasset.ErrCorrupt)
+	}
+	have := -1
 	for i, n := range p.Names {
 		if n.Value == name {
-			return int32(i), nil
+			have = i
+			break
 		}
 	}
-	if len(p.Names) >= 1<<30 {
+	switch {
+	case have >= 0 && (!versioned || have < count):
+		return int32(have), nil
+	case have < 0 && len(p.Names) >= 1<<30:
 		return 0, fmt.Errorf("%s: the name map is full: %w", p.FileName, props.ErrRange)
-	}
-	s := &p.Summary
-	count := int(s.NamesReferencedFromExportDataCount)
-	if p.Version.UE5 < ue5NamesReferencedFromExportData || count == len(p.Names) {
+	case have < 0 && (!versioned || count == len(p.Names)):
 		p.Names = append(p.Names, uasset.NewName(name))
-		if p.Version.UE5 >= ue5NamesReferencedFromExportData {
+		if versioned {
 			s.NamesReferencedFromExportDataCount++
 		}
 		return int32(len(p.Names) - 1), nil
 	}
-	if count < 0 || count > len(p.Names) {
-		return 0, fmt.Errorf("%s: NamesReferencedFromExportDataCount %d is outside the %d names: %w",
-			p.FileName, count, len(p.Names), uasset.ErrCorrupt)
-	}
 	if why := opaqueNames(p); why != "" {
-		return 0, fmt.Errorf("%s: the name %q must go before the names only the header uses (NamesReferencedFromExportDataCount %d of %d), "+
-			"which moves one of them, and the header's %s may refer to it: %w", p.FileName, name, count, len(p.Names), why, props.ErrUnsupported)
+		return 0, fmt.Errorf("%s: the name %q must be among the names the export data uses (the first %d of %d), "+
+			"which moves a header-only name, and the header's %s may refer to it: %w", p.FileName, name, count, len(p.Names), why, props.ErrUnsupported)
 	}
-	moved := int32(len(p.Names))
-	p.Names = append(p.Names, p.Names[count])
-	p.Names[count] = uasset.NewName(name)
+	if have < 0 {
+		// The name at the first header-only slot moves to the end.
+		p.Names = append(p.Names, p.Names[count])
+		p.Names[count] = uasset.NewName(name)
+		remapNames(p, int32(count), int32(len(p.Names)-1), -1)
+	} else {
+		// The header-only name swaps places with the first one.
+		p.Names[count], p.Names[have] = p.Names[have], p.Names[count]
+		remapNames(p, int32(count), int32(have), int32(count))
+	}
+	s.NamesReferencedFromExportDataCount++
+	return int32(count), nil
+}
+
+// remapNames makes the header's references to name a refer to b, and
+// those to b (when b2a is b) refer to a.
+func remapNames(p *uasset.Package, a, b, b2a int32) {
 	remap := func(n *uasset.NameRef) {
-		if n.Index == int32(count) {
-			n.Index = moved
+		switch n.Index {
+		case a:
+			n.Index = b
+		case b:
+			if b2a >= 0 {
+				n.Index = b2a
+			}
 		}
 	}
 	for k := range p.Imports {
@@ -210,8 +255,6 @@ func AddName(p *uasset.Package, name string) (int32, error) {
 	for k := range p.SoftPackageReferences {
 		remap(&p.SoftPackageReferences[k])
 	}
-	s.NamesReferencedFromExportDataCount++
-	return int32(count), nil
 }
 
 // opaqueNames names a header part that may hold FNames this package

@@ -356,3 +356,48 @@ func TestUnversionedFileVersion(t *testing.T) {
 		t.Errorf("release given: %v", err)
 	}
 }
+
+// TestSetHeaderOnlyName sets DA_AllProperties' Name to a name the map has
+// but only the header uses (past NamesReferencedFromExportDataCount): the
+// name moves among the export data names (a zen conversion keeps only
+// those), swapping places with the first header-only name; the map keeps
+// its size, and the header still names every import and export the same.
+func TestSetHeaderOnlyName(t *testing.T) {
+	a := fixtureAsset(t, "Properties/DA_AllProperties.uasset")
+	old := decodeAsset(t, a)
+	on := int(old.Summary.NamesReferencedFromExportDataCount)
+	have := len(old.Names) - 1 // a header-only name, not the first one
+	text := old.Names[have].Value
+	if have <= on {
+		t.Fatalf("no header-only names: %d of %d", on, len(old.Names))
+	}
+	_, nw, _, after, ch := setAndReread(t, a, 1, props.Target{Path: "Name"}, props.Input{Text: text})
+	if ch.New != text || flatten(after)["/Game/Fixtures/Properties/DA_AllProperties.DA_AllProperties Name"] != "NameProperty "+text {
+		t.Errorf("Name = %s", ch.New)
+	}
+	if len(nw.Names) != len(old.Names) || int(nw.Summary.NamesReferencedFromExportDataCount) != on+1 {
+		t.Fatalf("%d names (%d for export data), was %d (%d)", len(nw.Names), nw.Summary.NamesReferencedFromExportDataCount, len(old.Names), on)
+	}
+	if nw.Names[on].Value != text || nw.Names[have].Value != old.Names[on].Value {
+		t.Errorf("names %d and %d: %q, %q", on, have, nw.Names[on].Value, nw.Names[have].Value)
+	}
+	ro, rn := assetprops.NewResolver(old, ""), assetprops.NewResolver(nw, "")
+	for k := range old.Imports {
+		x := uasset.PackageIndex(-k - 1)
+		if ro.Object(x) != rn.Object(x) {
+			t.Errorf("import %d: %s, was %s", k, rn.Object(x), ro.Object(x))
+		}
+	}
+	for k := range old.Exports {
+		if ro.ExportPath(k) != rn.ExportPath(k) {
+			t.Errorf("export %d: %s, was %s", k, rn.ExportPath(k), ro.ExportPath(k))
+		}
+	}
+	x, err := assetprops.DecodeExport(nw, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := x.Properties.Find("Name", 0); q == nil || int(q.Value.(props.NameValue).Index) >= on+1 {
+		t.Errorf("the value's name %+v is not among the export data names", q)
+	}
+}
