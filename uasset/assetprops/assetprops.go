@@ -42,19 +42,18 @@ const flagClassDefaultObject = 0x10
 const ue5NamesReferencedFromExportData = 1001
 
 // ContextFor returns the Context of export i of p: the names its export
-// data may use (the first NamesReferencedFromExportDataCount names from UE5
-// file version 1001 on, else the whole map), its UE5
-// file version (the file's own, or its release's for an unversioned
-// cook), whether soft object sub paths are UTF-8 (from the Fortnite main
-// branch custom version, or for a cook without custom versions from its
-// release, 5.6 and later), whether the export is a class default object,
-// and the import and export counts. An unversioned file whose detected
-// release is ambiguous where the property format differs is refused with
-// uasset.ErrUnsupportedVersion (decode it with uasset.Options.Release).
-// AddName adds a name to p's name map
-// as AddName does; ResolveObject and ObjectName use NewResolver(p, "").
-// Packages cooked with unversioned properties are refused with
-// props.ErrUnversioned.
+// data may use (the first NamesReferencedFromExportDataCount names from
+// UE5 file version 1001 on, else the whole map); its UE5 file version (the
+// file's own, or its release's for an unversioned cook); whether soft
+// object sub paths are UTF-8 (from the Fortnite main branch custom
+// version, or for a cook without custom versions from its release, 5.6
+// and later); whether the export is a class default object; and the
+// import and export counts. AddName is AddName on p; ResolveObject and
+// ObjectName are NewResolver(p, "")'s. Packages cooked with unversioned
+// properties are refused with props.ErrUnversioned; an unversioned file
+// whose detected release is ambiguous where the property format differs,
+// with uasset.ErrUnsupportedVersion (decode it with
+// uasset.Options.Release).
 func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
 	if p.UnversionedProperties() {
 		return nil, fmt.Errorf("%s: %w", p.FileName, props.ErrUnversioned)
