@@ -571,3 +571,50 @@ func (r *Resolver) Index(text string) (int32, error) {
 	}
 	return 0, fmt.Errorf("object %q is neither an export nor an import of %s: %w", text, r.p.FileName, props.ErrNotFound)
 }
+
+// PackageNameFromPath returns the package name of the asset at path, a
+// pak's mount point joined with a file's path or any path relative to the
+// game's root ("../../../Maine/Content/Items/DT_Items.uasset"): content
+// of the game project is under /Game ("/Game/Items/DT_Items"), of the
+// engine under /Engine, of a plugin under /PluginName. It returns "" for
+// a path with no Content folder. UE4 cooks record no package name
+// (NewResolver and Describe take one).
+func PackageNameFromPath(path string) string {
+	path = strings.ReplaceAll(path, `\`, "/")
+	for strings.HasPrefix(path, "../") {
+		path = path[3:]
+	}
+	path = strings.TrimPrefix(path, "/")
+	parts := strings.Split(path, "/")
+	at := -1
+	for k, s := range parts {
+		if strings.EqualFold(s, "Content") && k > 0 {
+			at = k // the last Content folder: a plugin's is below the project's Plugins folder
+		}
+	}
+	if at < 0 || at == len(parts)-1 {
+		return ""
+	}
+	root := "/Game"
+	switch {
+	case at == 1 && strings.EqualFold(parts[0], "Engine"):
+		root = "/Engine"
+	case hasPlugins(parts[:at]):
+		root = "/" + parts[at-1]
+	}
+	rest := strings.Join(parts[at+1:], "/")
+	if i := strings.LastIndexByte(rest, '.'); i > strings.LastIndexByte(rest, '/') {
+		rest = rest[:i]
+	}
+	return root + "/" + rest
+}
+
+// hasPlugins reports whether a folder named Plugins is among dirs.
+func hasPlugins(dirs []string) bool {
+	for _, s := range dirs {
+		if strings.EqualFold(s, "Plugins") {
+			return true
+		}
+	}
+	return false
+}

@@ -31,6 +31,7 @@ var (
 type pakAsset struct {
 	name         string // PAK:PATH
 	path         string // the file's path in the pak
+	mount        string // the pak's mount point
 	uasset, uexp []byte
 }
 
@@ -61,7 +62,7 @@ func readPak(tb testing.TB, rel string) []pakAsset {
 		if err != nil {
 			tb.Fatalf("%s: %s: %v", rel, f.Path, err)
 		}
-		out = append(out, pakAsset{name: rel + ":" + f.Path, path: f.Path, uasset: b, uexp: x})
+		out = append(out, pakAsset{name: rel + ":" + f.Path, path: f.Path, mount: r.MountPoint, uasset: b, uexp: x})
 	}
 	if len(out) == 0 {
 		tb.Fatalf("%s: no assets", rel)

@@ -68,7 +68,7 @@ func TestGroundedDataTables(t *testing.T) {
 	tables, rows := 0, 0
 	for _, a := range readPak(t, rel) {
 		p := decodeAsset(t, a)
-		pkg := "/Game/" + strings.TrimSuffix(strings.TrimPrefix(a.path, "Maine/Content/"), ".uasset")
+		pkg := assetprops.PackageNameFromPath(a.mount + a.path)
 		d, err := assetprops.Describe(p, pkg)
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +114,7 @@ func TestGroundedSetRow(t *testing.T) {
 	set := 0
 	for _, a := range readPak(t, rel) {
 		p := decodeAsset(t, a)
-		pkg := "/Game/" + strings.TrimSuffix(strings.TrimPrefix(a.path, "Maine/Content/"), ".uasset")
+		pkg := assetprops.PackageNameFromPath(a.mount + a.path)
 		x, err := assetprops.DecodeExport(p, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -182,5 +182,34 @@ func TestGroundedSetRow(t *testing.T) {
 	}
 	if set == 0 {
 		t.Fatal("no table has a row with an int, float or name")
+	}
+}
+
+// TestPackageNameFromPath names packages by their paths: every asset of
+// the UE 5.8 paks gets the name its summary records (the paks mount
+// ../../../CUE4ParseFixtures/Content/Fixtures/), and the usual roots map
+// as the engine maps them.
+func TestPackageNameFromPath(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"../../../Maine/Content/Blueprints/Items/Table_X.uasset", "/Game/Blueprints/Items/Table_X"},
+		{"Maine/Content/Maps/Arena.umap", "/Game/Maps/Arena"},
+		{"../../../Engine/Content/EngineMaterials/M_Default.uasset", "/Engine/EngineMaterials/M_Default"},
+		{"../../../Maine/Plugins/Mods/MyMod/Content/BP_Mod.uasset", "/MyMod/BP_Mod"},
+		{"../../../Engine/Plugins/FX/Niagara/Content/N_Fx.uasset", "/Niagara/N_Fx"},
+		{`Maine\Content\UI\W_Menu.uasset`, "/Game/UI/W_Menu"},
+		{"Maine/Binaries/Win64/Game.exe", ""},
+		{"Content/X.uasset", ""},
+	} {
+		if got := assetprops.PackageNameFromPath(c.path); got != c.want {
+			t.Errorf("%s: %q, want %q", c.path, got, c.want)
+		}
+	}
+	for _, rel := range taggedPaks {
+		for _, a := range readPak(t, rel) {
+			p := decodeAsset(t, a)
+			if got := assetprops.PackageNameFromPath(a.mount + a.path); got != p.Summary.PackageName {
+				t.Errorf("%s: %q, the summary says %q", a.name, got, p.Summary.PackageName)
+			}
+		}
 	}
 }
