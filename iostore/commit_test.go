@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // tcCommitContainer is one version of a container and its .pak: chunks of

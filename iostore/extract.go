@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // ExtractOptions configures Extract.

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // What Extract checks and cleans so that a failure leaves no new file

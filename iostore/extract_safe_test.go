@@ -12,8 +12,8 @@ import (
 
 	"github.com/unrmod/unrmod/internal/inflate/inflatetest"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // tcFiles builds a container of files with the given paths under

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // ContainerUses returns the files of the container whose TOC is utoc, as

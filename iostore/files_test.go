@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // partitionedGame writes the synthetic container with 4 KiB partitions to

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
 

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // ErrNotGlobalContainer means a container holds no global script objects:

@@ -16,8 +16,8 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
 

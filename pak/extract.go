@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // ExtractOptions configures Reader.Extract.

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // mixedPatch writes a full container and a legacy package, both named

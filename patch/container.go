@@ -8,11 +8,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // ContainerPackage is a package a container target changed or added.

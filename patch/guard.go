@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // This file keeps a patch from losing work: before anything is read, it

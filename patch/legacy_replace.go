@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/writer"
 )
 

@@ -14,8 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/unrmod/unrmod/internal/editdist"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/writer"
 )
 

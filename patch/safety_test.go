@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/internal/iostorebuild"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // These tests build what they need from the small example files of the

@@ -10,9 +10,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/unrmod/unrmod/internal/binio"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/audio"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // ReplaceSound replaces the WAVE file a Sound export embeds with another

@@ -8,11 +8,11 @@ import (
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/internal/editdist"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // The operations on a zen package (zen.Package), one apply method per

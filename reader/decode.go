@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unrmod/unrmod/internal/binio"
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // MaxFileSize is the size of the largest legacy package: every offset in

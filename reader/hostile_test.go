@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/fixture"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/writer"
 )
 

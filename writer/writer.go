@@ -20,8 +20,8 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // Layout selects how the writer places structures in the file.

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/unrmod/unrmod/internal/editdist"
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // streams are the outputs a command writes to: data on out, progress,

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // maxCandidates bounds the close matches listed for an unknown object.

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/audio"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // exportSoundCommand returns the "export-sound" command.

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/texture"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // exportTextureCommand returns the "export-texture" command.

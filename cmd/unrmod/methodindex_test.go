@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // badMethodContainer copies the demo 4.27 container into dir with the

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // packCommand returns the "pack" command.

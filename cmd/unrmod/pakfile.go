@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
 

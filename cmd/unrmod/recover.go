@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 func recoverCommand() *command {

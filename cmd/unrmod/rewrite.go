@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/writer"
 )
 

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/internal/iostorebuild"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // startSlowWriter starts the test binary writing dir/z_Big_P.utoc through

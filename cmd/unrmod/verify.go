@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // verifyCommand returns the "verify" command.

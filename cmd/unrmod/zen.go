@@ -13,9 +13,9 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/unrmod/unrmod/cityhash"
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // zenFlags are the flags of the commands that read zen packages: which

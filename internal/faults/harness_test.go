@@ -39,7 +39,7 @@ var (
 	timeoutFlag  = flag.Duration("hang", 60*time.Second, "faults: a command still running after this long is a hang")
 )
 
-// tempFile matches the temporary files of internal/safefile: .NAME.unrmod-DIGITS.tmp.
+// tempFile matches the temporary files of safefile: .NAME.unrmod-DIGITS.tmp.
 var tempFile = regexp.MustCompile(`^\..*\.unrmod-[0-9]+\.tmp$`)
 
 // harness is the state of one TestFaults run.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/unrmod/unrmod/internal/safefile"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // killSection runs every write scenario -runs times, each time killing the

@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"io"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // legacyTag is the first four bytes of every package that is not a zen

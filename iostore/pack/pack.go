@@ -25,10 +25,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/unrmod/unrmod/internal/safefile"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
 

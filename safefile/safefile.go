@@ -8,6 +8,13 @@
 // A Session stands for one run: it locks the files the run reads and
 // writes against other runs, and tracks the temporary files so that an
 // interrupted run removes them (Session.Interrupt).
+//
+// The writers of unrmod's formats take a *Session in their options
+// (iostore.WriterOptions, iostore.RewriteOptions, pak.ExtractOptions,
+// patch.Options, …): a program that writes through several of them in one
+// run passes one Session to all, so that their locks and temporary files
+// are one run's. A nil Session locks and tracks nothing; the files are
+// still written atomically.
 package safefile
 
 import (
