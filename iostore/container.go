@@ -256,8 +256,7 @@ func (c *Container) decodeIndex() error {
 			return nil
 		}
 		if c.key == nil {
-			c.indexErr = errorf(c.file, "directory index", base, ErrKeyRequired,
-				"paths are encrypted: %v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+			c.indexErr = keyRequired(c.file, "directory index", base, "paths are encrypted: ", h)
 			return nil
 		}
 		plain := append([]byte(nil), raw...)
@@ -623,8 +622,7 @@ func (c *Container) decrypt(k int, raw []byte) error {
 	switch h.Encryption() {
 	case EncryptionAESECB:
 		if c.key == nil {
-			return errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrKeyRequired,
-				"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+			return keyRequired(c.file, fmt.Sprintf("compression block %d", k), -1, "", h)
 		}
 		c.cipher.Decrypt(raw)
 	case EncryptionAESCTR:

@@ -291,14 +291,19 @@ func TestCorpusEncrypted(t *testing.T) {
 	if len(nk.Chunks()) != 112 || nk.Chunks()[0].Path != "" {
 		t.Errorf("without key: %d chunks, first path %q", len(nk.Chunks()), nk.Chunks()[0].Path)
 	}
-	if _, err := nk.DirectoryIndex(); !errors.Is(err, iostore.ErrKeyRequired) || !strings.Contains(err.Error(), "--aes-key") {
+	// Each error advises the key (ue.SettingKey) without naming a
+	// command-line flag: the command line names its own.
+	if _, err := nk.DirectoryIndex(); !errors.Is(err, iostore.ErrKeyRequired) || !advises(err, ue.SettingKey) {
 		t.Errorf("DirectoryIndex without key: %v", err)
 	}
-	if _, err := nk.ReadChunk(k); !errors.Is(err, iostore.ErrKeyRequired) {
+	if _, err := nk.ReadChunk(k); !errors.Is(err, iostore.ErrKeyRequired) || !advises(err, ue.SettingKey) {
 		t.Errorf("ReadChunk without key: %v", err)
 	}
-	if _, err := nk.Extract(t.TempDir(), nil); !errors.Is(err, iostore.ErrKeyRequired) {
+	if _, err := nk.Extract(t.TempDir(), nil); !errors.Is(err, iostore.ErrKeyRequired) || !advises(err, ue.SettingKey) {
 		t.Errorf("Extract without key: %v", err)
+	}
+	if _, err := iostore.Rewrite(nk, filepath.Join(t.TempDir(), "Out.utoc"), nil, nil); !errors.Is(err, iostore.ErrKeyRequired) || !advises(err, ue.SettingKey) {
+		t.Errorf("Rewrite without key: %v", err)
 	}
 	if r := nk.Verify(nil); r.OK() {
 		t.Error("Verify without key reports no problem")
@@ -411,4 +416,11 @@ func TestCorpusExtract(t *testing.T) {
 			})
 		})
 	}
+}
+
+// advises reports whether err advises setting s, in words that name no
+// command-line flag.
+func advises(err error, s ue.Setting) bool {
+	var a *ue.Advice
+	return errors.As(err, &a) && a.Setting == s && !strings.Contains(err.Error(), "--")
 }

@@ -85,6 +85,19 @@ func errorf(file, structure string, off int64, cause error, format string, args 
 	return ue.Errorf(file, structure, off, cause, format, args...)
 }
 
+// keyOption names the setting that gives a container's AES key.
+const keyOption = "Options.Key"
+
+// keyRequired returns the error for encrypted data read without a key: a
+// *ue.FormatError whose cause, an *ue.Advice wrapping ErrKeyRequired,
+// advises the key, so that a front end can name its own setting for it.
+// what starts the message.
+func keyRequired(file, structure string, off int64, what string, h *Header) error {
+	a := &ue.Advice{Setting: ue.SettingKey, Name: keyOption, Err: ErrKeyRequired,
+		Before: fmt.Sprintf("%s%v (key GUID %s%s); pass the key with ", what, ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))}
+	return errorf(file, structure, off, a, "%s", a.Error())
+}
+
 // withoutFile returns err's text without the file name a *ue.FormatError
 // starts with, for messages that name the file already.
 func withoutFile(err error) string {

@@ -156,8 +156,7 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 	}
 	h := &c.toc.Header
 	if h.Encryption() == EncryptionAESECB && c.key == nil {
-		return nil, errorf(c.file, "container data", -1, ErrKeyRequired,
-			"%v (key GUID %s%s); pass the key with --aes-key", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
+		return nil, keyRequired(c.file, "container data", -1, "", h)
 	}
 	if h.Encryption() == EncryptionAESCTR {
 		return nil, errorf(c.file, "container data", -1, ErrUnsupportedMethod, "encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")

@@ -140,7 +140,8 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		return nil, nil, fmt.Errorf("%s: AES-CTR containers (TOC version 10) cannot be rewritten yet", src.file)
 	}
 	if h.Encryption() != EncryptionNone && src.key == nil {
-		return nil, nil, fmt.Errorf("%s: %w (key GUID %s); pass the key with --aes-key", src.file, ErrKeyRequired, h.EncryptionKeyGUID)
+		return nil, nil, &ue.Advice{Setting: ue.SettingKey, Name: keyOption, Err: ErrKeyRequired,
+			Before: fmt.Sprintf("%s: %v (key GUID %s); pass the key with ", src.file, ErrKeyRequired, h.EncryptionKeyGUID)}
 	}
 	if opts.Layout == Preserve && opts.Key != nil && (src.key == nil || *opts.Key != *src.key) {
 		return nil, nil, fmt.Errorf("%s: the preserve layout keeps the stored blocks and so their encryption; use the compact layout to change the key", src.file)

@@ -60,7 +60,7 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 	add := func(structure string, off int64, format string, args ...any) {
 		r.Problems = append(r.Problems, ue.Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
 	}
-	c.verifyTOC(add)
+	c.verifyTOC(r, add)
 	if opts.StructureOnly {
 		return r
 	}
@@ -80,7 +80,7 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 }
 
 // verifyTOC runs the checks that need only the TOC.
-func (c *Container) verifyTOC(add func(string, int64, string, ...any)) {
+func (c *Container) verifyTOC(r *Report, add func(string, int64, string, ...any)) {
 	t := c.toc
 	h := &t.Header
 	if len(t.Trailing) > 0 {
@@ -106,6 +106,7 @@ func (c *Container) verifyTOC(add func(string, int64, string, ...any)) {
 	}
 	if c.indexErr != nil {
 		add("directory index", indexAt, "not checked: %s", formatMsg(c.indexErr))
+		r.Problems[len(r.Problems)-1].Err = c.indexErr
 	}
 	if x := c.index; x != nil {
 		encrypted := h.Encryption() != EncryptionNone

@@ -13,6 +13,7 @@ import (
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // This file keeps a patch from losing work: before anything is read, it
@@ -71,7 +72,8 @@ func opReads(dir string, ops []Op) []string {
 func planTarget(t *Target, dir string, opt Options) (*targetFiles, error) {
 	if ct := t.Container; ct != nil {
 		if opt.InPlace {
-			return nil, errorf(ct.Pos, "--in-place does not apply to containers: give the target an output (mode: mod writes a new _P container beside the game's)")
+			return nil, adviseErr(ct.Pos, &ue.Advice{Setting: ue.SettingInPlace, Name: "Options.InPlace",
+				After: " does not apply to containers: give the target an output (mode: mod writes a new _P container beside the game's)"})
 		}
 		in := localPath(dir, ct.Container)
 		out := containerOutPath(t, dir, in, opt)
@@ -181,7 +183,8 @@ func clash(f *File, w, u *fileUse, why string, inPlace bool) error {
 		ce := &safefile.ClashError{Write: w.Use, Other: u.Use, Why: why}
 		return &Error{Pos: pos, Msg: ce.Error(), Err: ce}
 	case u.target == w.target && u.role == "input":
-		return errorf(pos, "the output %s is the input; use --in-place to overwrite it (a .bak is kept)", w.Path)
+		return adviseErr(pos, &ue.Advice{Setting: ue.SettingInPlace, Name: "Options.InPlace",
+			Before: fmt.Sprintf("the output %s is the input; use ", w.Path), After: " to overwrite it (a .bak is kept)"})
 	case u.target == w.target:
 		return errorf(pos, "this target writes %s, which it also reads", w.Path)
 	}
@@ -204,7 +207,9 @@ func lockUses(uses []*fileUse, dry bool) []safefile.Use {
 // errNotEarlierOutput builds the error for an output that would replace a
 // file that is not the target's earlier output.
 func errNotEarlierOutput(pos Pos, path, why string) error {
-	return errorf(pos, "the output %s already exists and is not this target's earlier output (%s); nothing was written: give the target another output, or use --force to replace it", path, why)
+	return adviseErr(pos, &ue.Advice{Setting: ue.SettingForce, Name: "Options.Force",
+		Before: fmt.Sprintf("the output %s already exists and is not this target's earlier output (%s); nothing was written: give the target another output, or use ", path, why),
+		After:  " to replace it"})
 }
 
 // checkPackageOutput refuses to replace an existing file at a legacy or zen

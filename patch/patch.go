@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -146,6 +147,12 @@ func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // Unwrap returns the underlying error, if any.
 func (e *Error) Unwrap() error { return e.Err }
+
+// adviseErr returns an *Error at pos whose message is a's, advising a
+// setting of Options (ue.Reword lets a front end name it its own way).
+func adviseErr(pos Pos, a *ue.Advice) *Error {
+	return &Error{Pos: pos, Msg: a.Error(), Err: a}
+}
 
 func errorf(pos Pos, format string, args ...any) *Error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}

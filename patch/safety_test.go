@@ -17,6 +17,7 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // These tests build what they need from the small example files of the
@@ -171,7 +172,7 @@ func TestOutputClashes(t *testing.T) {
 		{"output is the input through a link", `
   - file: real/UnrmodDemoMap.unr
     output: link/UnrmodDemoMap.unr
-` + op, false, "use --in-place"},
+` + op, false, "use Options.InPlace"},
 		{"output is a data file another target reads", `
   - file: real/UnrmodDemo.u
     output: real/data.bin
@@ -199,6 +200,14 @@ func TestOutputClashes(t *testing.T) {
     ops:
       - replace-sound: {object: Chirp, file: link/Chirp.wav}
 `, false, "reads: every file is read before any is written"},
+		{"a container in place", `
+  - container: real/UnrmodDemo427_P.utoc
+    mode: full
+    packages:
+      - package: DT_DemoItems
+        ops:
+          - rename: {from: Pebble, to: Clash}
+`, true, "Options.InPlace does not apply to containers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -288,8 +297,8 @@ func TestOverwriteNeedsForce(t *testing.T) {
 					t.Fatalf("replacing the earlier output: %v", err)
 				}
 			} else {
-				if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), out) {
-					t.Fatalf("got %v, want an error naming %s, saying %q and --force", err, out, tt.want)
+				if err == nil || !strings.Contains(err.Error(), tt.want) || !advises(err, ue.SettingForce) || !strings.Contains(err.Error(), out) {
+					t.Fatalf("got %v, want an error naming %s, saying %q and advising Options.Force", err, out, tt.want)
 				}
 				if now, _ := os.ReadFile(out); !bytes.Equal(now, old) {
 					t.Fatal("the existing file was replaced")
@@ -355,8 +364,8 @@ targets:
 					t.Fatal(err)
 				}
 			} else {
-				if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--force") {
-					t.Fatalf("got %v, want an error saying %q and --force", err, tt.want)
+				if err == nil || !strings.Contains(err.Error(), tt.want) || !advises(err, ue.SettingForce) {
+					t.Fatalf("got %v, want an error saying %q and advising Options.Force", err, tt.want)
 				}
 				if _, err := applyYAML(t, dir, text, patch.Options{Force: true}); err != nil {
 					t.Fatalf("with --force: %v", err)
@@ -596,4 +605,11 @@ func writeGame(t *testing.T, dir string, partitioned bool) {
 			t.Fatalf("the partitioned container has no third partition: %v", err)
 		}
 	}
+}
+
+// advises reports whether err advises setting s, in words that name no
+// command-line flag.
+func advises(err error, s ue.Setting) bool {
+	var a *ue.Advice
+	return errors.As(err, &a) && a.Setting == s && !strings.Contains(err.Error(), "--")
 }

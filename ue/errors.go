@@ -103,6 +103,10 @@ type Problem struct {
 	Struct string // e.g. "export 3 \"Default__BP_C\"", "store entry 12 (package 0x…)"
 	Offset int64  // byte offset in the file or chunk; -1 when not tied to one
 	Msg    string
+	// Err is the error the problem was found through, if any: for
+	// errors.Is, and for a front end that names the settings it advises
+	// its own way (Reword).
+	Err error
 }
 
 // String returns "STRUCT at 0xOFFSET: MESSAGE" (without an offset when there is none).

@@ -22,6 +22,7 @@ import (
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Layout selects how the writer places structures in the file.
@@ -313,9 +314,10 @@ func (w *encoder) relocate(i int, newOff int64) ([]byte, error) {
 	}
 	if nl.Kind == reader.NativeUnknown {
 		if len(nl.Suspects) > 0 {
-			return nil, fmt.Errorf("%w: %s: unrmod does not know this class's native layout and found %d value(s) that look like "+
-				"absolute file offsets (first at data offset 0x%X); moving it could break the package. Use --layout preserve",
-				ErrRelocation, label, len(nl.Suspects), nl.Suspects[0])
+			return nil, &ue.Advice{Setting: ue.SettingPreserveLayout, Name: "Options.Layout = Preserve", Err: ErrRelocation,
+				Before: fmt.Sprintf("%v: %s: unrmod does not know this class's native layout and found %d value(s) that look like "+
+					"absolute file offsets (first at data offset 0x%X); moving it could break the package. Use ",
+					ErrRelocation, label, len(nl.Suspects), nl.Suspects[0])}
 		}
 		return e.Data, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fixture"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -273,8 +274,10 @@ func TestRefusals(t *testing.T) {
 		b := fixture.New("Odd", reader.Version{File: 128, Licensee: 29}, fixture.DemoGUID)
 		b.Export(b.Class("Engine", "Gizmo"), 0, "Thing", reader.RFPublic|reader.RFLoadContext,
 			fixture.New("X", reader.Version{File: 69}, fixture.DemoGUID).Mesh(b.Props().Bytes(), 0))
-		if _, err := b.Encode(); !errors.Is(err, writer.ErrRelocation) {
-			t.Fatalf("err = %v, want ErrRelocation", err)
+		_, err := b.Encode()
+		var a *ue.Advice
+		if !errors.Is(err, writer.ErrRelocation) || !errors.As(err, &a) || a.Setting != ue.SettingPreserveLayout || strings.Contains(err.Error(), "--") {
+			t.Fatalf("err = %v, want ErrRelocation advising the preserve layout", err)
 		}
 	})
 	t.Run("inconsistent SeekPos", func(t *testing.T) {

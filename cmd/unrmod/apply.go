@@ -131,16 +131,16 @@ func applyFailure(s streams, asJSON bool, path string, err error) error {
 		return err
 	}
 	doc := applyErrorDoc{Patch: path}
-	doc.Error.Message = err.Error()
+	doc.Error.Message = errText(err)
 	var pe *patch.Error
 	if errors.As(err, &pe) {
-		doc.Error.Message = pe.Msg
+		doc.Error.Message = reword(err, pe.Msg)
 		doc.Error.File, doc.Error.Line, doc.Error.Column = pe.Pos.File, pe.Pos.Line, pe.Pos.Col
 	}
 	if werr := writeJSON(s.out, doc); werr != nil {
 		return werr
 	}
-	fmt.Fprintf(s.err, "unrmod: %v\n", err)
+	fmt.Fprintf(s.err, "unrmod: %s\n", errText(err))
 	return errReported
 }
 

@@ -245,7 +245,7 @@ func exitCode(w io.Writer, err error) int {
 	case errors.Is(err, errReported):
 		return 1
 	default:
-		fmt.Fprintf(w, "unrmod: %v\n", err)
+		fmt.Fprintf(w, "unrmod: %s\n", errText(err))
 		return 1
 	}
 }

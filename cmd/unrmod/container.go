@@ -160,7 +160,32 @@ func stderrIsTerminal(w io.Writer) bool {
 func errorMsg(err error) string {
 	var fe *ue.FormatError
 	if errors.As(err, &fe) && fe.Msg != "" {
-		return fe.Msg
+		return reword(err, fe.Msg)
 	}
-	return err.Error()
+	return errText(err)
 }
+
+// flagFor names the flag that gives a setting a library error advises.
+func flagFor(s ue.Setting) string {
+	switch s {
+	case ue.SettingKey:
+		return "--aes-key"
+	case ue.SettingExport:
+		return "--export"
+	case ue.SettingInPlace:
+		return "--in-place"
+	case ue.SettingForce:
+		return "--force"
+	case ue.SettingPreserveLayout:
+		return "--layout preserve"
+	}
+	return ""
+}
+
+// errText returns err's message as the command line prints it: each
+// setting the error advises is named by its flag.
+func errText(err error) string { return ue.Reword(err, err.Error(), flagFor) }
+
+// reword returns text, a part of err's message, with each setting err
+// advises named by its flag.
+func reword(err error, text string) string { return ue.Reword(err, text, flagFor) }

@@ -209,7 +209,7 @@ func describeContainerHeader(c *iostore.Container, k int) *chunkHeaderDoc {
 	}
 	ch, err := zen.DecodeContainerHeader(c.File(), data)
 	if err != nil {
-		d.Error = strings.TrimPrefix(err.Error(), c.File()+": ")
+		d.Error = strings.TrimPrefix(errText(err), c.File()+": ")
 		return d
 	}
 	v, n := int(ch.Version), len(ch.Packages)

@@ -39,7 +39,7 @@ func verifyContainerFile(file string, key *keyFlag) verifyFileDoc {
 		PackagesChecked: rep.PackagesChecked,
 	}
 	for _, q := range rep.Problems {
-		d := problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()}
+		d := problemDoc{Struct: q.Struct, Message: reword(q.Err, q.Msg), Text: reword(q.Err, q.String())}
 		if q.Offset >= 0 {
 			off := q.Offset
 			d.Offset = &off
@@ -67,7 +67,7 @@ func containerReadProblem(err error) problemDoc {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return problemDoc{Message: err.Error(), Text: err.Error()}
+	return problemDoc{Message: errText(err), Text: errText(err)}
 }
 
 // containerSummary is the text after "ok  FILE" for a container.

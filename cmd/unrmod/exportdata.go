@@ -75,7 +75,7 @@ a replace-export patch takes as data: for the same export.`,
 					}
 					i, err := z.pkg.FindExport(spec, z.resolver)
 					if err != nil {
-						return fmt.Errorf("%s: %v", z.name, err)
+						return fmt.Errorf("%s: %w", z.name, err)
 					}
 					data = z.pkg.Exports[i].Data
 					what = fmt.Sprintf("%s (class %s)", z.pkg.ExportPath(i), z.resolver.ClassName(z.pkg, i))

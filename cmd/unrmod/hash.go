@@ -252,7 +252,7 @@ func hashValue(in hashInput, engine *zen.Engine) (hashed, error) {
 	case hashScript:
 		p := slashes(text)
 		if err := zen.CheckScriptPath(p); err != nil {
-			return h, usagef("hash", "--script %q: %v; a script path is /Script/Module or /Script/Module.Object[:Subobject], e.g. /Script/Engine.Actor or /Script/CoreUObject", text, err)
+			return h, usagef("hash", "--script %q: %v; a script path is /Script/Module or /Script/Module.Object[:Subobject], e.g. /Script/Engine.Actor or /Script/CoreUObject", text, errText(err))
 		}
 		add("ScriptImport", p, zen.ObjectIndex(cityhash.ScriptImportIndex(p)).String())
 	case hashExport:

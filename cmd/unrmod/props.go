@@ -207,7 +207,7 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 	list, err := exportList(objects, len(p.Exports), func(o string) (int, error) {
 		i, err := p.FindExport(o, r)
 		if err != nil {
-			return 0, fmt.Errorf("%s: %v", z.name, err)
+			return 0, fmt.Errorf("%s: %w", z.name, err)
 		}
 		return i, nil
 	})
@@ -224,7 +224,7 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 			d.Skipped++
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("%s: %s: %v", z.name, e.Path, err)
+			return nil, fmt.Errorf("%s: %s: %w", z.name, e.Path, err)
 		case x.Table == nil && row != "" && all:
 			continue
 		case x.Table == nil && row != "":

@@ -310,7 +310,7 @@ func readProblem(err error) problemDoc {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return problemDoc{Message: err.Error(), Text: err.Error()}
+	return problemDoc{Message: errText(err), Text: errText(err)}
 }
 
 // writeText prints the result lines: "ok  FILE (...)" or one line per

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/unrmod/unrmod/ue"
 )
 
 // This file splits and checks the paths and names users write: long
@@ -98,7 +100,7 @@ func CheckScriptPath(s string) error {
 		return err
 	}
 	if len(s) < len("/Script/") || !strings.EqualFold(s[:len("/Script/")], "/Script/") {
-		return errors.New("not under /Script/ (for an asset's export use --export)")
+		return &ue.Advice{Setting: ue.SettingExport, Name: "ParseObjectPath", Before: "not under /Script/ (for an asset's export use ", After: ")"}
 	}
 	slash := strings.LastIndexByte(s, '/')
 	if !strings.ContainsAny(s[slash+1:], ".:") && !strings.ContainsAny(s[:slash], ".:") {

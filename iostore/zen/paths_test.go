@@ -1,9 +1,12 @@
 package zen_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 func TestParseObjectPath(t *testing.T) {
@@ -42,6 +45,13 @@ func TestParseObjectPath(t *testing.T) {
 		if err := zen.CheckScriptPath(s); err == nil {
 			t.Errorf("CheckScriptPath(%q) accepted", s)
 		}
+	}
+	// An asset's path is refused with advice to take it as an export,
+	// which names no command-line flag.
+	err := zen.CheckScriptPath("/Game/A.B")
+	var a *ue.Advice
+	if !errors.As(err, &a) || a.Setting != ue.SettingExport || strings.Contains(err.Error(), "--") {
+		t.Errorf("CheckScriptPath(/Game/A.B) = %v, want advice to take an export", err)
 	}
 }
 
