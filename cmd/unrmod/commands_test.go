@@ -14,6 +14,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/report"
 )
 
 const entryFile = "legacy/ut99_stock/Entry.unr"
@@ -29,7 +30,7 @@ func TestInfoJSON(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			var doc infoDoc
+			var doc report.PackageInfo
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatalf("output is not JSON: %v\n%s", err, stdout)
 			}
@@ -444,7 +445,7 @@ func TestInfoHeritage(t *testing.T) {
 		}
 	}
 	stdout, _, _ = runCLI(t, "info", "--json", file)
-	var doc infoDoc
+	var doc report.PackageInfo
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}

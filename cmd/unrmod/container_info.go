@@ -8,6 +8,7 @@ import (
 
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/report"
 )
 
 // containerInfoDoc is the output of "unrmod info" for an IoStore container.
@@ -16,7 +17,7 @@ type containerInfoDoc struct {
 	Kind               string          `json:"kind"` // always "iostore"
 	TocVersion         tocVersionDoc   `json:"toc_version"`
 	ContainerID        string          `json:"container_id"`
-	Flags              flagsDoc        `json:"flags"`
+	Flags              report.Flags    `json:"flags"`
 	Encryption         string          `json:"encryption"`
 	EncryptionKeyGUID  string          `json:"encryption_key_guid"`
 	CompressionMethods []string        `json:"compression_methods"`
@@ -121,7 +122,7 @@ func newContainerInfoDoc(file string, c *iostore.Container) *containerInfoDoc {
 		Kind:               "iostore",
 		TocVersion:         tocVersionDoc{int(h.Version), h.Version.String(), h.Version.Engines()},
 		ContainerID:        h.ContainerID.String(),
-		Flags:              newFlagsDoc(uint32(h.ContainerFlags), h.ContainerFlags.Names()),
+		Flags:              report.NewFlags(uint32(h.ContainerFlags), h.ContainerFlags.Names()),
 		Encryption:         h.Encryption().String(),
 		EncryptionKeyGUID:  h.EncryptionKeyGUID.String(),
 		CompressionMethods: append([]string{}, t.Methods...),

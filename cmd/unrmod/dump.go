@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zeebo/xxh3"
-
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/report"
 )
 
 // dumpCommand returns the "dump" command.
@@ -145,11 +144,11 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 						list = append(list, i)
 					}
 				}
-				doc := newDumpDoc(file, p, *names, *imports, *exports)
+				doc := &dumpDoc{PackageDump: *report.NewPackageDump(file, p, report.Tables{Names: *names, Imports: *imports, Exports: *exports})}
 				if *class != "" {
 					doc.Class = *class
 					if doc.Exports != nil {
-						rows := make([]exportRow, 0, len(list))
+						rows := make([]report.ExportRow, 0, len(list))
 						for _, i := range list {
 							rows = append(rows, (*doc.Exports)[i])
 						}
@@ -170,101 +169,15 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 	}
 }
 
-// dumpDoc is the output of "unrmod dump". A table that was not asked for is
-// nil and left out.
+// dumpDoc is the output of "unrmod dump" for a legacy package: its tables
+// and what the command adds to them.
 type dumpDoc struct {
-	File    string       `json:"file" yaml:"file"`
-	Package string       `json:"package" yaml:"package"`
-	Names   *[]nameRow   `json:"names,omitempty" yaml:"names,omitempty"`
-	Imports *[]importRow `json:"imports,omitempty" yaml:"imports,omitempty"`
-	Exports *[]exportRow `json:"exports,omitempty" yaml:"exports,omitempty"`
+	report.PackageDump `json:",inline" yaml:",inline"`
 	// Class is the --class filter: Exports and Properties hold only the
 	// exports of that class and its subclasses.
 	Class string `json:"class,omitempty" yaml:"class,omitempty"`
 	// Properties are the exports' tagged properties (--props).
 	Properties *propsDoc `json:"properties,omitempty" yaml:"properties,omitempty"`
-}
-
-// nameRow is one name table entry.
-type nameRow struct {
-	Index int      `json:"index" yaml:"index"`
-	Name  string   `json:"name" yaml:"name"`
-	Flags flagsDoc `json:"flags" yaml:"flags"`
-}
-
-// importRow is one import table entry.
-type importRow struct {
-	Index int    `json:"index" yaml:"index"`
-	Class string `json:"class" yaml:"class"`
-	Path  string `json:"path" yaml:"path"`
-}
-
-// exportRow is one export table entry.
-type exportRow struct {
-	Index      int    `json:"index" yaml:"index"`
-	Class      string `json:"class" yaml:"class"`
-	Path       string `json:"path" yaml:"path"`
-	SerialSize int32  `json:"serial_size" yaml:"serial_size"`
-	// SerialOffset is nil for an export without data, whose table entry
-	// stores no offset.
-	SerialOffset *int32   `json:"serial_offset" yaml:"serial_offset"`
-	XXH3         string   `json:"xxh3" yaml:"xxh3"`
-	Flags        flagsDoc `json:"flags" yaml:"flags"`
-}
-
-// newDumpDoc collects the requested tables of p, read from file.
-func newDumpDoc(file string, p *reader.Package, names, imports, exports bool) *dumpDoc {
-	d := &dumpDoc{File: file, Package: p.Name}
-	// A package uses a handful of flag words for thousands of rows: each is
-	// described once.
-	described := map[reader.ObjectFlags]flagsDoc{}
-	flags := func(f reader.ObjectFlags) flagsDoc {
-		doc, ok := described[f]
-		if !ok {
-			doc = newFlagsDoc(uint32(f), f.Names())
-			described[f] = doc
-		}
-		return doc
-	}
-	if names {
-		rows := make([]nameRow, len(p.Names))
-		for i, n := range p.Names {
-			rows[i] = nameRow{Index: i, Name: n.Name, Flags: flags(n.Flags)}
-		}
-		d.Names = &rows
-	}
-	if imports {
-		rows := make([]importRow, len(p.Imports))
-		for i, im := range p.Imports {
-			rows[i] = importRow{
-				Index: i,
-				Class: p.NameOf(im.ClassPackage) + "." + p.NameOf(im.ClassName),
-				Path:  p.Path(reader.ImportRef(i)),
-			}
-		}
-		d.Imports = &rows
-	}
-	if exports {
-		rows := make([]exportRow, len(p.Exports))
-		paths := p.ExportPaths()
-		for i := range p.Exports {
-			e := &p.Exports[i]
-			rows[i] = exportRow{
-				Index:      i,
-				Class:      p.ClassName(i),
-				Path:       paths[i],
-				SerialSize: e.SerialSize,
-				XXH3:       hex64(xxh3.Hash(e.Data)),
-				Flags:      flags(e.Flags),
-			}
-			if e.SerialSize != 0 {
-				off := e.SerialOffset
-				rows[i].SerialOffset = &off
-			}
-		}
-		d.Exports = &rows
-	}
-	return d
 }
 
 // writeText prints the requested tables, separated by blank lines.
@@ -334,7 +247,7 @@ func writeSection(w io.Writer, title string, n int, t *table) error {
 
 // joinNames formats flags for text output as reader does: names joined by
 // "|", or "0" when no bit is set.
-func joinNames(f flagsDoc) string {
+func joinNames(f report.Flags) string {
 	if len(f.Names) == 0 {
 		return "0"
 	}

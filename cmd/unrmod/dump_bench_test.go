@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/report"
 )
 
 // largestMap returns the largest map of the legacy corpus.
@@ -68,7 +69,7 @@ func TestDumpStreamJSON(t *testing.T) {
 		if err != nil {
 			continue // the corpus has unreadable files on purpose; other tests cover them
 		}
-		doc := newDumpDoc(f, p, true, true, true)
+		doc := &dumpDoc{PackageDump: *report.NewPackageDump(f, p, report.Tables{Names: true, Imports: true, Exports: true})}
 		if doc.Properties, err = legacyProps(f, p, nil); err != nil {
 			doc.Properties = nil
 		}

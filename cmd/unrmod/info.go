@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/report"
 )
 
 // infoCommand returns the "info" command.
@@ -120,82 +121,19 @@ where the layout has them, dependencies, bulk data and cells.`,
 				if err != nil {
 					return err
 				}
-				doc := newInfoDoc(file, p)
+				doc := report.NewPackageInfo(file, p)
 				if *asJSON {
 					return writeJSON(s.out, doc)
 				}
-				return doc.writeText(s.out)
+				return writePackageInfo(s.out, doc)
 			}
 		},
 	}
 }
 
-// infoDoc is the output of "unrmod info".
-type infoDoc struct {
-	File       string     `json:"file"`
-	Package    string     `json:"package"`
-	Size       int64      `json:"size"`
-	Version    versionDoc `json:"version"`
-	Flags      flagsDoc   `json:"flags"`
-	GUID       string     `json:"guid"`
-	HeaderSize int        `json:"header_size"`
-	Names      tableDoc   `json:"names"`
-	Imports    tableDoc   `json:"imports"`
-	Exports    tableDoc   `json:"exports"`
-	// Generations is set from file version 68 on, Heritage before it; the
-	// other is empty.
-	Generations []generationDoc `json:"generations"`
-	Heritage    []string        `json:"heritage"`
-}
-
-// versionDoc is a package version and its engine generation.
-type versionDoc struct {
-	File     uint16 `json:"file"`
-	Licensee uint16 `json:"licensee"`
-	Engine   string `json:"engine"`
-}
-
-// tableDoc locates a table in the file.
-type tableDoc struct {
-	Count  int   `json:"count"`
-	Offset int32 `json:"offset"`
-}
-
-// generationDoc is one entry of the generation history.
-type generationDoc struct {
-	Exports int32 `json:"exports"`
-	Names   int32 `json:"names"`
-}
-
-// newInfoDoc collects the header data of p, read from file.
-func newInfoDoc(file string, p *reader.Package) *infoDoc {
-	h := &p.Header
-	d := &infoDoc{
-		File:    file,
-		Package: p.Name,
-		Size:    int64(len(p.Source())),
-		Version: versionDoc{File: h.Version.File, Licensee: h.Version.Licensee, Engine: h.Version.Engine()},
-		Flags:   newFlagsDoc(uint32(h.Flags), h.Flags.Names()),
-		GUID:    p.GUID().String(),
-
-		HeaderSize:  h.Size(),
-		Names:       tableDoc{len(p.Names), h.NameOffset},
-		Imports:     tableDoc{len(p.Imports), h.ImportOffset},
-		Exports:     tableDoc{len(p.Exports), h.ExportOffset},
-		Generations: []generationDoc{},
-		Heritage:    []string{},
-	}
-	for _, g := range h.Generations {
-		d.Generations = append(d.Generations, generationDoc{Exports: g.ExportCount, Names: g.NameCount})
-	}
-	for _, g := range h.Heritage {
-		d.Heritage = append(d.Heritage, g.String())
-	}
-	return d
-}
-
-// writeText prints the document as aligned "Field: value" lines.
-func (d *infoDoc) writeText(w io.Writer) error {
+// writePackageInfo prints a legacy package's info as aligned "Field:
+// value" lines.
+func writePackageInfo(w io.Writer, d *report.PackageInfo) error {
 	var b strings.Builder
 	line := func(k, format string, args ...any) {
 		fmt.Fprintf(&b, "%-13s%s\n", k+":", fmt.Sprintf(format, args...))
@@ -213,7 +151,7 @@ func (d *infoDoc) writeText(w io.Writer) error {
 	line("Header size", "%d bytes", d.HeaderSize)
 	for _, t := range []struct {
 		name string
-		t    tableDoc
+		t    report.Table
 	}{{"Names", d.Names}, {"Imports", d.Imports}, {"Exports", d.Exports}} {
 		line(t.name, "%d at %s", t.t.Count, hex32(uint32(t.t.Offset)))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/unrmod/unrmod/report"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -63,9 +64,9 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendFlagsJSON appends a flagsDoc as encoding/json indents it at the
+// appendFlagsJSON appends a report.Flags as encoding/json indents it at the
 // given depth (the indentation of its opening brace's line).
-func appendFlagsJSON(b []byte, f flagsDoc, ind string) []byte {
+func appendFlagsJSON(b []byte, f report.Flags, ind string) []byte {
 	b = append(b, "{\n"+ind+"  \"value\": "...)
 	b = appendJSONString(b, f.Value)
 	b = append(b, ",\n"+ind+"  \"names\": "...)

@@ -9,21 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// flagsDoc is a flag word in JSON and YAML output: the value as fixed-width
-// hex and the names of the set bits.
-type flagsDoc struct {
-	Value string   `json:"value" yaml:"value"`
-	Names []string `json:"names" yaml:"names"`
-}
-
-// newFlagsDoc describes a flag word whose set bits have the given names.
-func newFlagsDoc(v uint32, names []string) flagsDoc {
-	if names == nil {
-		names = []string{}
-	}
-	return flagsDoc{Value: hex32(v), Names: names}
-}
-
 // hex32 formats a 32-bit value as fixed-width hex: 0x0007001f.
 func hex32(v uint32) string { return hexPadded(uint64(v), 8) }
 

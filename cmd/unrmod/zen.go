@@ -15,6 +15,7 @@ import (
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 )
 
@@ -195,7 +196,7 @@ type zenInfoDoc struct {
 	Layout            string       `json:"layout"`
 	Size              int          `json:"size"`
 	HeaderSize        int          `json:"header_size"`
-	Flags             flagsDoc     `json:"flags"`
+	Flags             report.Flags `json:"flags"`
 	CookedHeaderSize  uint32       `json:"cooked_header_size"`
 	Versioning        *versionsDoc `json:"versioning,omitempty"`
 	Names             int          `json:"names"`
@@ -227,7 +228,7 @@ func newZenInfoDoc(z *zenSource) *zenInfoDoc {
 	d := &zenInfoDoc{
 		File: z.name, Kind: "zen-package", Package: p.PackageName(), PackageID: p.ID().String(),
 		Layout: p.Layout.String(), Size: len(z.data), HeaderSize: p.HeaderSize(),
-		Flags:            newFlagsDoc(uint32(p.PackageFlags), p.PackageFlags.Names()),
+		Flags:            report.NewFlags(uint32(p.PackageFlags), p.PackageFlags.Names()),
 		CookedHeaderSize: p.CookedHeaderSize,
 		Names:            len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports),
 		Bundles: len(p.Bundles), BundleEntries: len(p.BundleEntries), PublicHashes: len(p.ImportedPublicExportHashes),
@@ -337,18 +338,18 @@ type zenImportRow struct {
 }
 
 type zenExportRow struct {
-	Index      int      `json:"index" yaml:"index"`
-	Class      string   `json:"class" yaml:"class"`
-	Path       string   `json:"path" yaml:"path"`
-	Size       int      `json:"size" yaml:"size"`
-	Offset     string   `json:"offset" yaml:"offset"`                               // where the data is in the chunk
-	Serial     uint64   `json:"serial_offset" yaml:"serial_offset"`                 // CookedSerialOffset
-	XXH3       string   `json:"xxh3" yaml:"xxh3"`                                   //
-	Flags      flagsDoc `json:"flags" yaml:"flags"`                                 //
-	PublicHash string   `json:"public_hash,omitempty" yaml:"public_hash,omitempty"` // PublicExportHash or GlobalImportIndex
-	Super      string   `json:"super,omitempty" yaml:"super,omitempty"`             //
-	Template   string   `json:"template,omitempty" yaml:"template,omitempty"`
-	Filter     uint8    `json:"filter_flags,omitempty" yaml:"filter_flags,omitempty"`
+	Index      int          `json:"index" yaml:"index"`
+	Class      string       `json:"class" yaml:"class"`
+	Path       string       `json:"path" yaml:"path"`
+	Size       int          `json:"size" yaml:"size"`
+	Offset     string       `json:"offset" yaml:"offset"`                               // where the data is in the chunk
+	Serial     uint64       `json:"serial_offset" yaml:"serial_offset"`                 // CookedSerialOffset
+	XXH3       string       `json:"xxh3" yaml:"xxh3"`                                   //
+	Flags      report.Flags `json:"flags" yaml:"flags"`                                 //
+	PublicHash string       `json:"public_hash,omitempty" yaml:"public_hash,omitempty"` // PublicExportHash or GlobalImportIndex
+	Super      string       `json:"super,omitempty" yaml:"super,omitempty"`             //
+	Template   string       `json:"template,omitempty" yaml:"template,omitempty"`
+	Filter     uint8        `json:"filter_flags,omitempty" yaml:"filter_flags,omitempty"`
 }
 
 type zenBundleRow struct {
@@ -384,7 +385,7 @@ func newZenDumpDoc(z *zenSource, names, imports, exports bool) *zenDumpDoc {
 		for i, e := range p.Exports {
 			row := zenExportRow{Index: i, Class: r.ClassName(p, i), Path: p.ExportPath(i), Size: len(e.Data),
 				Offset: hex32(uint32(e.DataOffset)), Serial: e.SerialOffset, XXH3: hex64(xxh3.Hash(e.Data)),
-				Flags: newFlagsDoc(uint32(e.ObjectFlags), e.ObjectFlags.Names()), Filter: e.FilterFlags}
+				Flags: report.NewFlags(uint32(e.ObjectFlags), e.ObjectFlags.Names()), Filter: e.FilterFlags}
 			if public := zen.ObjectIndex(e.PublicExportHash); e.PublicExportHash != 0 && public != zen.NullObject {
 				row.PublicHash = hex64(e.PublicExportHash)
 			}
