@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
 )
@@ -40,4 +41,23 @@ func ExampleNewPackageDump() {
 	// Output:
 	// true true
 	// Package UnrmodDemoMap.Skins 0x00070004
+}
+
+// A GUI lists a container's chunks and shows its summary with the data
+// `unrmod ls --json` and `unrmod info --json` print.
+func ExampleNewContainerList() {
+	c, err := iostore.Open("../examples/containers/UnrmodDemo427_P.utoc", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	info := report.NewContainerInfo("UnrmodDemo427_P.utoc", c, nil)
+	fmt.Println(info.TocVersion.Name, info.ContainerID, info.Flags.Names, info.ContainerHeader.Chunk)
+	ls := report.NewContainerList("UnrmodDemo427_P.utoc", c)
+	ch := ls.Chunks[0]
+	fmt.Println(ch.ChunkID, ch.Type, ch.Size, ch.Path)
+	// Output:
+	// PartitionSize 0x86cbd89c1680a9c6 [Compressed Indexed] 4
+	// 0x9863134f24658d2000000002 ExportBundleData 6995 UnrmodDemo/Content/Maps/DemoArena.umap
 }

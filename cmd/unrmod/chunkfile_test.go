@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/report"
 )
 
 // TestContainerHeaderFiles runs info, dump and verify on the real
@@ -238,7 +239,7 @@ func TestDumpContainer(t *testing.T) {
 		t.Errorf("dump: exit %d, %d lines, same as ls --long: %v", code, strings.Count(dump, "\n"), dump == ls)
 	}
 	stdout, _, code := runCLI(t, "dump", "--json", file)
-	var doc lsDoc
+	var doc report.ContainerList
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 || len(doc.Chunks) != 112 {
 		t.Errorf("dump --json: exit %d, %v", code, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
@@ -104,17 +105,6 @@ func writeDoc(w io.Writer, asJSON, asYAML bool, doc any, text func(io.Writer) er
 	return text(w)
 }
 
-// chunkName is how a chunk is shown: its output path, which is the
-// indexed path under the mount point without its leading "../", or the
-// chunk-id name it is extracted under.
-func chunkName(c *iostore.Container, i int) string {
-	p, err := c.OutputPath(i)
-	if err != nil {
-		return c.MountPoint() + c.Chunks()[i].Path
-	}
-	return p
-}
-
 // methodsText joins a chunk's block methods: "Zlib", "Zlib+None", "-" for
 // an empty chunk.
 func methodsText(ms []string) string {
@@ -164,6 +154,10 @@ func errorMsg(err error) string {
 	}
 	return errText(err)
 }
+
+// reportOptions returns the options of the reports the command line
+// prints: errors they quote name their flags.
+func reportOptions() *report.Options { return &report.Options{Setting: flagFor} }
 
 // flagFor names the flag that gives a setting a library error advises.
 func flagFor(s ue.Setting) string {

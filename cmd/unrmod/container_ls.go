@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/report"
 )
 
 // lsCommand returns the "ls" command.
@@ -57,77 +57,18 @@ size, compression method and whether the file is encrypted.`,
 					return err
 				}
 				defer c.Close()
-				doc := newLsDoc(file, c)
+				doc := report.NewContainerList(file, c)
 				if *asJSON {
 					return writeJSON(s.out, doc)
 				}
-				return doc.table(*long).write(s.out)
+				return containerListTable(doc, *long).write(s.out)
 			}
 		},
 	}
 }
 
-// lsDoc is the output of "unrmod ls --json".
-type lsDoc struct {
-	File       string       `json:"file" yaml:"file"`
-	TocVersion int          `json:"toc_version" yaml:"toc_version"`
-	MountPoint string       `json:"mount_point" yaml:"mount_point"`
-	Chunks     []lsChunkDoc `json:"chunks" yaml:"chunks"`
-}
-
-// lsChunkDoc is one chunk.
-type lsChunkDoc struct {
-	Index int `json:"index" yaml:"index"`
-	// Path is the chunk's path as extract writes it ("" when the
-	// directory index does not list it); IndexedPath is the path under the
-	// mount point as stored; OutputPath is where extract writes the chunk.
-	Path           string   `json:"path" yaml:"path"`
-	IndexedPath    string   `json:"indexed_path" yaml:"indexed_path"`
-	OutputPath     string   `json:"output_path" yaml:"output_path"`
-	ChunkID        string   `json:"chunk_id" yaml:"chunk_id"`
-	ID             string   `json:"id" yaml:"id"`
-	ChunkIndex     uint16   `json:"chunk_index" yaml:"chunk_index"`
-	Type           string   `json:"type" yaml:"type"`
-	TypeByte       uint8    `json:"type_byte" yaml:"type_byte"`
-	Size           uint64   `json:"size" yaml:"size"`
-	CompressedSize uint64   `json:"compressed_size" yaml:"compressed_size"`
-	Methods        []string `json:"methods" yaml:"methods"`
-	Offset         uint64   `json:"offset" yaml:"offset"`
-	FirstBlock     int      `json:"first_block" yaml:"first_block"`
-	Blocks         int      `json:"blocks" yaml:"blocks"`
-	Hash           string   `json:"hash" yaml:"hash"`
-	Flags          []string `json:"flags" yaml:"flags"`
-}
-
-// newLsDoc lists the chunks of c.
-func newLsDoc(file string, c *iostore.Container) *lsDoc {
-	v := c.Header().Version
-	d := &lsDoc{File: file, TocVersion: int(v), MountPoint: c.MountPoint(), Chunks: []lsChunkDoc{}}
-	for i, ch := range c.Chunks() {
-		out := chunkName(c, i)
-		path := ""
-		if ch.Path != "" {
-			path = out
-		}
-		h := ch.Meta.Hash20()
-		ms := c.ChunkMethods(i)
-		if ms == nil {
-			ms = []string{}
-		}
-		d.Chunks = append(d.Chunks, lsChunkDoc{
-			Index: i, Path: path, IndexedPath: ch.Path, OutputPath: out,
-			ChunkID: ch.ID.String(), ID: hex64(ch.ID.Value()), ChunkIndex: ch.ID.Index(v),
-			Type: ch.Type.String(), TypeByte: ch.ID.TypeByte(),
-			Size: ch.Size, CompressedSize: ch.CompressedSize, Methods: ms,
-			Offset: ch.Offset, FirstBlock: ch.FirstBlock, Blocks: ch.NumBlocks,
-			Hash: fmt.Sprintf("%x", h[:]), Flags: ch.Meta.Flags.Names(),
-		})
-	}
-	return d
-}
-
-// table lays the list out for text output.
-func (d *lsDoc) table(long bool) *table {
+// containerListTable lays a container's chunk list out for text output.
+func containerListTable(d *report.ContainerList, long bool) *table {
 	t := &table{header: []string{"CHUNK ID", "TYPE", "SIZE", "STORED", "METHOD", "PATH"}, right: []bool{false, false, true, true, false, false}}
 	if long {
 		t.header = []string{"#", "CHUNK ID", "TYPE", "SIZE", "STORED", "METHOD", "OFFSET", "BLOCK", "BLOCKS", "HASH", "FLAGS", "PATH"}

@@ -16,6 +16,7 @@ import (
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -125,7 +126,7 @@ func TestContainerInfoCorpus(t *testing.T) {
 				t.Fatalf("info: exit %d, stderr %s\n%s", code, stderr, stdout)
 			}
 			stdout, _, code = runCLI(t, "info", "--json", file, "--aes-key", ctKeyHex)
-			var doc containerInfoDoc
+			var doc report.ContainerInfo
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 {
 				t.Fatalf("info --json: exit %d, %v\n%s", code, err, stdout)
 			}
@@ -195,7 +196,7 @@ func TestLsCorpus(t *testing.T) {
 				t.Fatalf("exit %d, %d lines, stderr %s", code, strings.Count(stdout, "\n"), stderr)
 			}
 			stdout, _, code = runCLI(t, append(args, "--json")...)
-			var doc lsDoc
+			var doc report.ContainerList
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 || len(doc.Chunks) != tt.chunks {
 				t.Fatalf("--json: exit %d, %v, %d chunks", code, err, len(doc.Chunks))
 			}
@@ -280,7 +281,7 @@ func TestExtractCommand(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s\n%s", code, stderr, stdout)
 	}
 	lsOut, _, _ := runCLI(t, "ls", "--json", file)
-	var doc lsDoc
+	var doc report.ContainerList
 	if err := json.Unmarshal([]byte(lsOut), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -114,8 +114,8 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 						return err
 					}
 					defer c.Close()
-					doc := newLsDoc(file, c)
-					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.table(true).write)
+					doc := report.NewContainerList(file, c)
+					return writeDoc(s.out, *asJSON, *asYAML, doc, containerListTable(doc, true).write)
 				}
 				if cf := readChunkFile(file); cf != nil {
 					if *names || *imports || *exports || *withProps {

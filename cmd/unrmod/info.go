@@ -88,11 +88,11 @@ where the layout has them, dependencies, bulk data and cells.`,
 						return err
 					}
 					defer p.Close()
-					doc := newPakInfoDoc(file, &p.Reader)
+					doc := report.NewPakInfo(file, &p.Reader)
 					if *asJSON {
 						return writeJSON(s.out, doc)
 					}
-					return doc.writeText(s.out)
+					return writePakInfo(s.out, doc)
 				}
 				if isContainerFile(file) {
 					c, err := openContainer(file, key)
@@ -100,11 +100,11 @@ where the layout has them, dependencies, bulk data and cells.`,
 						return err
 					}
 					defer c.Close()
-					doc := newContainerInfoDoc(file, c)
+					doc := report.NewContainerInfo(file, c, reportOptions())
 					if *asJSON {
 						return writeJSON(s.out, doc)
 					}
-					return doc.writeText(s.out)
+					return writeContainerInfo(s.out, doc, c)
 				}
 				if cf := readChunkFile(file); cf != nil {
 					h, err := cf.header()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
@@ -38,36 +39,8 @@ func openPak(file string, key *keyFlag) (*pak.ReadCloser, error) {
 	return pak.Open(file, opts)
 }
 
-// pakInfoDoc is what info shows of a pak.
-type pakInfoDoc struct {
-	File           string `json:"file"`
-	Kind           string `json:"kind"`
-	Version        int    `json:"version"`
-	VersionName    string `json:"version_name"`
-	MountPoint     string `json:"mount_point"`
-	KeyGUID        string `json:"encryption_key_guid"`
-	IndexEncrypted bool   `json:"index_encrypted"`
-	Files          int    `json:"files"`
-	Bytes          int64  `json:"bytes"`
-	// Container is the IoStore container the pak mounts (same base name),
-	// when it is there.
-	Container string `json:"container,omitempty"`
-}
-
-func newPakInfoDoc(file string, p *pak.Reader) *pakInfoDoc {
-	d := &pakInfoDoc{File: file, Kind: "pak", Version: int(p.Footer.Version), VersionName: p.Footer.Version.String(),
-		MountPoint: p.MountPoint, KeyGUID: fmt.Sprintf("%08X%08X%08X%08X", p.Footer.EncryptionKeyGUID[0], p.Footer.EncryptionKeyGUID[1], p.Footer.EncryptionKeyGUID[2], p.Footer.EncryptionKeyGUID[3]),
-		IndexEncrypted: p.Footer.IndexEncrypted, Files: len(p.Files)}
-	for _, f := range p.Files {
-		d.Bytes += f.UncompressedSize
-	}
-	if utoc := strings.TrimSuffix(file, filepath.Ext(file)) + ".utoc"; fileExists(utoc) {
-		d.Container = utoc
-	}
-	return d
-}
-
-func (d *pakInfoDoc) writeText(w io.Writer) error {
+// writePakInfo prints a pak's info as aligned "Field: value" lines.
+func writePakInfo(w io.Writer, d *report.PakInfo) error {
 	fmt.Fprintf(w, "File:             %s\n", d.File)
 	fmt.Fprintf(w, "Pak version:      %s\n", d.VersionName)
 	fmt.Fprintf(w, "Mount point:      %s\n", d.MountPoint)
@@ -78,11 +51,6 @@ func (d *pakInfoDoc) writeText(w io.Writer) error {
 		fmt.Fprintf(w, "Mounts:           %s (the IoStore container of the same base name)\n", d.Container)
 	}
 	return nil
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // verifyPakFile checks a pak: its index (path hashes, directory index and
@@ -122,22 +90,6 @@ type pakVerifyDoc struct {
 	Files   int `json:"files"`
 }
 
-// lsPakDoc is "unrmod ls --json" of a pak.
-type lsPakDoc struct {
-	File       string         `json:"file"`
-	Version    int            `json:"version"`
-	MountPoint string         `json:"mount_point"`
-	Files      []lsPakFileDoc `json:"files"`
-}
-
-type lsPakFileDoc struct {
-	Path      string `json:"path"`
-	Size      int64  `json:"size"`
-	Stored    int64  `json:"stored"`
-	Method    string `json:"method"`
-	Encrypted bool   `json:"encrypted"`
-}
-
 // lsPak lists a pak's files.
 func lsPak(s streams, file string, key *keyFlag, asJSON bool) error {
 	p, err := openPak(file, key)
@@ -145,14 +97,7 @@ func lsPak(s streams, file string, key *keyFlag, asJSON bool) error {
 		return err
 	}
 	defer p.Close()
-	doc := lsPakDoc{File: file, Version: int(p.Footer.Version), MountPoint: p.MountPoint, Files: []lsPakFileDoc{}}
-	for _, f := range p.Files {
-		if f.Deleted {
-			continue
-		}
-		doc.Files = append(doc.Files, lsPakFileDoc{Path: f.Path, Size: f.UncompressedSize, Stored: f.Size,
-			Method: p.Footer.MethodName(f.Method), Encrypted: f.Encrypted})
-	}
+	doc := report.NewPakList(file, &p.Reader)
 	if asJSON {
 		return writeJSON(s.out, doc)
 	}

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/report"
 )
 
 // TestYAMLMatchesJSON checks that the --yaml document of props and dump
@@ -114,7 +115,7 @@ func TestYAMLTagsMatchJSON(t *testing.T) {
 			walk(f.Type, path+"."+f.Name)
 		}
 	}
-	for _, doc := range []any{propsDoc{}, dumpDoc{}, zenDumpDoc{}, headerDumpDoc{}, lsDoc{}, soundsDoc{}} {
+	for _, doc := range []any{propsDoc{}, dumpDoc{}, zenDumpDoc{}, headerDumpDoc{}, report.ContainerList{}, soundsDoc{}} {
 		walk(reflect.TypeOf(doc), reflect.TypeOf(doc).Name())
 	}
 }
