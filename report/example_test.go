@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
 )
@@ -60,4 +61,33 @@ func ExampleNewContainerList() {
 	// Output:
 	// PartitionSize 0x86cbd89c1680a9c6 [Compressed Indexed] 4
 	// 0x9863134f24658d2000000002 ExportBundleData 6995 UnrmodDemo/Content/Maps/DemoArena.umap
+}
+
+// The container header of a container, summarized as `unrmod info` shows a
+// container-header chunk saved as a file.
+func ExampleNewContainerHeaderInfo() {
+	c, err := iostore.Open("../examples/containers/UnrmodDemo427_P.utoc", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	k, _ := c.ContainerHeaderChunk()
+	data, err := c.ReadChunk(k)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h, err := zen.DecodeContainerHeader(c.File(), data)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	info := report.NewContainerHeaderInfo("ContainerHeader.bin", len(data), h)
+	fmt.Println(info.Kind, info.VersionName, info.Packages)
+	dump := report.NewContainerHeaderDump("ContainerHeader.bin", h)
+	fmt.Println(dump.Packages[0].PackageID)
+	// Output:
+	// container-header UE4 3
+	// 0x208d65244f136398
 }
