@@ -91,3 +91,25 @@ func ExampleNewContainerHeaderInfo() {
 	// container-header UE4 3
 	// 0x208d65244f136398
 }
+
+// A zen package's summary and export table, as `unrmod info --json` and
+// `unrmod dump --exports --json` print them.
+func ExampleNewZenDump() {
+	data, err := os.ReadFile("../examples/packages/zen/DT_DemoItems.uasset")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := zen.DecodePackage("DT_DemoItems.uasset", data, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	info := report.NewZenInfo("DT_DemoItems.uasset", len(data), p)
+	fmt.Println(info.Package, info.PackageID, info.Flags.Value)
+	d := report.NewZenDump("DT_DemoItems.uasset", p, nil, report.Tables{Exports: true})
+	fmt.Println(d.Names == nil, len(*d.Exports) == info.Exports)
+	// Output:
+	// /Game/Data/DT_DemoItems 0x4d3e311070a6e048 0x80000000
+	// true true
+}

@@ -10,9 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zeebo/xxh3"
-
-	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/report"
@@ -189,70 +186,11 @@ func openZenArg(cmd, file string, f *zenFlags) (*zenSource, error) {
 
 // zenInfoDoc is the output of "unrmod info" for a zen package.
 type zenInfoDoc struct {
-	File              string       `json:"file"`
-	Kind              string       `json:"kind"` // always "zen-package"
-	Package           string       `json:"package"`
-	PackageID         string       `json:"package_id"`
-	Layout            string       `json:"layout"`
-	Size              int          `json:"size"`
-	HeaderSize        int          `json:"header_size"`
-	Flags             report.Flags `json:"flags"`
-	CookedHeaderSize  uint32       `json:"cooked_header_size"`
-	Versioning        *versionsDoc `json:"versioning,omitempty"`
-	Names             int          `json:"names"`
-	Imports           int          `json:"imports"`
-	Exports           int          `json:"exports"`
-	ExportData        int          `json:"export_data"`
-	Bundles           int          `json:"export_bundles"`
-	BundleEntries     int          `json:"export_bundle_entries"`
-	PublicHashes      int          `json:"imported_public_export_hashes,omitempty"`
-	ImportedPackages  int          `json:"imported_packages"`
-	DependencyEntries int          `json:"dependency_entries,omitempty"`
-	BulkData          int          `json:"bulk_data_entries,omitempty"`
-	CellExports       int          `json:"cell_exports,omitempty"`
-	Trailing          int          `json:"trailing_bytes"`
-	KeptRaw           []string     `json:"kept_raw"`
-}
-
-// versionsDoc is a UE5 package's versioning info.
-type versionsDoc struct {
-	ZenVersion     uint32 `json:"zen_version"`
-	FileVersionUE4 int32  `json:"file_version_ue4"`
-	FileVersionUE5 int32  `json:"file_version_ue5"`
-	Licensee       int32  `json:"licensee"`
-	CustomVersions int    `json:"custom_versions"`
+	*report.ZenInfo
 }
 
 func newZenInfoDoc(z *zenSource) *zenInfoDoc {
-	p := z.pkg
-	d := &zenInfoDoc{
-		File: z.name, Kind: "zen-package", Package: p.PackageName(), PackageID: p.ID().String(),
-		Layout: p.Layout.String(), Size: len(z.data), HeaderSize: p.HeaderSize(),
-		Flags:            report.NewFlags(uint32(p.PackageFlags), p.PackageFlags.Names()),
-		CookedHeaderSize: p.CookedHeaderSize,
-		Names:            len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports),
-		Bundles: len(p.Bundles), BundleEntries: len(p.BundleEntries), PublicHashes: len(p.ImportedPublicExportHashes),
-		DependencyEntries: len(p.DependencyEntries), BulkData: len(p.BulkData), CellExports: len(p.CellExports),
-		Trailing: len(p.Trailing), KeptRaw: p.KeptRaw(),
-	}
-	if d.KeptRaw == nil {
-		d.KeptRaw = []string{}
-	}
-	for _, e := range p.Exports {
-		d.ExportData += len(e.Data)
-	}
-	switch {
-	case p.Layout == zen.LayoutUE4:
-		d.ImportedPackages = len(p.Graph)
-	case p.Layout < zen.LayoutUE53:
-		d.ImportedPackages = len(p.ExternalArcs)
-	default:
-		d.ImportedPackages = len(p.ImportedPackages)
-	}
-	if v := p.Versioning; v != nil {
-		d.Versioning = &versionsDoc{v.ZenVersion, v.FileVersionUE4, v.FileVersionUE5, v.Licensee, len(v.CustomVersions)}
-	}
-	return d
+	return &zenInfoDoc{report.NewZenInfo(z.name, len(z.data), z.pkg)}
 }
 
 func (d *zenInfoDoc) writeText(w io.Writer) error {
@@ -304,129 +242,18 @@ func (d *zenInfoDoc) writeText(w io.Writer) error {
 	return err
 }
 
-// zenDumpDoc is the output of "unrmod dump" for a zen package: the tables a
-// legacy dump shows, then the zen-only parts.
+// zenDumpDoc is the output of "unrmod dump" for a zen package: its tables
+// and the properties the command adds.
 type zenDumpDoc struct {
-	File             string          `json:"file" yaml:"file"`
-	Kind             string          `json:"kind" yaml:"kind"`
-	Package          string          `json:"package" yaml:"package"`
-	PackageID        string          `json:"package_id" yaml:"package_id"`
-	Layout           string          `json:"layout" yaml:"layout"`
-	Names            *[]zenNameRow   `json:"names,omitempty" yaml:"names,omitempty"`
-	Imports          *[]zenImportRow `json:"imports,omitempty" yaml:"imports,omitempty"`
-	Exports          *[]zenExportRow `json:"exports,omitempty" yaml:"exports,omitempty"`
-	Bundles          []zenBundleRow  `json:"export_bundles,omitempty" yaml:"export_bundles,omitempty"`
-	ImportedPackages []string        `json:"imported_packages,omitempty" yaml:"imported_packages,omitempty"`
-	PublicHashes     []string        `json:"imported_public_export_hashes,omitempty" yaml:"imported_public_export_hashes,omitempty"`
+	report.ZenDump `json:",inline" yaml:",inline"`
 	// Properties are the exports' tagged properties (--props), or
 	// PropertiesNote says why they cannot be read.
 	Properties     *propsDoc `json:"properties,omitempty" yaml:"properties,omitempty"`
 	PropertiesNote string    `json:"properties_note,omitempty" yaml:"properties_note,omitempty"`
 }
 
-type zenNameRow struct {
-	Index int    `json:"index" yaml:"index"`
-	Name  string `json:"name" yaml:"name"`
-	Hash  string `json:"hash" yaml:"hash"`
-}
-
-type zenImportRow struct {
-	Index  int    `json:"index" yaml:"index"`
-	Kind   string `json:"kind" yaml:"kind"`
-	Value  string `json:"value" yaml:"value"`
-	Object string `json:"object" yaml:"object"`
-}
-
-type zenExportRow struct {
-	Index      int          `json:"index" yaml:"index"`
-	Class      string       `json:"class" yaml:"class"`
-	Path       string       `json:"path" yaml:"path"`
-	Size       int          `json:"size" yaml:"size"`
-	Offset     string       `json:"offset" yaml:"offset"`                               // where the data is in the chunk
-	Serial     uint64       `json:"serial_offset" yaml:"serial_offset"`                 // CookedSerialOffset
-	XXH3       string       `json:"xxh3" yaml:"xxh3"`                                   //
-	Flags      report.Flags `json:"flags" yaml:"flags"`                                 //
-	PublicHash string       `json:"public_hash,omitempty" yaml:"public_hash,omitempty"` // PublicExportHash or GlobalImportIndex
-	Super      string       `json:"super,omitempty" yaml:"super,omitempty"`             //
-	Template   string       `json:"template,omitempty" yaml:"template,omitempty"`
-	Filter     uint8        `json:"filter_flags,omitempty" yaml:"filter_flags,omitempty"`
-}
-
-type zenBundleRow struct {
-	Bundle  int    `json:"bundle" yaml:"bundle"`
-	Entry   int    `json:"entry" yaml:"entry"`
-	Export  uint32 `json:"export" yaml:"export"`
-	Command string `json:"command" yaml:"command"`
-}
-
 func newZenDumpDoc(z *zenSource, names, imports, exports bool) *zenDumpDoc {
-	p, r := z.pkg, z.resolver
-	d := &zenDumpDoc{File: z.name, Kind: "zen-package", Package: p.PackageName(), PackageID: p.ID().String(), Layout: p.Layout.String()}
-	if names {
-		rows := make([]zenNameRow, len(p.Names))
-		for i, n := range p.Names {
-			h, _, ok := p.StoredNameHash(i)
-			if !ok {
-				h = cityhash.NameHash(n)
-			}
-			rows[i] = zenNameRow{Index: i, Name: n, Hash: hex64(h)}
-		}
-		d.Names = &rows
-	}
-	if imports {
-		rows := make([]zenImportRow, len(p.Imports))
-		for i, x := range p.Imports {
-			rows[i] = zenImportRow{Index: i, Kind: x.Kind().String(), Value: x.String(), Object: r.Object(p, x)}
-		}
-		d.Imports = &rows
-	}
-	if exports {
-		rows := make([]zenExportRow, len(p.Exports))
-		for i, e := range p.Exports {
-			row := zenExportRow{Index: i, Class: r.ClassName(p, i), Path: p.ExportPath(i), Size: len(e.Data),
-				Offset: hex32(uint32(e.DataOffset)), Serial: e.SerialOffset, XXH3: hex64(xxh3.Hash(e.Data)),
-				Flags: report.NewFlags(uint32(e.ObjectFlags), e.ObjectFlags.Names()), Filter: e.FilterFlags}
-			if public := zen.ObjectIndex(e.PublicExportHash); e.PublicExportHash != 0 && public != zen.NullObject {
-				row.PublicHash = hex64(e.PublicExportHash)
-			}
-			if !e.Super.IsNull() {
-				row.Super = r.Object(p, e.Super)
-			}
-			if !e.Template.IsNull() {
-				row.Template = r.Object(p, e.Template)
-			}
-			rows[i] = row
-		}
-		d.Exports = &rows
-	}
-	if names && imports && exports {
-		bundles := p.Bundles
-		if len(bundles) == 0 {
-			bundles = []zen.ExportBundle{{EntryCount: uint32(len(p.BundleEntries))}}
-		}
-		for b, bd := range bundles {
-			for k := bd.FirstEntry; k < bd.FirstEntry+bd.EntryCount && int(k) < len(p.BundleEntries); k++ {
-				e := p.BundleEntries[k]
-				cmd := "Create"
-				if e.Command == zen.CommandSerialize {
-					cmd = "Serialize"
-				} else if e.Command != zen.CommandCreate {
-					cmd = strconv.Itoa(int(e.Command))
-				}
-				d.Bundles = append(d.Bundles, zenBundleRow{Bundle: b, Entry: int(k), Export: e.Export, Command: cmd})
-			}
-		}
-		for _, ip := range p.ImportedPackages {
-			d.ImportedPackages = append(d.ImportedPackages, ip.String())
-		}
-		for _, g := range p.Graph {
-			d.ImportedPackages = append(d.ImportedPackages, g.Package.String())
-		}
-		for _, h := range p.ImportedPublicExportHashes {
-			d.PublicHashes = append(d.PublicHashes, hex64(h))
-		}
-	}
-	return d
+	return &zenDumpDoc{ZenDump: *report.NewZenDump(z.name, z.pkg, z.resolver, report.Tables{Names: names, Imports: imports, Exports: exports})}
 }
 
 func (d *zenDumpDoc) writeText(w io.Writer) error {
