@@ -113,3 +113,14 @@ func ExampleNewZenDump() {
 	// /Game/Data/DT_DemoItems 0x4d3e311070a6e048 0x80000000
 	// true true
 }
+
+// Verify a legacy package as `unrmod verify --json` reports it.
+func ExampleVerifyPackageFile() {
+	r := report.VerifyPackageFile("../examples/packages/UnrmodDemo.u", nil)
+	fmt.Println(r.OK, len(r.Problems), r.Exports > 0)
+	r = report.VerifyPackageFile("../examples/packages/missing.u", nil)
+	fmt.Println(r.OK, len(r.Problems))
+	// Output:
+	// true 0 true
+	// false 1
+}

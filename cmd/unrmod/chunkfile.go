@@ -189,26 +189,17 @@ func (d *headerDumpDoc) writeEntries(b *strings.Builder, title string, es []repo
 // verifyChunkFile checks a chunk given as a file: a container header must
 // decode and its entries must be consistent (no package listed twice, none
 // importing itself); a zen package must decode and pass every check.
-func verifyChunkFile(c *chunkFile, zf *zenFlags) verifyFileDoc {
+func verifyChunkFile(c *chunkFile, zf *zenFlags) report.FileVerify {
 	if c.isZen() {
 		z, err := openZenFile("verify", c.file, c.data, zf)
 		if err != nil {
-			return verifyFileDoc{File: c.file, Kind: "zen-package", Problems: []problemDoc{containerReadProblem(err)}}
+			return report.FileVerify{File: c.file, Kind: "zen-package", Problems: []report.Problem{containerReadProblem(err)}}
 		}
 		return verifyZen(z)
 	}
-	r := verifyFileDoc{File: c.file, Kind: "container-header", Problems: []problemDoc{}}
 	h, err := c.header()
 	if err != nil {
-		r.Problems = append(r.Problems, containerReadProblem(err))
-		return r
+		return report.FileVerify{File: c.file, Kind: "container-header", Problems: []report.Problem{containerReadProblem(err)}}
 	}
-	s := h.Summary()
-	r.ContainerHeader = &s
-	for _, q := range h.Problems() {
-		d := problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()}
-		r.Problems = append(r.Problems, d)
-	}
-	r.OK = len(r.Problems) == 0
-	return r
+	return report.VerifyContainerHeader(c.file, h)
 }

@@ -164,7 +164,7 @@ func TestVerifyWarnings(t *testing.T) {
 		}
 	}
 	stdout, _, code = runCLI(t, "verify", "--json", dx)
-	var doc verifyDoc
+	var doc report.Verify
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 {
 		t.Fatalf("exit %d, --json output: %v\n%s", code, err, stdout)
 	}
@@ -200,7 +200,7 @@ func TestVerifyTruncated(t *testing.T) {
 			}
 
 			stdout, _, code = runCLI(t, "verify", "--json", bad, good)
-			var doc verifyDoc
+			var doc report.Verify
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatalf("--json output is not JSON: %v\n%s", err, stdout)
 			}

@@ -244,7 +244,7 @@ func TestVerifyContainers(t *testing.T) {
 	}
 	// JSON.
 	stdout, _, code = runCLI(t, "verify", "--json", args[0])
-	var doc verifyDoc
+	var doc report.Verify
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 || !doc.OK || doc.Files[0].Kind != "iostore" || doc.Files[0].Container.HashesChecked != 112 {
 		t.Errorf("--json: exit %d, %v, %s", code, err, stdout)
 	}

@@ -55,39 +55,13 @@ func writePakInfo(w io.Writer, d *report.PakInfo) error {
 
 // verifyPakFile checks a pak: its index (path hashes, directory index and
 // entry count agree) and every file read back against its hash.
-func verifyPakFile(file string, key *keyFlag) verifyFileDoc {
-	r := verifyFileDoc{File: file, Kind: "pak", Problems: []problemDoc{}}
+func verifyPakFile(file string, key *keyFlag) report.FileVerify {
 	p, err := openPak(file, key)
 	if err != nil {
-		r.Problems = append(r.Problems, containerReadProblem(err))
-		return r
+		return report.FileVerify{File: file, Kind: "pak", Problems: []report.Problem{containerReadProblem(err)}}
 	}
 	defer p.Close()
-	if err := p.CheckIndex(); err != nil {
-		r.Problems = append(r.Problems, containerReadProblem(err))
-	}
-	for _, f := range p.Files {
-		if f.Deleted {
-			continue
-		}
-		rc, err := f.Open()
-		if err == nil {
-			_, err = io.Copy(io.Discard, rc)
-			rc.Close()
-		}
-		if err != nil {
-			r.Problems = append(r.Problems, containerReadProblem(err))
-		}
-	}
-	r.Pak = &pakVerifyDoc{Files: len(p.Files), Version: int(p.Footer.Version)}
-	r.OK = len(r.Problems) == 0
-	return r
-}
-
-// pakVerifyDoc is the verify summary of a pak.
-type pakVerifyDoc struct {
-	Version int `json:"version"`
-	Files   int `json:"files"`
+	return report.VerifyPak(file, &p.Reader, reportOptions())
 }
 
 // lsPak lists a pak's files.

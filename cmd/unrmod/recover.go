@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 )
 
@@ -52,10 +53,10 @@ changes nothing.`,
 
 // interruptedWrite returns the problem of file when a commit record beside
 // it says that an unrmod write of it was interrupted, or nil.
-func interruptedWrite(finder *safefile.CommitFinder, file string) *problemDoc {
+func interruptedWrite(finder *safefile.CommitFinder, file string) *report.Problem {
 	recs, err := finder.Find(file)
 	if err != nil {
-		return &problemDoc{Struct: "commit record", Message: err.Error(), Text: "commit record: " + err.Error()}
+		return &report.Problem{Struct: "commit record", Message: err.Error(), Text: "commit record: " + err.Error()}
 	}
 	if len(recs) == 0 {
 		return nil
@@ -64,23 +65,23 @@ func interruptedWrite(finder *safefile.CommitFinder, file string) *problemDoc {
 }
 
 // recordProblem describes an interrupted write.
-func recordProblem(c *safefile.Commit) *problemDoc {
+func recordProblem(c *safefile.Commit) *report.Problem {
 	var names []string
 	for _, t := range c.Targets {
 		names = append(names, filepath.Base(t))
 	}
 	msg := fmt.Sprintf("an unrmod write of %s was interrupted while it renamed them into place (recorded in %s); they may be a mix of old and new files: run 'unrmod recover %s' (or any unrmod write of them) to finish it",
 		strings.Join(names, ", "), filepath.Base(c.Record), filepath.Dir(c.Record))
-	return &problemDoc{Struct: "commit record", Message: msg, Text: "commit record: " + msg}
+	return &report.Problem{Struct: "commit record", Message: msg, Text: "commit record: " + msg}
 }
 
 // verifyRecord reports a commit record given to verify (or found in a
 // folder beside none of the files it writes).
-func verifyRecord(file string) verifyFileDoc {
-	r := verifyFileDoc{File: file, Kind: "commit-record", Problems: []problemDoc{}}
+func verifyRecord(file string) report.FileVerify {
+	r := report.FileVerify{File: file, Kind: "commit-record", Problems: []report.Problem{}}
 	c, err := safefile.ReadCommit(file)
 	if err != nil {
-		r.Problems = append(r.Problems, problemDoc{Struct: "commit record", Message: err.Error(), Text: "commit record: " + err.Error()})
+		r.Problems = append(r.Problems, report.Problem{Struct: "commit record", Message: err.Error(), Text: "commit record: " + err.Error()})
 		return r
 	}
 	r.Problems = append(r.Problems, *recordProblem(c))

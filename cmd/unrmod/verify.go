@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -10,8 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 )
 
@@ -100,7 +98,7 @@ the package id is the hash of the package name and that the store entry
 				if err != nil {
 					return err
 				}
-				doc := verifyDoc{OK: true, Files: []verifyFileDoc{}}
+				doc := report.Verify{OK: true, Files: []report.FileVerify{}}
 				bad := 0
 				var records safefile.CommitFinder // reads each folder once
 				for _, file := range args {
@@ -113,7 +111,7 @@ the package id is the hash of the package name and that the store entry
 						r.OK = false
 					}
 					if !*asJSON {
-						r.writeText(s)
+						writeVerifyText(s, &r)
 					}
 					if !r.OK {
 						doc.OK = false
@@ -143,21 +141,21 @@ the package id is the hash of the package name and that the store entry
 // that replaces them, so that it never reports a container half replaced
 // as corrupt. A file still busy when the wait ends is a problem of its own
 // ("not checked"), not a corruption.
-func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (verifyFileDoc, error) {
+func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (report.FileVerify, error) {
 	if safefile.IsRecord(filepath.Base(file)) {
 		return verifyRecord(file), nil
 	}
 	locks, err := lockRead(s, file)
 	if err != nil {
 		msg := "not checked: " + err.Error()
-		return verifyFileDoc{File: file, Problems: []problemDoc{{Message: msg, Text: msg}}}, nil
+		return report.FileVerify{File: file, Problems: []report.Problem{{Message: msg, Text: msg}}}, nil
 	}
 	defer locks.Release()
 	switch {
 	case isContainerFile(file) && *zf.pkg != "":
 		z, err := openZenInContainer("verify", file, zf)
 		if err != nil {
-			return verifyFileDoc{}, err
+			return report.FileVerify{}, err
 		}
 		defer z.Close()
 		return verifyZen(z), nil
@@ -224,104 +222,20 @@ func verifyTargets(args []string) ([]string, error) {
 	return out, nil
 }
 
-// verifyDoc is the output of "unrmod verify --json".
-type verifyDoc struct {
-	OK    bool            `json:"ok"`
-	Files []verifyFileDoc `json:"files"`
+// verifyFile reads and verifies one legacy package.
+func verifyFile(file string) report.FileVerify {
+	return report.VerifyPackageFile(file, reportOptions())
 }
 
-// verifyFileDoc is the result for one file. The counts are 0 when the file
-// could not be read. Kind is "iostore" for a container, whose counts are in
-// Container, "container-header" for a container-header chunk (summarized in
-// ContainerHeader), "zen-package" for a zen package (not checked yet),
-// "commit-record" for the record of an interrupted write found in a folder
-// beside none of the files it writes, and empty for a legacy package.
-type verifyFileDoc struct {
-	File      string              `json:"file"`
-	Kind      string              `json:"kind,omitempty"`
-	OK        bool                `json:"ok"`
-	Names     int                 `json:"names"`
-	Imports   int                 `json:"imports"`
-	Exports   int                 `json:"exports"`
-	Container *containerVerifyDoc `json:"container,omitempty"`
-	// Pak summarizes a .pak.
-	Pak *pakVerifyDoc `json:"pak,omitempty"`
-	// ContainerHeader summarizes a container-header chunk given as a file.
-	ContainerHeader *zen.HeaderSummary `json:"container_header,omitempty"`
-	// Package is a zen package's name.
-	Package  string       `json:"package,omitempty"`
-	Problems []problemDoc `json:"problems"`
-	// Warnings are what a legacy package holds that the engine accepts as
-	// it is (names storing characters after a zero); they do not make the
-	// file fail.
-	Warnings []problemDoc `json:"warnings,omitempty"`
-}
-
-// problemDoc is one problem: the structure, the absolute file offset (null
-// when not tied to one), the message, and the text line as printed.
-type problemDoc struct {
-	Struct  string `json:"struct"`
-	Offset  *int64 `json:"offset"`
-	Message string `json:"message"`
-	Text    string `json:"text"`
-}
-
-// verifyFile reads and verifies one file.
-func verifyFile(file string) verifyFileDoc {
-	r := verifyFileDoc{File: file, Problems: []problemDoc{}}
-	p, err := reader.ReadFile(file)
-	if err != nil {
-		r.Problems = append(r.Problems, readProblem(err))
-		return r
-	}
-	r.Names, r.Imports, r.Exports = len(p.Names), len(p.Imports), len(p.Exports)
-	for _, q := range p.Verify() {
-		r.Problems = append(r.Problems, newProblemDoc(q))
-	}
-	for _, q := range p.Warnings() {
-		r.Warnings = append(r.Warnings, newProblemDoc(q))
-	}
-	r.OK = len(r.Problems) == 0
-	return r
-}
-
-// newProblemDoc converts a verification problem.
-func newProblemDoc(q reader.Problem) problemDoc {
-	d := problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()}
-	if q.Offset >= 0 {
-		off := q.Offset
-		d.Offset = &off
-	}
-	return d
-}
-
-// readProblem turns a read error into a problem without repeating the file
-// name, which the output line already starts with.
-func readProblem(err error) problemDoc {
-	var fe *reader.FormatError
-	if errors.As(err, &fe) {
-		msg := fe.Msg
-		if msg == "" && fe.Err != nil {
-			msg = fe.Err.Error()
-		}
-		return newProblemDoc(reader.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: msg})
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return problemDoc{Message: errText(err), Text: errText(err)}
-}
-
-// writeText prints the result lines: "ok  FILE (...)" or one line per
+// writeVerifyText prints the result lines: "ok  FILE (...)" or one line per
 // problem. They are the command's data and go to standard output.
-func (r *verifyFileDoc) writeText(s streams) {
+func writeVerifyText(s streams, r *report.FileVerify) {
 	for _, q := range r.Warnings {
 		fmt.Fprintf(s.out, "%s: %s\n", r.File, q.Text)
 	}
 	if r.OK {
 		if r.Container != nil {
-			fmt.Fprintf(s.out, "ok  %s (%s)\n", r.File, r.Container.summary())
+			fmt.Fprintf(s.out, "ok  %s (%s)\n", r.File, containerSummary(r.Container))
 			return
 		}
 		if r.Pak != nil {

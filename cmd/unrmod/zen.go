@@ -316,15 +316,8 @@ func (d *zenDumpDoc) writeText(w io.Writer) error {
 
 // verifyZen checks a zen package: the decoded package's problems, with its
 // container's store entry and chunk id when it was read from one.
-func verifyZen(z *zenSource) verifyFileDoc {
-	p := z.pkg
-	r := verifyFileDoc{File: z.name, Kind: "zen-package", Package: p.PackageName(), Problems: []problemDoc{},
-		Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports)}
-	for _, q := range z.pkg.Problems(&z.opts) {
-		r.Problems = append(r.Problems, problemDoc{Struct: q.Struct, Message: q.Msg, Text: q.String()})
-	}
-	r.OK = len(r.Problems) == 0
-	return r
+func verifyZen(z *zenSource) report.FileVerify {
+	return report.VerifyZen(z.name, z.pkg, &z.opts)
 }
 
 // errNotZen is the error of --package on something that is not a container.

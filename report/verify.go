@@ -1,0 +1,204 @@
+package report
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/ue"
+)
+
+// Verify is what `unrmod verify` found in the files it checked.
+type Verify struct {
+	OK    bool         `json:"ok"`
+	Files []FileVerify `json:"files"`
+}
+
+// FileVerify is what verify found in one file. Kind is "" for a legacy
+// package, "iostore", "pak", "container-header", "zen-package" or
+// "commit-record"; the summary of the file's kind is set when the file
+// could be read.
+type FileVerify struct {
+	File      string           `json:"file"`
+	Kind      string           `json:"kind,omitempty"`
+	OK        bool             `json:"ok"`
+	Names     int              `json:"names"`
+	Imports   int              `json:"imports"`
+	Exports   int              `json:"exports"`
+	Container *ContainerVerify `json:"container,omitempty"`
+	// Pak summarizes a .pak.
+	Pak *PakVerify `json:"pak,omitempty"`
+	// ContainerHeader summarizes a container-header chunk given as a file.
+	ContainerHeader *zen.HeaderSummary `json:"container_header,omitempty"`
+	// Package is a zen package's name.
+	Package  string    `json:"package,omitempty"`
+	Problems []Problem `json:"problems"`
+	// Warnings are what a legacy package holds that the engine accepts as
+	// it is (names storing characters after a zero); they do not make the
+	// file fail.
+	Warnings []Problem `json:"warnings,omitempty"`
+}
+
+// Problem is one problem verify found: the structure, where it is (nil
+// when not tied to an offset), what is wrong, and the whole as one line.
+type Problem struct {
+	Struct  string `json:"struct"`
+	Offset  *int64 `json:"offset"`
+	Message string `json:"message"`
+	Text    string `json:"text"`
+}
+
+// ContainerVerify is what verify checked in an IoStore container.
+type ContainerVerify struct {
+	Chunks        int `json:"chunks"`
+	Blocks        int `json:"blocks"`
+	HashesChecked int `json:"hashes_checked"`
+	// NotChecked counts chunks unrmod cannot decode (Oodle): their
+	// structure is checked, their hash is not. NotCheckedWhy says why.
+	NotChecked    int    `json:"not_checked"`
+	NotCheckedWhy string `json:"not_checked_why,omitempty"`
+	// PackagesChecked counts package chunks decoded as zen packages and
+	// checked.
+	PackagesChecked int `json:"packages_checked"`
+}
+
+// PakVerify is the verify summary of a pak.
+type PakVerify struct {
+	Version int `json:"version"`
+	Files   int `json:"files"`
+}
+
+// problem builds a Problem whose Text is text.
+func problem(structure string, off int64, msg, text string) Problem {
+	d := Problem{Struct: structure, Message: msg, Text: text}
+	if off >= 0 {
+		d.Offset = &off
+	}
+	return d
+}
+
+// ReadProblem turns the error of opening or decoding a container, pak,
+// container header or zen package into a problem without the file name,
+// which the report names already.
+func ReadProblem(err error, opts *Options) Problem {
+	var fe *ue.FormatError
+	if errors.As(err, &fe) {
+		q := ue.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: opts.msg(err)}
+		return problem(q.Struct, q.Offset, q.Msg, q.String())
+	}
+	return otherProblem(err, opts)
+}
+
+// otherProblem is the problem of an error that names no structure.
+func otherProblem(err error, opts *Options) Problem {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return Problem{Message: opts.text(err), Text: opts.text(err)}
+}
+
+// packageProblem converts a legacy package's problem.
+func packageProblem(q reader.Problem) Problem {
+	return problem(q.Struct, q.Offset, q.Msg, q.String())
+}
+
+// VerifyPackageFile reads the legacy package file and verifies it.
+func VerifyPackageFile(file string, opts *Options) FileVerify {
+	r := FileVerify{File: file, Problems: []Problem{}}
+	p, err := reader.ReadFile(file)
+	if err != nil {
+		var fe *reader.FormatError
+		if errors.As(err, &fe) {
+			msg := fe.Msg
+			if msg == "" && fe.Err != nil {
+				msg = fe.Err.Error()
+			}
+			r.Problems = append(r.Problems, packageProblem(reader.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: msg}))
+		} else {
+			r.Problems = append(r.Problems, otherProblem(err, opts))
+		}
+		return r
+	}
+	r.Names, r.Imports, r.Exports = len(p.Names), len(p.Imports), len(p.Exports)
+	for _, q := range p.Verify() {
+		r.Problems = append(r.Problems, packageProblem(q))
+	}
+	for _, q := range p.Warnings() {
+		r.Warnings = append(r.Warnings, packageProblem(q))
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// VerifyContainer verifies container c, opened from file (see
+// iostore.Container.Verify).
+func VerifyContainer(file string, c *iostore.Container, opts *Options) FileVerify {
+	r := FileVerify{File: file, Kind: "iostore", Problems: []Problem{}}
+	rep := c.Verify(nil)
+	r.Container = &ContainerVerify{
+		Chunks: len(c.Chunks()), Blocks: len(c.TOC().Blocks),
+		HashesChecked: rep.HashesChecked, NotChecked: rep.NotChecked, NotCheckedWhy: rep.NotCheckedWhy,
+		PackagesChecked: rep.PackagesChecked,
+	}
+	for _, q := range rep.Problems {
+		r.Problems = append(r.Problems, problem(q.Struct, q.Offset, opts.reword(q.Err, q.Msg), opts.reword(q.Err, q.String())))
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// VerifyPak verifies pak p, opened from file: its index (path hashes,
+// directory index and entry count agree) and every file read back against
+// its hash.
+func VerifyPak(file string, p *pak.Reader, opts *Options) FileVerify {
+	r := FileVerify{File: file, Kind: "pak", Problems: []Problem{}}
+	if err := p.CheckIndex(); err != nil {
+		r.Problems = append(r.Problems, ReadProblem(err, opts))
+	}
+	for _, f := range p.Files {
+		if f.Deleted {
+			continue
+		}
+		rc, err := f.Open()
+		if err == nil {
+			_, err = io.Copy(io.Discard, rc)
+			rc.Close()
+		}
+		if err != nil {
+			r.Problems = append(r.Problems, ReadProblem(err, opts))
+		}
+	}
+	r.Pak = &PakVerify{Files: len(p.Files), Version: int(p.Footer.Version)}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// VerifyContainerHeader verifies container header h, decoded from file: no
+// package listed twice, none importing itself.
+func VerifyContainerHeader(file string, h *zen.ContainerHeader) FileVerify {
+	r := FileVerify{File: file, Kind: "container-header", Problems: []Problem{}}
+	s := h.Summary()
+	r.ContainerHeader = &s
+	for _, q := range h.Problems() {
+		r.Problems = append(r.Problems, Problem{Struct: q.Struct, Message: q.Msg, Text: q.String()})
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// VerifyZen verifies zen package p, read from file (a file name, or
+// CONTAINER:PATH): the decoded package's problems, checked with vopts.
+func VerifyZen(file string, p *zen.Package, vopts *zen.VerifyOptions) FileVerify {
+	r := FileVerify{File: file, Kind: "zen-package", Package: p.PackageName(), Problems: []Problem{},
+		Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports)}
+	for _, q := range p.Problems(vopts) {
+		r.Problems = append(r.Problems, Problem{Struct: q.Struct, Message: q.Msg, Text: q.String()})
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
