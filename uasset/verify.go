@@ -207,7 +207,7 @@ func (v *verifier) imports() {
 		if p.layout.importHasPackageName() && im.PackageName != (NameRef{}) {
 			v.name(where, "PackageName", im.PackageName)
 		}
-		if v.ref(where, "OuterIndex", im.OuterIndex, true, true) && im.OuterIndex == PackageIndex(-(i + 1)) {
+		if v.ref(where, "OuterIndex", im.OuterIndex, true, true) && im.OuterIndex == PackageIndex(-(i+1)) {
 			v.add(where, -1, "OuterIndex %d is the import itself", im.OuterIndex)
 		}
 	}
