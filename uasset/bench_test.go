@@ -106,3 +106,22 @@ func BenchmarkReadPak(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeVerifyPak decodes and verifies every cooked asset of a
+// pak (files already read); compare with BenchmarkReadPak and
+// BenchmarkDecodePak.
+func BenchmarkDecodeVerifyPak(b *testing.B) {
+	assets, n := benchAssets(b)
+	b.SetBytes(n)
+	for b.Loop() {
+		for _, a := range assets {
+			p, err := uasset.Decode(a.name, a.uasset, a.uexp, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if q := p.Problems(); len(q) != 0 {
+				b.Fatal(q)
+			}
+		}
+	}
+}

@@ -49,3 +49,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzProblems verifies whatever Decode accepts: Problems never panics
+// and stays linear (fuzzbound), on the same seeds as FuzzDecode.
+func FuzzProblems(f *testing.F) {
+	h, x := uasset.BuildSmall(f)
+	f.Add(h, x, true)
+	f.Add(append(bytes.Clone(h), x...), []byte(nil), false)
+	if os.Getenv(corpus.EnvVar) != "" {
+		for _, a := range corpusAssets(f) {
+			f.Add(a.uasset, a.uexp, a.uexp != nil)
+		}
+	}
+	f.Fuzz(func(t *testing.T, h, x []byte, split bool) {
+		defer fuzzbound.Check(t, time.Now(), len(h)+len(x))
+		var ux []byte
+		if split {
+			ux = x
+		}
+		p, err := uasset.Decode("fuzz.uasset", h, ux, nil)
+		if err != nil {
+			return
+		}
+		for _, q := range p.Problems() {
+			if q.Struct == "" || q.Msg == "" {
+				t.Fatalf("problem without a structure or a message: %#v", q)
+			}
+		}
+	})
+}
