@@ -130,6 +130,11 @@ func TestProblemsDamaged(t *testing.T) {
 			h[at] ^= 0x55
 			return h, x
 		}, "name 0", "stored hashes"},
+		{"one name's hashes zeroed", ue4, nil, func(t *testing.T, src damageSource, h, x []byte) ([]byte, []byte) {
+			at := int(src.p.Summary.NameOffset) + 4 + len(src.p.Names[0].Value) + 1
+			put32(h, at, 0)
+			return h, x
+		}, "name 0", "stored hashes 0x0000 0x0000"},
 		{"export outer out of range", ue4, nil, func(t *testing.T, src damageSource, h, x []byte) ([]byte, []byte) {
 			put32(h, exportField(src, 0, exOuter), int32(len(src.p.Exports)+5))
 			return h, x
@@ -212,6 +217,34 @@ func TestProblemsDamaged(t *testing.T) {
 				}
 			}
 			t.Errorf("no problem of %q saying %q; got %v", tc.want, tc.msg, probs)
+		})
+	}
+}
+
+// TestProblemsChangedModel changes a decoded package the way a careless
+// caller might: the summary's counts no longer match the tables.
+func TestProblemsChangedModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(p *Package)
+		want   string
+	}{
+		{"a name dropped", func(p *Package) { p.Names = p.Names[:len(p.Names)-1] }, "NameCount"},
+		{"an import dropped", func(p *Package) { p.Imports = p.Imports[:len(p.Imports)-1] }, "ImportCount"},
+		{"a preload dependency added", func(p *Package) { p.PreloadDependencies = append(p.PreloadDependencies, -1) }, "PreloadDependencyCount"},
+		{"a depends list dropped", func(p *Package) { p.DependsMap = p.DependsMap[:len(p.DependsMap)-1] }, "one per export"},
+		{"a depends entry out of range", func(p *Package) { p.DependsMap[0] = append(p.DependsMap[0], PackageIndex(len(p.Exports)+1)) }, "not one of the"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := loosePair(t, "other/ue4_27_cooked_pairs/TestModUI").p
+			tc.change(p)
+			for _, q := range p.Problems() {
+				if strings.Contains(q.Msg, tc.want) {
+					t.Logf("%v", q)
+					return
+				}
+			}
+			t.Errorf("no problem saying %q: %v", tc.want, p.Problems())
 		})
 	}
 }
