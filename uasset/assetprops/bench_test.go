@@ -96,3 +96,25 @@ func BenchmarkDescribeOnly(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerifyPak reads the pak, decodes every asset and verifies it
+// with its properties (uasset's Problems, then assetprops.Problems);
+// compare with BenchmarkReadPak over the same bytes.
+func BenchmarkVerifyPak(b *testing.B) {
+	for _, rel := range benchPaks {
+		b.Run(rel, func(b *testing.B) {
+			b.SetBytes(benchBytes(b, rel))
+			for b.Loop() {
+				for _, a := range readPak(b, rel) {
+					p, err := uasset.Decode(a.name, a.uasset, a.uexp, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if q := append(p.Problems(), assetprops.Problems(p)...); len(q) != 0 {
+						b.Fatal(q)
+					}
+				}
+			}
+		})
+	}
+}
