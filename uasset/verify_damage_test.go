@@ -232,6 +232,9 @@ func TestProblemsChangedModel(t *testing.T) {
 		{"a name dropped", func(p *Package) { p.Names = p.Names[:len(p.Names)-1] }, "NameCount"},
 		{"an import dropped", func(p *Package) { p.Imports = p.Imports[:len(p.Imports)-1] }, "ImportCount"},
 		{"a preload dependency added", func(p *Package) { p.PreloadDependencies = append(p.PreloadDependencies, -1) }, "PreloadDependencyCount"},
+		// Clearing the flag in the file's bytes changes the summary's layout
+		// (editor-only fields) and the copy no longer decodes.
+		{"PKG_FilterEditorOnly cleared", func(p *Package) { p.Summary.PackageFlags &^= PkgFilterEditorOnly }, "PKG_FilterEditorOnly"},
 		{"a depends list dropped", func(p *Package) { p.DependsMap = p.DependsMap[:len(p.DependsMap)-1] }, "one per export"},
 		{"a depends entry out of range", func(p *Package) { p.DependsMap[0] = append(p.DependsMap[0], PackageIndex(len(p.Exports)+1)) }, "not one of the"},
 	} {
