@@ -31,6 +31,12 @@
 // changes size, a depends map without a list per export) is refused with
 // ErrNotEncodable.
 //
+// (*Package).Problems verifies a decoded package as the engine would rely
+// on it (counts, table order, name hashes, object references, preload
+// ranges, export data tiling, the package tag, BulkDataStartOffset, the
+// cooked flags) and returns ue.Problem values, none for an engine-written
+// asset; assetprops.Problems adds the export properties.
+//
 // Errors are *ue.FormatError values naming the file, the structure and the
 // byte offset, matching ErrCorrupt, ErrUnsupportedVersion or
 // ErrNotEncodable with errors.Is. Every count is checked against the bytes
