@@ -1,11 +1,12 @@
 package iostore
 
 import (
-	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -70,29 +71,10 @@ func (c *Container) OutputPath(i int) (string, error) {
 	if mount != "" {
 		p = strings.TrimSuffix(mount, "/") + "/" + ch.Path
 	}
-	if err := safeRelPath(p); err != nil {
+	if err := safefile.CheckRelPath(p); err != nil {
 		return "", errorf(c.file, c.chunkStruct(i), -1, ErrCorrupt, "output path %q: %v; refusing to write outside the output directory", p, err)
 	}
 	return p, nil
-}
-
-// safeRelPath accepts only plain relative paths made of normal components.
-func safeRelPath(p string) error {
-	if p == "" || strings.HasPrefix(p, "/") {
-		return errors.New("absolute or empty path")
-	}
-	if strings.ContainsAny(p, "\\\x00") {
-		return errors.New("contains a backslash or NUL")
-	}
-	for _, part := range strings.Split(p, "/") {
-		switch {
-		case part == "" || part == "." || part == "..":
-			return fmt.Errorf("component %q", part)
-		case strings.Contains(part, ":"):
-			return fmt.Errorf("component %q contains a colon (drive letter or stream)", part)
-		}
-	}
-	return nil
 }
 
 // stagedFile is a written temporary file waiting for its rename, both
@@ -177,7 +159,7 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		if opts.Filter != nil && !opts.Filter(ch, p) {
 			continue
 		}
-		if err := checkNameLengths(p); err != nil {
+		if err := safefile.CheckNameLengths(p); err != nil {
 			return nil, errorf(c.file, c.chunkStruct(i), -1, ErrCorrupt, "output path %q: %v", p, err)
 		}
 		key := safefile.FoldName(p)
@@ -222,10 +204,10 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		return nil, err
 	}
 	defer locks.Release()
-	created := newDirs(dir, outPath)
+	created := safefile.NewDirs(dir, slices.Collect(maps.Values(outPath)))
 	defer func() {
 		if err != nil {
-			removeDirs(created)
+			safefile.RemoveDirs(created)
 		}
 	}()
 	if err := os.MkdirAll(dir, 0o755); err != nil {

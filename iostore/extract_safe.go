@@ -1,12 +1,10 @@
 package iostore
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/unrmod/unrmod/safefile"
@@ -14,64 +12,6 @@ import (
 
 // What Extract checks and cleans so that a failure leaves no new file
 // under a real name and no folder it created.
-
-// maxNameLen is the longest file name most file systems take, in bytes.
-const maxNameLen = 255
-
-// checkNameLengths refuses an output path with a component no file system
-// takes.
-func checkNameLengths(p string) error {
-	for _, part := range strings.Split(p, "/") {
-		if len(part) > maxNameLen {
-			return fmt.Errorf("the name %.40q… is %d bytes long; file systems take at most %d", part, len(part), maxNameLen)
-		}
-	}
-	return nil
-}
-
-// newDirs returns the folders Extract would create for the output paths
-// under dir (dir too when it does not exist), deepest first, so that a
-// failed extract can remove them.
-func newDirs(dir string, outPath map[int]string) []string {
-	want := map[string]bool{}
-	for p := filepath.Clean(dir); ; {
-		want[p] = true
-		parent := filepath.Dir(p)
-		if parent == p {
-			break
-		}
-		p = parent
-	}
-	for _, p := range outPath {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			full := filepath.Join(dir, filepath.FromSlash(d))
-			if want[full] {
-				break
-			}
-			want[full] = true
-		}
-	}
-	var out []string
-	for d := range want {
-		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
-			out = append(out, d)
-		}
-	}
-	sort.Slice(out, func(a, b int) bool {
-		if la, lb := len(out[a]), len(out[b]); la != lb {
-			return la > lb
-		}
-		return out[a] < out[b]
-	})
-	return out
-}
-
-// removeDirs removes the folders dirs (deepest first) that are still empty.
-func removeDirs(dirs []string) {
-	for _, d := range dirs {
-		os.Remove(d)
-	}
-}
 
 // entries lists the directory of h.
 func (h dirHandle) entries() ([]os.DirEntry, error) {

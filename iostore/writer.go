@@ -863,7 +863,7 @@ func (w *Writer) newChunk(h *ChunkHeader) (*wchunk, error) {
 		return nil, fmt.Errorf("%s: chunk %v is added twice", w.path, h.ID)
 	}
 	if h.Path != "" {
-		if err := safeRelPath(h.Path); err != nil {
+		if err := safefile.CheckRelPath(h.Path); err != nil {
 			return nil, fmt.Errorf("%s: chunk %v: path %q: %w", w.path, h.ID, h.Path, err)
 		}
 	}

@@ -1,13 +1,11 @@
 package pak
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/unrmod/unrmod/safefile"
@@ -37,9 +35,6 @@ type ExtractResult struct {
 	Paths []string // the output paths, relative to the folder, in index order
 }
 
-// maxNameLen is the longest file name most file systems take, in bytes.
-const maxNameLen = 255
-
 // OutputPath returns where Extract writes f, relative to the output folder
 // and '/'-separated: the mount point without its leading "../" (and "./",
 // "/") followed by the file's path, e.g. "Game/Content/Maps/Level.umap"
@@ -58,32 +53,14 @@ func (p *Reader) OutputPath(f *File) (string, error) {
 	if mount != "" {
 		out = strings.TrimSuffix(mount, "/") + "/" + f.Path
 	}
-	if err := safeRelPath(out); err != nil {
+	err := safefile.CheckRelPath(out)
+	if err == nil {
+		err = safefile.CheckNameLengths(out)
+	}
+	if err != nil {
 		return "", errorf(p.Name, f.describe(), f.at, ErrCorrupt, "output path %q: %v; refusing to write outside the output folder", out, err)
 	}
 	return out, nil
-}
-
-// safeRelPath accepts only plain relative paths of normal components no
-// longer than file systems take.
-func safeRelPath(p string) error {
-	if p == "" || strings.HasPrefix(p, "/") {
-		return errors.New("absolute or empty path")
-	}
-	if strings.ContainsAny(p, "\\\x00") {
-		return errors.New("contains a backslash or NUL")
-	}
-	for _, part := range strings.Split(p, "/") {
-		switch {
-		case part == "" || part == "." || part == "..":
-			return fmt.Errorf("component %q", part)
-		case strings.Contains(part, ":"):
-			return fmt.Errorf("component %q contains a colon (drive letter or stream)", part)
-		case len(part) > maxNameLen:
-			return fmt.Errorf("the name %.40q… is %d bytes long; file systems take at most %d", part, len(part), maxNameLen)
-		}
-	}
-	return nil
 }
 
 // Extract writes the selected files of the pak under dir, each checked
@@ -149,12 +126,14 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 		return nil, err
 	}
 	defer locks.Release()
-	created := newDirs(dir, jobs, func(j job) string { return j.out })
+	outs := make([]string, len(jobs))
+	for k, j := range jobs {
+		outs[k] = j.out
+	}
+	created := safefile.NewDirs(dir, outs)
 	defer func() {
 		if err != nil {
-			for _, d := range created { // deepest first; only empty ones go
-				os.Remove(d)
-			}
+			safefile.RemoveDirs(created)
 		}
 	}()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -265,42 +244,6 @@ func (r *reportReader) Read(b []byte) (int, error) {
 	n, err := r.r.Read(b)
 	r.report(n)
 	return n, err
-}
-
-// newDirs returns the folders Extract would create (dir too when it does
-// not exist), deepest first, so that a failed extract can remove them.
-func newDirs[T any](dir string, jobs []T, out func(T) string) []string {
-	want := map[string]bool{}
-	for p := filepath.Clean(dir); ; {
-		want[p] = true
-		parent := filepath.Dir(p)
-		if parent == p {
-			break
-		}
-		p = parent
-	}
-	for _, j := range jobs {
-		for d := path.Dir(out(j)); d != "."; d = path.Dir(d) {
-			full := filepath.Join(dir, filepath.FromSlash(d))
-			if want[full] {
-				break
-			}
-			want[full] = true
-		}
-	}
-	var res []string
-	for d := range want {
-		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
-			res = append(res, d)
-		}
-	}
-	slices.SortFunc(res, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
-	return res
 }
 
 // checkDestinations checks, before anything is written, that no folder is
