@@ -9,6 +9,8 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/uasset/assetprops"
 )
 
 // Properties is the properties of a package's exports: what `unrmod props`
@@ -73,46 +75,103 @@ func (e *NotDataTableError) Error() string {
 // all set, exports whose data has no property list are counted, not
 // refused. A row name other than "" keeps only that row of DataTables: a
 // listed export that is no DataTable fails with a *NotDataTableError.
+// Packages with unversioned properties are refused with
+// props.ErrUnversioned.
 func NewZenProperties(file string, p *zen.Package, r *zen.Resolver, list []int, all bool, row string) (*Properties, error) {
-	d := &Properties{File: file, Package: p.PackageName(), Exports: []ExportProperties{}}
-	if p.PackageFlags&zen.FlagUnversionedProperties != 0 {
-		return nil, fmt.Errorf("%s: %w", file, props.ErrUnversioned)
-	}
 	if r == nil {
 		r = &zen.Resolver{}
 	}
-	object := zenprops.NewResolver(p, r).Name
-	fopts := &props.FormatOptions{Object: object, MaxElements: -1}
+	return newProperties(source{
+		file:        file,
+		pkg:         p.PackageName(),
+		unversioned: p.PackageFlags&zen.FlagUnversionedProperties != 0,
+		decode: func(i int) (*props.Export, error) {
+			x, err := zenprops.DecodeExport(p, r, i)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", file, p.ExportPath(i), err)
+			}
+			return x, nil
+		},
+		path:   p.ExportPath,
+		class:  func(i int) string { return r.ClassName(p, i) },
+		object: zenprops.NewResolver(p, r).Name,
+	}, list, all, row)
+}
+
+// NewCookedProperties reads the properties of the exports in list of
+// cooked asset p (a .uasset with its .uexp), read from file, into the same
+// document NewZenProperties gives for the zen package cooked from the same
+// asset: export paths, classes, properties (object references named by
+// their paths) and DataTable rows are equal. pkg names the package as
+// assetprops.NewResolver takes it ("" takes the summary's package name,
+// which UE4 cooks leave "None"). all and row are NewZenProperties'; errors
+// decoding an export name p.FileName and the export. Assets cooked with
+// unversioned properties are refused with props.ErrUnversioned.
+func NewCookedProperties(file string, p *uasset.Package, pkg string, list []int, all bool, row string) (*Properties, error) {
+	if pkg == "" {
+		pkg = assetprops.PackageName(p)
+	}
+	r := assetprops.NewResolver(p, pkg)
+	return newProperties(source{
+		file:        file,
+		pkg:         pkg,
+		unversioned: p.UnversionedProperties(),
+		decode:      func(i int) (*props.Export, error) { return assetprops.DecodeExport(p, i) },
+		path:        r.ExportPath,
+		class:       r.ClassName,
+		object:      r.Name,
+	}, list, all, row)
+}
+
+// source is what newProperties needs of one package format.
+type source struct {
+	file, pkg   string // the file's name and the package's
+	unversioned bool   // the package's properties are unversioned
+	// decode reads export i's properties (and rows); its errors name the
+	// file and the export.
+	decode      func(i int) (*props.Export, error)
+	path, class func(i int) string // export i's path and class name
+	object      func(int32) string // names an FPackageIndex
+}
+
+// newProperties reads the properties of the exports in list of the
+// package s gives, as NewZenProperties documents.
+func newProperties(s source, list []int, all bool, row string) (*Properties, error) {
+	if s.unversioned {
+		return nil, fmt.Errorf("%s: %w", s.file, props.ErrUnversioned)
+	}
+	d := &Properties{File: s.file, Package: s.pkg, Exports: []ExportProperties{}}
+	fopts := &props.FormatOptions{Object: s.object, MaxElements: -1}
 	rowFound := false
 	for _, i := range list {
-		e := ExportProperties{Index: i, Path: p.ExportPath(i), Class: r.ClassName(p, i)}
-		x, err := zenprops.DecodeExport(p, r, i)
+		e := ExportProperties{Index: i, Path: s.path(i), Class: s.class(i)}
+		x, err := s.decode(i)
 		switch {
 		case err != nil && all:
 			d.Skipped++
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("%s: %s: %w", file, e.Path, err)
+			return nil, err
 		case x.Table == nil && row != "" && all:
 			continue
 		case x.Table == nil && row != "":
-			return nil, &NotDataTableError{File: file, Path: e.Path}
+			return nil, &NotDataTableError{File: s.file, Path: e.Path}
 		}
-		e.Properties, e.NativeBytes = zenEntries(x.Properties, object), len(x.Rest)
+		e.Properties, e.NativeBytes = Entries(x.Properties, s.object), len(x.Rest)
 		switch t := x.Table; {
 		case t == nil:
 			e.Text = x.Properties.Format(fopts)
 		case row == "":
 			e.Text = t.Format(fopts)
 			for _, rw := range t.Rows {
-				e.Rows = append(e.Rows, PropertyRow{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)})
+				e.Rows = append(e.Rows, PropertyRow{Name: rw.Name.Text, Properties: Entries(rw.Properties, s.object)})
 			}
 		case t.Row(row) != nil:
 			rw := t.Row(row)
 			rowFound = true
 			e.Text = "Row " + rw.Name.Text + "\n" + indent(rw.Properties.Format(fopts), "  ")
 			e.Properties = []Property{} // only the row's properties are shown
-			e.Rows = []PropertyRow{{Name: rw.Name.Text, Properties: zenEntries(rw.Properties, object)}}
+			e.Rows = []PropertyRow{{Name: rw.Name.Text, Properties: Entries(rw.Properties, s.object)}}
 		case all:
 			continue
 		default:
@@ -120,12 +179,12 @@ func NewZenProperties(file string, p *zen.Package, r *zen.Resolver, list []int, 
 			for _, rw := range t.Rows {
 				names = append(names, rw.Name.Text)
 			}
-			return nil, fmt.Errorf("%s: %s has no row %q; its rows: %s", file, e.Path, row, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%s: %s has no row %q; its rows: %s", s.file, e.Path, row, strings.Join(names, ", "))
 		}
 		d.Exports = append(d.Exports, e)
 	}
 	if row != "" && all && !rowFound {
-		return nil, fmt.Errorf("%s: no DataTable of the package has a row %q", file, row)
+		return nil, fmt.Errorf("%s: no DataTable of the package has a row %q", s.file, row)
 	}
 	return d, nil
 }
@@ -137,35 +196,38 @@ func indent(s, pad string) string {
 	return pad + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+pad) + "\n"
 }
 
-// zenEntries converts a property list to entries.
-func zenEntries(l *props.List, object func(int32) string) []Property {
+// Entries converts a property list of any package format to its
+// Properties; object names its object references (zenprops.Resolver.Name
+// for a zen package, assetprops.Resolver.Name for a cooked asset: both
+// name them by their paths, so the two formats give equal Properties).
+func Entries(l *props.List, object func(int32) string) []Property {
 	out := make([]Property, 0, len(l.Properties))
 	for _, q := range l.Properties {
-		e := zenEntry(q.Name.Text, q.Value, object)
+		e := entry(q.Name.Text, q.Value, object)
 		e.Index, e.Type, e.Problem = int(q.ArrayIndex), q.TypeString(), q.Problem
 		out = append(out, e)
 	}
 	return out
 }
 
-func zenEntry(name string, v props.Value, object func(int32) string) Property {
+func entry(name string, v props.Value, object func(int32) string) Property {
 	e := Property{Name: name}
 	switch x := v.(type) {
 	case *props.Struct:
 		switch {
 		case x.Tagged != nil:
-			e.Fields = zenEntries(x.Tagged, object)
+			e.Fields = Entries(x.Tagged, object)
 			return e
 		case len(x.Native) > 1 || len(x.Native) == 1 && x.Native[0].Name != "":
 			for _, f := range x.Native {
-				e.Fields = append(e.Fields, zenEntry(f.Name, f.Value, object))
+				e.Fields = append(e.Fields, entry(f.Name, f.Value, object))
 			}
 			return e
 		}
 	case *props.Array:
 		e.Elements = make([]Property, 0, len(x.Elements))
 		for i, el := range x.Elements {
-			e.Elements = append(e.Elements, zenEntry(fmt.Sprintf("[%d]", i), el.Value, object))
+			e.Elements = append(e.Elements, entry(fmt.Sprintf("[%d]", i), el.Value, object))
 		}
 		return e
 	}
