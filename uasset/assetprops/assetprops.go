@@ -578,7 +578,7 @@ func (r *Resolver) Index(text string) (int32, error) {
 // of the game project is under /Game ("/Game/Items/DT_Items"), of the
 // engine under /Engine, of a plugin under /PluginName. It returns "" for
 // a path with no Content folder. UE4 cooks record no package name
-// (NewResolver and Describe take one).
+// (NewResolver and report.NewCookedProperties take one).
 func PackageNameFromPath(path string) string {
 	path = strings.ReplaceAll(path, `\`, "/")
 	for strings.HasPrefix(path, "../") {

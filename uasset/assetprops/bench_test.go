@@ -49,9 +49,9 @@ func BenchmarkDecodePakAssets(b *testing.B) {
 	}
 }
 
-// BenchmarkDescribePak reads the pak, decodes every asset and every
-// export's properties and DataTable rows into a Document.
-func BenchmarkDescribePak(b *testing.B) {
+// BenchmarkPropertiesPak reads the pak, decodes every asset and every
+// export's properties and DataTable rows with report.NewCookedProperties.
+func BenchmarkPropertiesPak(b *testing.B) {
 	for _, rel := range benchPaks {
 		b.Run(rel, func(b *testing.B) {
 			b.SetBytes(benchBytes(b, rel))
@@ -61,7 +61,7 @@ func BenchmarkDescribePak(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := assetprops.Describe(p, ""); err != nil {
+					if _, err := describe(p, ""); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -70,10 +70,10 @@ func BenchmarkDescribePak(b *testing.B) {
 	}
 }
 
-// BenchmarkDescribeOnly decodes the properties and rows of every export
+// BenchmarkPropertiesOnly decodes the properties and rows of every export
 // of the pak's assets, already decoded: the property decoding alone,
 // per byte of export data.
-func BenchmarkDescribeOnly(b *testing.B) {
+func BenchmarkPropertiesOnly(b *testing.B) {
 	for _, rel := range benchPaks {
 		b.Run(rel, func(b *testing.B) {
 			var pkgs []*uasset.Package
@@ -88,7 +88,7 @@ func BenchmarkDescribeOnly(b *testing.B) {
 			b.SetBytes(n)
 			for b.Loop() {
 				for _, p := range pkgs {
-					if _, err := assetprops.Describe(p, ""); err != nil {
+					if _, err := describe(p, ""); err != nil {
 						b.Fatal(err)
 					}
 				}

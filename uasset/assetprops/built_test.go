@@ -74,7 +74,7 @@ func TestBlueprintCDO(t *testing.T) {
 	h, x := buildBlueprint(t)
 	a := pakAsset{name: "BP_Test.uasset", uasset: h, uexp: x}
 	old := decodeAsset(t, a)
-	d, err := assetprops.Describe(old, "/Game/BP_Test")
+	d, err := describe(old, "/Game/BP_Test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestBlueprintCDO(t *testing.T) {
 					t.Errorf("name %d: %+v, want %+v", len(bpNames)+k, got, want)
 				}
 			}
-			d2, err := assetprops.Describe(nw, "/Game/BP_Test")
+			d2, err := describe(nw, "/Game/BP_Test")
 			if err != nil {
 				t.Fatal(err)
 			}

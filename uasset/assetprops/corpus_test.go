@@ -13,6 +13,7 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 )
@@ -79,10 +80,27 @@ func decodeAsset(tb testing.TB, a pakAsset) *uasset.Package {
 	return p
 }
 
-// zenDocuments reads every package of the tagged zen container into a
-// Document, by package name, its script imports named by the global
+// describe reads every export of cooked asset p as `unrmod props --all`
+// does: report.NewCookedProperties with every export listed, those whose
+// data is no property list counted in Skipped.
+func describe(p *uasset.Package, pkg string) (*report.Properties, error) {
+	return report.NewCookedProperties(p.FileName, p, pkg, everyExport(len(p.Exports)), true, "")
+}
+
+// everyExport lists the export indexes 0..n-1.
+func everyExport(n int) []int {
+	l := make([]int, n)
+	for i := range l {
+		l[i] = i
+	}
+	return l
+}
+
+// zenDocuments reads every package of the tagged zen container with
+// report.NewZenProperties, every export listed (as `unrmod props --all`
+// does), by package name, its script imports named by the global
 // container. edit, when not nil, changes each package first.
-func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*assetprops.Document {
+func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*report.Properties {
 	tb.Helper()
 	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
 	if err != nil {
@@ -94,7 +112,7 @@ func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*assetprops
 	}
 	defer c.Close()
 	r := c.Resolver(script)
-	out := map[string]*assetprops.Document{}
+	out := map[string]*report.Properties{}
 	for i, ch := range c.Chunks() {
 		if ch.Type != iostore.ChunkExportBundleData {
 			continue
@@ -106,15 +124,9 @@ func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*assetprops
 		if edit != nil {
 			edit(p)
 		}
-		d := &assetprops.Document{Package: p.PackageName(), Exports: []assetprops.ExportDocument{}}
-		name := zenprops.NewResolver(p, r).Name
-		for k := range p.Exports {
-			x, err := zenprops.DecodeExport(p, r, k)
-			if err != nil {
-				d.Skipped++
-				continue
-			}
-			d.Exports = append(d.Exports, assetprops.ExportOf(x, k, p.ExportPath(k), r.ClassName(p, k), name))
+		d, err := report.NewZenProperties(taggedContainer, p, r, everyExport(len(p.Exports)), true, "")
+		if err != nil {
+			tb.Fatal(err)
 		}
 		out[p.PackageName()] = d
 	}
@@ -122,18 +134,21 @@ func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*assetprops
 }
 
 // TestTwinsMatchZen reads every asset of the UE 5.8 fixture project's
-// tagged legacy paks and the same package of the zen container the
-// project was also cooked to: package names, export paths and classes,
-// every property (name, type, array index, value, object references by
-// path) and every DataTable row must be equal. Export order may differ
-// between the two cooks, so exports are matched by path.
+// tagged legacy paks (report.NewCookedProperties, what `unrmod props`
+// prints for a cooked asset) and the same package of the zen container
+// the project was also cooked to (report.NewZenProperties): package
+// names, the numbers of exports read and skipped, export paths and
+// classes, every property (name, type, array index, value, object
+// references by path), every DataTable row and the text form must be
+// equal. Export order may differ between the two cooks, so exports are
+// matched by path.
 func TestTwinsMatchZen(t *testing.T) {
 	zdocs := zenDocuments(t, nil)
 	for _, rel := range taggedPaks {
 		for _, a := range readPak(t, rel) {
 			t.Run(a.name, func(t *testing.T) {
 				p := decodeAsset(t, a)
-				d, err := assetprops.Describe(p, "")
+				d, err := describe(p, "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -148,14 +163,14 @@ func TestTwinsMatchZen(t *testing.T) {
 	}
 }
 
-// compareDocs checks that the Document d of cooked asset p equals its zen
+// compareDocs checks that the properties d of cooked asset p equals its zen
 // twin's, export by export (matched by path: each format orders them its
 // own way), and that p's exports record where their properties end; it
 // returns the numbers of properties and rows compared.
-func compareDocs(t *testing.T, p *uasset.Package, d, z *assetprops.Document) (props, rows int) {
+func compareDocs(t *testing.T, p *uasset.Package, d, z *report.Properties) (props, rows int) {
 	t.Helper()
-	if d.Skipped != z.Skipped || len(d.Exports) != len(z.Exports) {
-		t.Errorf("cooked: %d exports read, %d skipped; zen: %d read, %d skipped", len(d.Exports), d.Skipped, len(z.Exports), z.Skipped)
+	if d.Package != z.Package || d.Skipped != z.Skipped || len(d.Exports) != len(z.Exports) {
+		t.Errorf("cooked %s: %d exports read, %d skipped; zen %s: %d read, %d skipped", d.Package, len(d.Exports), d.Skipped, z.Package, len(z.Exports), z.Skipped)
 	}
 	// UE5 tagged exports record where their properties end:
 	// what Set keeps right when it resizes them.
@@ -169,7 +184,7 @@ func compareDocs(t *testing.T, p *uasset.Package, d, z *assetprops.Document) (pr
 				e.ScriptSerializationStartOffset, e.ScriptSerializationEndOffset, x.Properties.Start, x.Properties.End)
 		}
 	}
-	byPath := map[string]assetprops.ExportDocument{}
+	byPath := map[string]report.ExportProperties{}
 	for _, e := range z.Exports {
 		byPath[e.Path] = e
 	}
@@ -189,8 +204,8 @@ func compareDocs(t *testing.T, p *uasset.Package, d, z *assetprops.Document) (pr
 	return props, rows
 }
 
-// firstDiff describes where two export documents first differ.
-func firstDiff(a, b assetprops.ExportDocument) string {
+// firstDiff describes where the properties of two exports first differ.
+func firstDiff(a, b report.ExportProperties) string {
 	if a.Class != b.Class || a.NativeBytes != b.NativeBytes {
 		return fmt.Sprintf("class %s/%s, native bytes %d/%d", a.Class, b.Class, a.NativeBytes, b.NativeBytes)
 	}
@@ -211,7 +226,7 @@ func firstDiff(a, b assetprops.ExportDocument) string {
 	return "?"
 }
 
-func entriesDiff(at string, a, b []assetprops.Entry) string {
+func entriesDiff(at string, a, b []report.Property) string {
 	if len(a) != len(b) {
 		return fmt.Sprintf("%s%d entries, zen %d", at, len(a), len(b))
 	}
@@ -293,7 +308,7 @@ func TestTwinsSetAlike(t *testing.T) {
 				}
 				z.Exports[k].Data = data
 			})
-			d, err := assetprops.Describe(p, "")
+			d, err := describe(p, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 )
@@ -25,7 +26,9 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	d, err := assetprops.Describe(p, "/Game/Data/DT_Items")
+	// The properties `unrmod props` prints: the same document as for the
+	// zen package cooked from the same asset.
+	d, err := report.NewCookedProperties("DT_Items.uasset", p, "/Game/Data/DT_Items", []int{0}, false, "")
 	if err != nil {
 		log.Fatal(err) // e.g. props.ErrUnversioned: the game's schema is needed
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 )
@@ -45,8 +46,8 @@ func looseAssets(tb testing.TB) []pakAsset {
 func TestLoosePairsUnversioned(t *testing.T) {
 	for _, a := range looseAssets(t) {
 		p := decodeAsset(t, a)
-		if _, err := assetprops.Describe(p, ""); !errors.Is(err, props.ErrUnversioned) {
-			t.Errorf("%s: Describe: %v, want ErrUnversioned", a.name, err)
+		if _, err := report.NewCookedProperties(a.name, p, "", []int{0}, false, ""); !errors.Is(err, props.ErrUnversioned) {
+			t.Errorf("%s: NewCookedProperties: %v, want ErrUnversioned", a.name, err)
 		}
 		for i := range p.Exports {
 			if _, err := assetprops.DecodeExport(p, i); !errors.Is(err, props.ErrUnversioned) {
@@ -69,7 +70,7 @@ func TestGroundedDataTables(t *testing.T) {
 	for _, a := range readPak(t, rel) {
 		p := decodeAsset(t, a)
 		pkg := assetprops.PackageNameFromPath(a.mount + a.path)
-		d, err := assetprops.Describe(p, pkg)
+		d, err := describe(p, pkg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestGroundedSetRow(t *testing.T) {
 		if value == "" {
 			continue
 		}
-		before, err := assetprops.Describe(p, pkg)
+		before, err := describe(p, pkg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func TestGroundedSetRow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := assetprops.Describe(nw, pkg)
+		after, err := describe(nw, pkg)
 		if err != nil {
 			t.Fatal(err)
 		}

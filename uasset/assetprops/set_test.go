@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 )
@@ -27,15 +28,16 @@ func fixtureAsset(tb testing.TB, path string) pakAsset {
 
 // setAndReread sets one value in export i of the asset, encodes it,
 // decodes the new files and returns the old and new packages and their
-// Documents. It checks that the unchanged package encodes byte for byte.
-func setAndReread(t *testing.T, a pakAsset, i int, target props.Target, in props.Input) (old, nw *uasset.Package, before, after *assetprops.Document, ch props.Change) {
+// properties (report.NewCookedProperties). It checks that the unchanged
+// package encodes byte for byte.
+func setAndReread(t *testing.T, a pakAsset, i int, target props.Target, in props.Input) (old, nw *uasset.Package, before, after *report.Properties, ch props.Change) {
 	t.Helper()
 	old = decodeAsset(t, a)
 	h, x, err := old.Encode()
 	if err != nil || !bytes.Equal(h, a.uasset) || !bytes.Equal(x, a.uexp) {
 		t.Fatalf("the unchanged package does not encode byte for byte: %v", err)
 	}
-	if before, err = assetprops.Describe(old, ""); err != nil {
+	if before, err = describe(old, ""); err != nil {
 		t.Fatal(err)
 	}
 	p := decodeAsset(t, a)
@@ -64,7 +66,7 @@ func setAndReread(t *testing.T, a pakAsset, i int, target props.Target, in props
 			t.Errorf("export %d: SerialSize %d for %d bytes", k, got, len(nw.Exports[k].Data))
 		}
 	}
-	if after, err = assetprops.Describe(nw, ""); err != nil {
+	if after, err = describe(nw, ""); err != nil {
 		t.Fatal(err)
 	}
 	// The changed asset encodes byte for byte in turn.
@@ -75,11 +77,12 @@ func setAndReread(t *testing.T, a pakAsset, i int, target props.Target, in props
 	return old, nw, before, after, ch
 }
 
-// flatten lists every leaf value of a Document by export, row and path.
-func flatten(d *assetprops.Document) map[string]string {
+// flatten lists every leaf value of a package's properties by export,
+// row and path.
+func flatten(d *report.Properties) map[string]string {
 	out := map[string]string{}
-	var walk func(at string, es []assetprops.Entry)
-	walk = func(at string, es []assetprops.Entry) {
+	var walk func(at string, es []report.Property)
+	walk = func(at string, es []report.Property) {
 		for _, e := range es {
 			k := at + e.Name
 			if e.Index != 0 {
@@ -265,7 +268,7 @@ func TestDTAllPropertiesValues(t *testing.T) {
 			if a.path != "DataTables/DT_AllProperties.uasset" {
 				continue
 			}
-			d, err := assetprops.Describe(decodeAsset(t, a), "")
+			d, err := describe(decodeAsset(t, a), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,9 +285,9 @@ func TestDTAllPropertiesValues(t *testing.T) {
 	}
 }
 
-func mustDescribe(tb testing.TB, a pakAsset) *assetprops.Document {
+func mustProperties(tb testing.TB, a pakAsset) *report.Properties {
 	tb.Helper()
-	d, err := assetprops.Describe(decodeAsset(tb, a), "")
+	d, err := describe(decodeAsset(tb, a), "")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -320,7 +323,7 @@ func TestSetTextureInlineBulk(t *testing.T) {
 // releases that fit write properties differently, reading is refused.
 func TestUnversionedFileVersion(t *testing.T) {
 	a := fixtureAsset(t, "DataTables/DT_AllProperties.uasset")
-	want := mustDescribe(t, a)
+	want := mustProperties(t, a)
 	a.uasset = bytes.Clone(a.uasset)
 	clear(a.uasset[12:24]) // FileVersionUE4, FileVersionUE5, FileVersionLicenseeUE
 	p := decodeAsset(t, a)
@@ -331,7 +334,7 @@ func TestUnversionedFileVersion(t *testing.T) {
 	if err != nil || ctx.FileVersionUE5 != 1018 {
 		t.Fatalf("context: %v", err)
 	}
-	got, err := assetprops.Describe(p, "")
+	got, err := describe(p, "")
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("the unversioned copy reads differently (%v)", err)
 	}
