@@ -1,0 +1,124 @@
+package ufile_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ufile"
+)
+
+// wantKind judges what a corpus file is from what the corpus says of it —
+// its folder, its extension and its first bytes — independently of how
+// Open tells the kinds apart.
+func wantKind(rel string, head []byte) ufile.Kind {
+	ext := strings.ToLower(filepath.Ext(rel))
+	tagged := bytes.HasPrefix(head, []byte{0xC1, 0x83, 0x2A, 0x9E})
+	switch {
+	case strings.HasPrefix(rel, "legacy/") || strings.HasPrefix(rel, "legacy-next/"):
+		return ufile.LegacyPackage
+	case ext == ".utoc":
+		return ufile.Container
+	case ext == ".ucas":
+		return ufile.ContainerData
+	case ext == ".pak":
+		return ufile.Pak
+	case strings.Contains(filepath.Base(rel), "ContainerHeader"):
+		return ufile.ContainerHeader
+	case (ext == ".uasset" || ext == ".umap") && tagged:
+		return ufile.CookedAsset
+	case ext == ".uasset" || ext == ".uzenasset":
+		return ufile.ZenPackage
+	}
+	return ufile.Unknown // export and bulk data, mappings, shader libraries, global chunks, metadata
+}
+
+// TestOpenCorpus opens every file the corpus lists and checks that Open
+// recognises each as what the corpus says it is.
+func TestOpenCorpus(t *testing.T) {
+	dir := corpus.Dir(t)
+	m, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	sc := bufio.NewScanner(m)
+	sc.Scan() // the header
+	n, chunks := 0, 0
+	for sc.Scan() {
+		rel, _, _ := strings.Cut(sc.Text(), "\t")
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		head := make([]byte, 4)
+		if fh, err := os.Open(path); err == nil {
+			fh.Read(head)
+			fh.Close()
+		}
+		want := wantKind(rel, head)
+		if want == ufile.ZenPackage || want == ufile.ContainerHeader {
+			chunks++
+		}
+		t.Run(rel, func(t *testing.T) {
+			f, err := ufile.Open(path, nil)
+			if want == ufile.ContainerData {
+				// The block store of an uncompressed container
+				// holding one package is that zen package too.
+				if f.Kind == ufile.ZenPackage {
+					want = ufile.ZenPackage
+				}
+				if f.TOC != strings.TrimSuffix(path, ".ucas")+".utoc" && !strings.Contains(rel, "_s") {
+					t.Errorf("TOC %q", f.TOC)
+				}
+			}
+			if f.Kind != want {
+				t.Fatalf("kind %v (%v), want %v", f.Kind, err, want)
+			}
+			if want == ufile.Unknown {
+				if err == nil {
+					t.Fatal("no error for an unrecognised file")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch f.Kind {
+			case ufile.LegacyPackage:
+				if _, err := f.Legacy(); err != nil {
+					t.Error(err)
+				}
+			case ufile.ZenPackage:
+				// The generation follows the engine the folder or name
+				// says: "4_2x" is UE 4.26/4.27.
+				ue4 := strings.Contains(rel, "4_27") || strings.Contains(rel, "4_26")
+				if (f.Layout == zen.LayoutUE4) != ue4 {
+					t.Errorf("layout %v for %s", f.Layout, rel)
+				}
+				if _, err := f.ZenPackage(nil); err != nil {
+					t.Error(err)
+				}
+			case ufile.ContainerHeader:
+				if _, err := f.ContainerHeader(); err != nil {
+					t.Error(err)
+				}
+			case ufile.CookedAsset:
+				if f.Uexp == "" && strings.Contains(rel, "cooked_pairs") {
+					t.Error("no .uexp found beside a cooked pair")
+				}
+				if _, err := f.Asset(nil); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		n++
+	}
+	// The corpus holds at least two container headers and eight zen
+	// packages of both layouts; fewer means the manifest was misread.
+	if chunks < 10 {
+		t.Errorf("found %d chunk files among %d, want at least 10", chunks, n)
+	}
+}

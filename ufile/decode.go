@@ -1,0 +1,87 @@
+package ufile
+
+import (
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/uasset"
+)
+
+// Err returns Open's error: non-nil exactly when the file is Unknown.
+func (f *File) Err() error { return f.err }
+
+// Legacy decodes a legacy package. For a file of another kind it returns
+// the legacy reader's error, which says what the file is instead (Open's
+// error for an Unknown file).
+func (f *File) Legacy() (*reader.Package, error) {
+	switch {
+	case f.err != nil:
+		return nil, f.err
+	case f.Kind == LegacyPackage || f.Data != nil:
+		return reader.Read(f.Path, f.Data)
+	case f.prefix != nil:
+		return reader.Read(f.Path, f.prefix)
+	}
+	return reader.ReadFile(f.Path)
+}
+
+// ZenPackage decodes a zen package with its detected layout unless opts
+// names one.
+func (f *File) ZenPackage(opts *zen.DecodeOptions) (*zen.Package, error) {
+	if f.Kind != ZenPackage {
+		return nil, f.notKind(ZenPackage)
+	}
+	return zen.DecodePackage(f.Path, f.Data, opts)
+}
+
+// ContainerHeader decodes a container-header chunk.
+func (f *File) ContainerHeader() (*zen.ContainerHeader, error) {
+	if f.Kind != ContainerHeader {
+		return nil, f.notKind(ContainerHeader)
+	}
+	return zen.DecodeContainerHeader(f.Path, f.Data)
+}
+
+// Asset decodes a cooked asset with its .uexp beside it (read here, within
+// MaxAssetSize), or as a single-file asset when there is none.
+func (f *File) Asset(opts *uasset.Options) (*uasset.Package, error) {
+	if f.Kind != CookedAsset {
+		return nil, f.notKind(CookedAsset)
+	}
+	var uexp []byte
+	if f.Uexp != "" {
+		var err error
+		if uexp, err = safefile.ReadRegular(f.Uexp, MaxAssetSize, "the export data of a cooked asset"); err != nil {
+			return nil, err
+		}
+	}
+	return uasset.Decode(f.Path, f.Data, uexp, opts)
+}
+
+// Uses returns the files a run that reads f reads, for safefile's locks: a
+// container's .utoc and each of its .ucas partitions, or the file.
+func (f *File) Uses() []safefile.Use {
+	if f.Kind == Container {
+		return iostore.ContainerUses(f.TOC, false, false, "container")
+	}
+	return []safefile.Use{{Path: f.Path}}
+}
+
+// KindError is the error of a File method that decodes one kind, called
+// on a file of another.
+type KindError struct {
+	Path       string
+	Kind, Want Kind
+}
+
+func (e *KindError) Error() string {
+	return e.Path + ": a " + e.Kind.String() + ", not a " + e.Want.String()
+}
+
+func (f *File) notKind(want Kind) error {
+	if f.err != nil {
+		return f.err
+	}
+	return &KindError{Path: f.Path, Kind: f.Kind, Want: want}
+}
