@@ -109,21 +109,31 @@ func packageProblem(q reader.Problem) Problem {
 
 // VerifyPackageFile reads the legacy package file and verifies it.
 func VerifyPackageFile(file string, opts *Options) FileVerify {
-	r := FileVerify{File: file, Problems: []Problem{}}
 	p, err := reader.ReadFile(file)
 	if err != nil {
-		var fe *reader.FormatError
-		if errors.As(err, &fe) {
-			msg := fe.Msg
-			if msg == "" && fe.Err != nil {
-				msg = fe.Err.Error()
-			}
-			r.Problems = append(r.Problems, packageProblem(reader.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: msg}))
-		} else {
-			r.Problems = append(r.Problems, otherProblem(err, opts))
-		}
-		return r
+		return FileVerify{File: file, Problems: []Problem{PackageReadProblem(err, opts)}}
 	}
+	return VerifyPackage(file, p)
+}
+
+// PackageReadProblem turns the error of reading a legacy package into a
+// problem: the structure and offset of a *reader.FormatError, or the
+// error's text.
+func PackageReadProblem(err error, opts *Options) Problem {
+	var fe *reader.FormatError
+	if errors.As(err, &fe) {
+		msg := fe.Msg
+		if msg == "" && fe.Err != nil {
+			msg = fe.Err.Error()
+		}
+		return packageProblem(reader.Problem{Struct: fe.Struct, Offset: fe.Offset, Msg: msg})
+	}
+	return otherProblem(err, opts)
+}
+
+// VerifyPackage verifies the legacy package p, read from file.
+func VerifyPackage(file string, p *reader.Package) FileVerify {
+	r := FileVerify{File: file, Problems: []Problem{}}
 	r.Names, r.Imports, r.Exports = len(p.Names), len(p.Imports), len(p.Exports)
 	for _, q := range p.Verify() {
 		r.Problems = append(r.Problems, packageProblem(q))

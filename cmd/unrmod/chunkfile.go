@@ -5,39 +5,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/ufile"
 )
-
-// chunkFile is a single IoStore chunk saved as a file (by 'unrmod extract'
-// or another tool): a container header or a zen package.
-type chunkFile struct {
-	file    string
-	data    []byte
-	content iostore.ChunkContent
-}
-
-// readChunkFile reads file when it holds a container header or a zen
-// package and returns nil for anything else (legacy packages, containers,
-// unknown or unreadable files), which the caller hands to the legacy reader
-// and its error messages.
-func readChunkFile(file string) *chunkFile {
-	data, k := pack.ReadChunkFile(file)
-	if data == nil {
-		return nil
-	}
-	return &chunkFile{file: file, data: data, content: k}
-}
-
-// header decodes the file as a container header.
-func (c *chunkFile) header() (*zen.ContainerHeader, error) {
-	return zen.DecodeContainerHeader(c.file, c.data)
-}
-
-// isZen reports whether the file holds a zen package.
-func (c *chunkFile) isZen() bool { return c.content != iostore.ContentContainerHeader }
 
 // headerInfoDoc is the output of "unrmod info" for a container-header chunk.
 type headerInfoDoc struct {
@@ -45,8 +16,8 @@ type headerInfoDoc struct {
 }
 
 // newHeaderInfoDoc summarizes a decoded container header.
-func newHeaderInfoDoc(c *chunkFile, h *zen.ContainerHeader) *headerInfoDoc {
-	return &headerInfoDoc{report.NewContainerHeaderInfo(c.file, len(c.data), h)}
+func newHeaderInfoDoc(c *ufile.File, h *zen.ContainerHeader) *headerInfoDoc {
+	return &headerInfoDoc{report.NewContainerHeaderInfo(c.Path, len(c.Data), h)}
 }
 
 // headerVersionText is "5 SoftPackageReferencesOffset (UE 5.6–5.8)", or for
@@ -189,17 +160,17 @@ func (d *headerDumpDoc) writeEntries(b *strings.Builder, title string, es []repo
 // verifyChunkFile checks a chunk given as a file: a container header must
 // decode and its entries must be consistent (no package listed twice, none
 // importing itself); a zen package must decode and pass every check.
-func verifyChunkFile(c *chunkFile, zf *zenFlags) report.FileVerify {
-	if c.isZen() {
-		z, err := openZenFile("verify", c.file, c.data, zf)
+func verifyChunkFile(c *ufile.File, zf *zenFlags) report.FileVerify {
+	if c.Kind == ufile.ZenPackage {
+		z, err := openZenFile("verify", c.Path, c.Data, zf)
 		if err != nil {
-			return report.FileVerify{File: c.file, Kind: "zen-package", Problems: []report.Problem{containerReadProblem(err)}}
+			return report.FileVerify{File: c.Path, Kind: "zen-package", Problems: []report.Problem{containerReadProblem(err)}}
 		}
 		return verifyZen(z)
 	}
-	h, err := c.header()
+	h, err := c.ContainerHeader()
 	if err != nil {
-		return report.FileVerify{File: c.file, Kind: "container-header", Problems: []report.Problem{containerReadProblem(err)}}
+		return report.FileVerify{File: c.Path, Kind: "container-header", Problems: []report.Problem{containerReadProblem(err)}}
 	}
-	return report.VerifyContainerHeader(c.file, h)
+	return report.VerifyContainerHeader(c.Path, h)
 }

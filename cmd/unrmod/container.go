@@ -6,46 +6,45 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
+	"github.com/unrmod/unrmod/ufile"
 )
 
-// isContainerFile reports whether file is an IoStore table of contents: by
-// its .utoc extension, or by the TOC magic at its start.
-func isContainerFile(file string) bool {
-	if strings.EqualFold(filepath.Ext(file), ".utoc") {
-		return true
-	}
-	f, _, err := safefile.OpenRegular(file)
+// recognise tells what the file a command is given is (ufile.Open). What
+// cannot be recognised or read is of kind ufile.Unknown, and its error
+// comes from (*ufile.File).Legacy, where a legacy package was meant.
+func recognise(file string) *ufile.File {
+	f, _ := ufile.Open(file, nil)
+	return f
+}
+
+// openRead recognises file and takes the shared locks of the files a
+// command that reads it reads (a container's .utoc and each of its .ucas
+// partitions, or the file), so that it waits for a run that is replacing
+// them rather than read a container half replaced. Release them when done.
+func openRead(s streams, file string) (*ufile.File, *safefile.Locks, error) {
+	f := recognise(file)
+	locks, err := s.sess.Lock(f.Uses()...)
 	if err != nil {
-		return false
+		return nil, nil, err
 	}
-	defer f.Close()
-	var magic [len(iostore.TocMagic)]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == iostore.TocMagic
+	return f, locks, nil
 }
 
-// readUses returns the files a command that reads file reads: a
-// container's .utoc and each of its .ucas partitions, or the file.
-func readUses(file string) []safefile.Use {
-	if isContainerFile(file) {
-		return iostore.ContainerUses(file, false, false, "container")
+// readLegacy decodes the legacy package f, refusing a cooked asset, which
+// cmd does not take yet, and otherwise saying what f is instead.
+func readLegacy(cmd string, f *ufile.File) (*reader.Package, error) {
+	if f.Kind == ufile.CookedAsset {
+		return nil, fmt.Errorf("%w; the zen packages of UE 4.26+ and UE5 games are read from their IoStore containers (see unrmod extract)", f.NotTaken("unrmod "+cmd))
 	}
-	return []safefile.Use{{Path: file}}
-}
-
-// lockRead takes the shared locks of the files a command that reads file
-// reads (readUses), so that it waits for a run that is replacing them
-// rather than read a container half replaced. Release them when done.
-func lockRead(s streams, file string) (*safefile.Locks, error) {
-	return s.sess.Lock(readUses(file)...)
+	return f.Legacy()
 }
 
 // keyFlag is the --aes-key flag: a key as 64 hex digits, 0x hex, base64 or

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // globList is a repeatable --filter flag.
@@ -89,12 +90,12 @@ files are read one after the other.`,
 				case *jobs < 0:
 					return usagef("extract", "--jobs must be positive, got %d", *jobs)
 				}
-				locks, err := lockRead(s, file)
+				f, locks, err := openRead(s, file)
 				if err != nil {
 					return err
 				}
 				defer locks.Release()
-				if isPakFile(file) {
+				if f.Kind == ufile.Pak {
 					return extractPak(s, file, *out, key, filters, *sync, *asJSON)
 				}
 				c, err := openIndexedContainer(file, key)

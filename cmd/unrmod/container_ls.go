@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // lsCommand returns the "ls" command.
@@ -44,12 +45,12 @@ size, compression method and whether the file is encrypted.`,
 				if err != nil {
 					return err
 				}
-				locks, err := lockRead(s, file)
+				f, locks, err := openRead(s, file)
 				if err != nil {
 					return err
 				}
 				defer locks.Release()
-				if isPakFile(file) {
+				if f.Kind == ufile.Pak {
 					return lsPak(s, file, key, *asJSON)
 				}
 				c, err := openIndexedContainer(file, key)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/patch"
-	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // diffCommand returns the "diff" command.
@@ -68,16 +68,17 @@ they do not, as with git diff --exit-code, so scripts can test it.`,
 				if len(args) != 2 {
 					return usagef("diff", "want OLD and NEW, got %d argument(s)%s", len(args), diffArgList(args))
 				}
-				d, err := diffZenArgs(args[0], args[1], zf)
+				fa, fb := recognise(args[0]), recognise(args[1])
+				d, err := diffZenArgs(fa, fb, zf)
 				if err != nil {
 					return err
 				}
 				if d == nil {
-					a, err := reader.ReadFile(args[0])
+					a, err := readLegacy("diff", fa)
 					if err != nil {
 						return err
 					}
-					b, err := reader.ReadFile(args[1])
+					b, err := readLegacy("diff", fb)
 					if err != nil {
 						return err
 					}
@@ -109,7 +110,7 @@ func diffArgList(args []string) string {
 
 // diffZenArgs compares two zen packages, or returns nil when the arguments
 // are not zen packages (legacy packages are compared by the caller).
-func diffZenArgs(a, b string, zf *zenFlags) (*patch.PackageDiff, error) {
+func diffZenArgs(a, b *ufile.File, zf *zenFlags) (*patch.PackageDiff, error) {
 	za, err := openZenArg("diff", a, zf)
 	if err != nil || za == nil {
 		return nil, err
@@ -120,7 +121,7 @@ func diffZenArgs(a, b string, zf *zenFlags) (*patch.PackageDiff, error) {
 		return nil, err
 	}
 	if zb == nil {
-		return nil, fmt.Errorf("%s is a zen package, %s is not: diff compares two packages of the same kind", za.name, b)
+		return nil, fmt.Errorf("%s is a zen package, %s is not: diff compares two packages of the same kind", za.name, b.Path)
 	}
 	defer zb.Close()
 	return patch.DiffZen(za.name, za.pkg, za.resolver, zb.name, zb.pkg, zb.resolver), nil

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/props"
-	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // dumpCommand returns the "dump" command.
@@ -74,7 +74,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				if err != nil {
 					return err
 				}
-				locks, err := lockRead(s, file)
+				f, locks, err := openRead(s, file)
 				if err != nil {
 					return err
 				}
@@ -82,11 +82,11 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				if *asJSON && *asYAML {
 					return usagef("dump", "--json and --yaml exclude each other")
 				}
-				z, err := openZenArg("dump", file, zf)
+				z, err := openZenArg("dump", f, zf)
 				if err != nil {
 					return err
 				}
-				if *class != "" && (z != nil || isContainerFile(file)) {
+				if *class != "" && (z != nil || f.Kind == ufile.Container) {
 					return usagef("dump", "--class selects exports of a legacy package; %s is not one", file)
 				}
 				if z != nil {
@@ -105,7 +105,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					}
 					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 				}
-				if isContainerFile(file) {
+				if f.Kind == ufile.Container {
 					if *names || *imports || *exports || *withProps {
 						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is an IoStore container", file)
 					}
@@ -117,11 +117,11 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					doc := report.NewContainerList(file, c)
 					return writeDoc(s.out, *asJSON, *asYAML, doc, containerListTable(doc, true).write)
 				}
-				if cf := readChunkFile(file); cf != nil {
+				if f.Kind == ufile.ContainerHeader {
 					if *names || *imports || *exports || *withProps {
-						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is a %s", file, cf.content)
+						return usagef("dump", "--names, --imports and --exports select the tables of a legacy package; %s is a %s", file, f.Kind)
 					}
-					h, err := cf.header()
+					h, err := f.ContainerHeader()
 					if err != nil {
 						return err
 					}
@@ -134,7 +134,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				case !*names && !*imports && !*exports:
 					*names, *imports, *exports = true, true, true
 				}
-				p, err := reader.ReadFile(file)
+				p, err := readLegacy("dump", f)
 				if err != nil {
 					return err
 				}

@@ -63,7 +63,8 @@ a replace-export patch takes as data: for the same export.`,
 				}
 				var data []byte
 				var what string
-				z, err := openZenArg("export-data", file, zf)
+				f := recognise(file)
+				z, err := openZenArg("export-data", f, zf)
 				if err != nil {
 					return err
 				}
@@ -80,7 +81,7 @@ a replace-export patch takes as data: for the same export.`,
 					data = z.pkg.Exports[i].Data
 					what = fmt.Sprintf("%s (class %s)", z.pkg.ExportPath(i), z.resolver.ClassName(z.pkg, i))
 				} else {
-					p, err := reader.ReadFile(file)
+					p, err := readLegacy("export-data", f)
 					if err != nil {
 						return err
 					}

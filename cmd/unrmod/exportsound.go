@@ -12,6 +12,7 @@ import (
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/reader/audio"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // exportSoundCommand returns the "export-sound" command.
@@ -66,10 +67,12 @@ back.`,
 				if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 					return usagef("export-sound", "-o %s is a file; give a directory", *out)
 				}
-				if isContainerFile(file) || readChunkFile(file) != nil {
+				f := recognise(file)
+				switch f.Kind {
+				case ufile.Container, ufile.ZenPackage, ufile.ContainerHeader:
 					return fmt.Errorf("%s: export-sound reads legacy packages (.uax, .umx, .u, .unr ...); this is not one", file)
 				}
-				p, err := reader.ReadFile(file)
+				p, err := readLegacy("export-sound", f)
 				if err != nil {
 					return err
 				}

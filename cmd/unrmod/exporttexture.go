@@ -63,7 +63,7 @@ an unedited one gives back the same pixels (P8: the same palette indices).`,
 					return usagef("export-texture", "missing -o DIR")
 				}
 				file := args[0]
-				p, err := reader.ReadFile(file)
+				p, err := readLegacy("export-texture", recognise(file))
 				if err != nil {
 					return err
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // infoCommand returns the "info" command.
@@ -65,12 +66,12 @@ where the layout has them, dependencies, bulk data and cells.`,
 				if err != nil {
 					return err
 				}
-				locks, err := lockRead(s, file)
+				f, locks, err := openRead(s, file)
 				if err != nil {
 					return err
 				}
 				defer locks.Release()
-				z, err := openZenArg("info", file, zf)
+				z, err := openZenArg("info", f, zf)
 				if err != nil {
 					return err
 				}
@@ -82,7 +83,8 @@ where the layout has them, dependencies, bulk data and cells.`,
 					}
 					return doc.writeText(s.out)
 				}
-				if isPakFile(file) {
+				switch f.Kind {
+				case ufile.Pak:
 					p, err := openPak(file, key)
 					if err != nil {
 						return err
@@ -93,8 +95,7 @@ where the layout has them, dependencies, bulk data and cells.`,
 						return writeJSON(s.out, doc)
 					}
 					return writePakInfo(s.out, doc)
-				}
-				if isContainerFile(file) {
+				case ufile.Container:
 					c, err := openContainer(file, key)
 					if err != nil {
 						return err
@@ -105,19 +106,18 @@ where the layout has them, dependencies, bulk data and cells.`,
 						return writeJSON(s.out, doc)
 					}
 					return writeContainerInfo(s.out, doc, c)
-				}
-				if cf := readChunkFile(file); cf != nil {
-					h, err := cf.header()
+				case ufile.ContainerHeader:
+					h, err := f.ContainerHeader()
 					if err != nil {
 						return err
 					}
-					doc := newHeaderInfoDoc(cf, h)
+					doc := newHeaderInfoDoc(f, h)
 					if *asJSON {
 						return writeJSON(s.out, doc)
 					}
 					return doc.writeText(s.out)
 				}
-				p, err := reader.ReadFile(file)
+				p, err := readLegacy("info", f)
 				if err != nil {
 					return err
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // packCommand returns the "pack" command.
@@ -109,8 +110,9 @@ checked before it replaces anything.`,
 				// anything is read: no output part may be a part of --base.
 				utoc := iostore.TocPath(*out)
 				uses := []safefile.Use{{Path: dir, What: "the folder packed"}}
+				var baseFile *ufile.File
 				if *base != "" {
-					if isContainerFile(*base) {
+					if baseFile = recognise(*base); baseFile.Kind == ufile.Container {
 						uses = append(uses, iostore.ContainerUses(*base, false, true, "base container")...)
 					} else {
 						uses = append(uses, safefile.Use{Path: *base, What: "the base container header"})
@@ -130,7 +132,7 @@ checked before it replaces anything.`,
 				opts := &pack.Options{}
 				var baseTOC *iostore.TOC
 				if *base != "" {
-					h, t, err := loadBase(*base, key)
+					h, t, err := loadBase(baseFile, key)
 					if err != nil {
 						return err
 					}
@@ -297,8 +299,9 @@ func printPackPlan(w io.Writer, plan *pack.Plan, utoc string, opts *pack.Options
 
 // loadBase reads --base: a container (its TOC and container header) or a
 // container header saved as a file.
-func loadBase(file string, key *keyFlag) (*zen.ContainerHeader, *iostore.TOC, error) {
-	if isContainerFile(file) {
+func loadBase(base *ufile.File, key *keyFlag) (*zen.ContainerHeader, *iostore.TOC, error) {
+	file := base.Path
+	if base.Kind == ufile.Container {
 		c, err := openContainer(file, key)
 		if err != nil {
 			return nil, nil, err

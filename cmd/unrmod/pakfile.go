@@ -14,21 +14,6 @@ import (
 	"github.com/unrmod/unrmod/ue"
 )
 
-// isPakFile reports whether file is a .pak: by its extension, and a footer
-// that decodes.
-func isPakFile(file string) bool {
-	if !strings.EqualFold(filepath.Ext(file), ".pak") {
-		return false
-	}
-	f, size, err := safefile.OpenRegular(file)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	_, err = pak.DecodeFooter(f, size, file)
-	return err == nil
-}
-
 // openPak opens a pak with the key from the command line.
 func openPak(file string, key *keyFlag) (*pak.ReadCloser, error) {
 	opts := &pak.Options{}

@@ -11,6 +11,7 @@ import (
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // propsCommand returns the "props" command.
@@ -81,7 +82,8 @@ game's property schema, so unrmod says so instead of guessing.`,
 // readProps reads the properties of the named exports of FILE (all when
 // objects is empty).
 func readProps(file string, objects []string, row string, zf *zenFlags) (*propsDoc, error) {
-	z, err := openZenArg("props", file, zf)
+	f := recognise(file)
+	z, err := openZenArg("props", f, zf)
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +91,13 @@ func readProps(file string, objects []string, row string, zf *zenFlags) (*propsD
 		defer z.Close()
 		return zenProps(z, objects, row)
 	}
-	if isContainerFile(file) {
+	if f.Kind == ufile.Container {
 		return nil, usagef("props", "%s is an IoStore container: give the package with --package (the names 'unrmod ls' shows)", file)
 	}
 	if row != "" {
 		return nil, usagef("props", "--row selects a DataTable row of a zen package; %s is not one", file)
 	}
-	p, err := reader.ReadFile(file)
+	p, err := readLegacy("props", f)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ufile"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -75,8 +75,9 @@ container needs --aes-key; the output is encrypted with the same key.`,
 				if *out == "-" {
 					return usagef("rewrite", "rewrite writes a file, not standard output: give -o a path")
 				}
+				f := recognise(in)
 				uses := []safefile.Use{{Path: in}, {Path: *out, Write: true}}
-				if isContainerFile(in) {
+				if f.Kind == ufile.Container {
 					uses = append(iostore.ContainerUses(in, false, true, "input container"),
 						iostore.ContainerUses(iostore.TocPath(*out), true, false, "output container")...)
 					if err := safefile.CheckUses(uses...); err != nil {
@@ -88,7 +89,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 					return err
 				}
 				defer locks.Release()
-				if isContainerFile(in) {
+				if f.Kind == ufile.Container {
 					cl, err := iostore.ParseRewriteLayout(*layout)
 					if err != nil {
 						return usagef("rewrite", "--layout: %v", err)
@@ -110,8 +111,8 @@ container needs --aes-key; the output is encrypted with the same key.`,
 				if safefile.SameFile(in, *out) {
 					return usagef("rewrite", "output %s is the input file; rewrite never modifies its input", *out)
 				}
-				if cf := readChunkFile(in); cf != nil && cf.isZen() {
-					doc, err := rewriteZen(s.sess, cf, *out, lay, zf)
+				if f.Kind == ufile.ZenPackage {
+					doc, err := rewriteZen(s.sess, f, *out, lay, zf)
 					if err != nil {
 						return err
 					}
@@ -122,7 +123,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 					_, err = fmt.Fprintln(s.out, doc.summary())
 					return err
 				}
-				rep, err := rewrite(s.sess, in, *out, lay)
+				rep, err := rewrite(s.sess, f, *out, lay)
 				if err != nil {
 					return err
 				}
@@ -148,8 +149,8 @@ container needs --aes-key; the output is encrypted with the same key.`,
 }
 
 // rewrite re-encodes in to out with the given layout.
-func rewrite(sess *safefile.Session, in, out string, layout writer.Layout) (*writer.Report, error) {
-	p, err := reader.ReadFile(in)
+func rewrite(sess *safefile.Session, in *ufile.File, out string, layout writer.Layout) (*writer.Report, error) {
+	p, err := readLegacy("rewrite", in)
 	if err != nil {
 		return nil, err
 	}
@@ -210,28 +211,28 @@ func (d *rewriteDoc) summary() string {
 
 // rewriteZen decodes a zen package file and writes it again to out, after
 // checking that the output decodes with no problem the input did not have.
-func rewriteZen(sess *safefile.Session, cf *chunkFile, out string, layout writer.Layout, zf *zenFlags) (*rewriteDoc, error) {
-	z, err := openZenFile("rewrite", cf.file, cf.data, zf)
+func rewriteZen(sess *safefile.Session, cf *ufile.File, out string, layout writer.Layout, zf *zenFlags) (*rewriteDoc, error) {
+	z, err := openZenFile("rewrite", cf.Path, cf.Data, zf)
 	if err != nil {
 		return nil, err
 	}
 	p := z.pkg
 	raw := p.KeptRaw()
-	data, kept, err := p.EncodeChecked(cf.file, layout == writer.Compact)
+	data, kept, err := p.EncodeChecked(cf.Path, layout == writer.Compact)
 	if err != nil {
 		return nil, err
 	}
 	if err := sess.WriteFile(out, data, 0o644); err != nil {
 		return nil, err
 	}
-	doc := &rewriteDoc{Input: cf.file, Output: out, Layout: layout.String(), Size: int64(len(data)), MovedTables: []string{},
-		Identical: bytes.Equal(data, cf.data)}
+	doc := &rewriteDoc{Input: cf.Path, Output: out, Layout: layout.String(), Size: int64(len(data)), MovedTables: []string{},
+		Identical: bytes.Equal(data, cf.Data)}
 	for _, q := range kept {
 		doc.InputProblems = append(doc.InputProblems, q.String())
 	}
 	if layout == writer.Compact {
 		doc.MovedTables = append(doc.MovedTables, raw...)
-		doc.DroppedBytes = int64(len(cf.data) - len(data))
+		doc.DroppedBytes = int64(len(cf.Data) - len(data))
 	}
 	return doc, nil
 }

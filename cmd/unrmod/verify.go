@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // verifyCommand returns the "verify" command.
@@ -91,7 +93,7 @@ the package id is the hash of the package name and that the store entry
 				if len(args) == 0 {
 					return usagef("verify", "missing FILE")
 				}
-				if *zf.pkg != "" && (len(args) != 1 || !isContainerFile(args[0])) {
+				if *zf.pkg != "" && (len(args) != 1 || recognise(args[0]).Kind != ufile.Container) {
 					return usagef("verify", "%v: give one container with --package", errNotZen)
 				}
 				args, err := verifyTargets(args)
@@ -145,29 +147,28 @@ func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (report.FileV
 	if safefile.IsRecord(filepath.Base(file)) {
 		return verifyRecord(file), nil
 	}
-	locks, err := lockRead(s, file)
+	f, locks, err := openRead(s, file)
 	if err != nil {
 		msg := "not checked: " + err.Error()
 		return report.FileVerify{File: file, Problems: []report.Problem{{Message: msg, Text: msg}}}, nil
 	}
 	defer locks.Release()
 	switch {
-	case isContainerFile(file) && *zf.pkg != "":
+	case f.Kind == ufile.Container && *zf.pkg != "":
 		z, err := openZenInContainer("verify", file, zf)
 		if err != nil {
 			return report.FileVerify{}, err
 		}
 		defer z.Close()
 		return verifyZen(z), nil
-	case isContainerFile(file):
+	case f.Kind == ufile.Container:
 		return verifyContainerFile(file, key), nil
-	case isPakFile(file):
+	case f.Kind == ufile.Pak:
 		return verifyPakFile(file, key), nil
+	case f.Kind == ufile.ZenPackage || f.Kind == ufile.ContainerHeader:
+		return verifyChunkFile(f, zf), nil
 	}
-	if cf := readChunkFile(file); cf != nil {
-		return verifyChunkFile(cf, zf), nil
-	}
-	return verifyFile(file), nil
+	return verifyFile(f), nil
 }
 
 // verifiable lists the file extensions verify looks for in a folder:
@@ -223,8 +224,23 @@ func verifyTargets(args []string) ([]string, error) {
 }
 
 // verifyFile reads and verifies one legacy package.
-func verifyFile(file string) report.FileVerify {
-	return report.VerifyPackageFile(file, reportOptions())
+func verifyFile(f *ufile.File) report.FileVerify {
+	p, err := readLegacy("verify", f)
+	if err != nil {
+		return report.FileVerify{File: f.Path, Problems: []report.Problem{packageReadProblem(err)}}
+	}
+	return report.VerifyPackage(f.Path, p)
+}
+
+// packageReadProblem turns the error of reading a legacy package into a
+// problem without the file name, which the report names already.
+func packageReadProblem(err error) report.Problem {
+	var nt *ufile.NotTakenError
+	if errors.As(err, &nt) {
+		msg := strings.TrimPrefix(err.Error(), nt.Path+": ")
+		return report.Problem{Message: msg, Text: msg}
+	}
+	return report.PackageReadProblem(err, reportOptions())
 }
 
 // writeVerifyText prints the result lines: "ok  FILE (...)" or one line per

@@ -14,6 +14,7 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // zenFlags are the flags of the commands that read zen packages: which
@@ -168,18 +169,15 @@ func openZenInContainer(cmd, file string, f *zenFlags) (*zenSource, error) {
 // when it holds a zen package. It returns nil, nil for anything else (a
 // legacy package, a container, a container-header chunk), which the command
 // handles as before.
-func openZenArg(cmd, file string, f *zenFlags) (*zenSource, error) {
+func openZenArg(cmd string, file *ufile.File, f *zenFlags) (*zenSource, error) {
 	if *f.pkg != "" {
-		if !isContainerFile(file) {
-			return nil, usagef(cmd, "%v; %s is not one", errNotZen, file)
+		if file.Kind != ufile.Container {
+			return nil, usagef(cmd, "%v; %s is not one", errNotZen, file.Path)
 		}
-		return openZenInContainer(cmd, file, f)
+		return openZenInContainer(cmd, file.Path, f)
 	}
-	if isContainerFile(file) {
-		return nil, nil
-	}
-	if cf := readChunkFile(file); cf != nil && cf.isZen() {
-		return openZenFile(cmd, file, cf.data, f)
+	if file.Kind == ufile.ZenPackage {
+		return openZenFile(cmd, file.Path, file.Data, f)
 	}
 	return nil, nil
 }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+)
+
+// TestCookedAssetRefused gives real cooked assets (a UE 4.27 and a UE 5.6
+// .uasset, each with its .uexp) to every command that reads a package
+// file: each recognises the file as a cooked asset and refuses it, saying
+// that it does not take cooked assets yet, instead of calling it no legacy
+// package. Nothing is written.
+func TestCookedAssetRefused(t *testing.T) {
+	for _, rel := range []string{"other/ue4_27_cooked_pairs/TestModUI.uasset", "other/ue5_cooked_pairs/UE5.6_SM_Cube.uasset"} {
+		dir := t.TempDir()
+		name := filepath.Base(rel)
+		for _, f := range []string{rel, strings.TrimSuffix(rel, ".uasset") + ".uexp"} {
+			data, err := os.ReadFile(corpus.Path(t, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		asset := filepath.Join(dir, name)
+		out := filepath.Join(dir, "out")
+		for _, c := range []struct {
+			args []string
+			by   string
+		}{
+			{[]string{"info", asset}, "unrmod info"},
+			{[]string{"dump", asset}, "unrmod dump"},
+			{[]string{"verify", asset}, "unrmod verify"},
+			{[]string{"props", asset}, "unrmod props"},
+			{[]string{"diff", asset, asset}, "unrmod diff"},
+			{[]string{"rewrite", asset, "-o", filepath.Join(out, name)}, "unrmod rewrite"},
+			{[]string{"export-data", asset, "Default__Object", "-o", filepath.Join(out, "x.bin")}, "unrmod export-data"},
+			{[]string{"export-texture", asset, "-o", out}, "unrmod export-texture"},
+			{[]string{"export-sound", asset, "x", "-o", out}, "unrmod export-sound"},
+		} {
+			t.Run(name+"/"+c.args[0], func(t *testing.T) {
+				stdout, stderr, code := runCLI(t, c.args...)
+				want := name + ": a UE"
+				tail := "cooked assets are recognised, but " + c.by + " does not take them yet"
+				if got := stdout + stderr; code == 0 || !strings.Contains(got, want) || !strings.Contains(got, tail) {
+					t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant %q … %q", code, stdout, stderr, want, tail)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("%s was written", out)
+				}
+			})
+		}
+	}
+}
