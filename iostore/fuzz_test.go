@@ -2,7 +2,6 @@ package iostore_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -281,38 +279,4 @@ func TestFuzzSeedsDecode(t *testing.T) {
 			t.Errorf("v%d: no paths", v)
 		}
 	}
-}
-
-// FuzzDetectChunkContent feeds arbitrary bytes to DetectChunkContent, seeded
-// with container headers and the zen packages of the corpus. It must never
-// panic, and a header it recognises without the UE5 signature must decode.
-func FuzzDetectChunkContent(f *testing.F) {
-	for v := zen.HeaderUE4; v <= zen.HeaderLatest; v++ {
-		h := &zen.ContainerHeader{Version: v, ContainerID: 0x1234, Packages: []zen.StoreEntry{
-			{PackageID: 1, ImportedPackages: []zen.PackageID{2}}, {PackageID: 2},
-		}}
-		data, err := h.Encode()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	for _, pattern := range []string{"other/grounded/zen_ue4_27/*.uasset", "other/ue5_cooked_pairs/*.uzenasset"} {
-		for _, b := range tcFuzzCorpus(f, pattern, 64<<10) {
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		defer fuzzbound.Check(t, time.Now(), len(data))
-		k := iostore.DetectChunkContent(data)
-		if k > iostore.ContentZenPackageUE5 {
-			t.Fatalf("unknown content kind %d", k)
-		}
-		signed := len(data) >= 4 && binary.LittleEndian.Uint32(data) == zen.HeaderSignature
-		if k == iostore.ContentContainerHeader && !signed {
-			if _, err := zen.DecodeContainerHeader("fuzz", data); err != nil {
-				t.Fatalf("recognised as a container header but does not decode: %v", err)
-			}
-		}
-	})
 }

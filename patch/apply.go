@@ -10,6 +10,7 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ufile"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -301,10 +302,15 @@ func Apply(f *File, opt Options) (*Result, error) {
 // applyTarget patches the package one target names, in memory, and returns
 // its encoded, verified output and the input's bytes.
 func applyTarget(t *Target, dir string, tf *targetFiles, opt Options, load func(string) (*reader.Package, error)) (*TargetResult, []byte, []byte, error) {
-	if src := readZenFile(tf.in); src != nil {
-		return applyZenTarget(t, dir, tf.in, src, tf.out, opt)
+	f, _ := ufile.Open(tf.in, nil)
+	switch f.Kind {
+	case ufile.ZenPackage:
+		return applyZenTarget(t, dir, tf.in, f.Data, tf.out, opt)
+	case ufile.CookedAsset:
+		err := f.NotTaken("a patch")
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
 	}
-	return applyLegacyTarget(t, dir, tf.in, tf.out, opt, load)
+	return applyLegacyTarget(t, dir, f, tf.out, opt, load)
 }
 
 // outputPath decides where a target is written.

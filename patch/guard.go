@@ -14,6 +14,7 @@ import (
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // This file keeps a patch from losing work: before anything is read, it
@@ -228,12 +229,12 @@ func checkPackageOutput(t *Target, tr *TargetResult, data []byte) error {
 	if !st.Mode().IsRegular() {
 		return errorf(t.Pos, "the output %s exists and is not a file", tr.Output)
 	}
+	file, _ := ufile.Open(tr.Output, nil)
 	if tr.Kind == "zen" {
-		old := readZenFile(tr.Output)
-		if old == nil {
+		if file.Kind != ufile.ZenPackage {
 			return errNotEarlierOutput(t.Pos, tr.Output, "it is not a zen package")
 		}
-		p, err := zen.DecodePackage(tr.Output, old, nil)
+		p, err := zen.DecodePackage(tr.Output, file.Data, nil)
 		if err != nil {
 			return errNotEarlierOutput(t.Pos, tr.Output, "it does not decode: "+err.Error())
 		}
@@ -242,7 +243,7 @@ func checkPackageOutput(t *Target, tr *TargetResult, data []byte) error {
 		}
 		return nil
 	}
-	old, err := reader.ReadFile(tr.Output)
+	old, err := file.Legacy()
 	if err != nil {
 		return errNotEarlierOutput(t.Pos, tr.Output, "it is not a legacy package")
 	}

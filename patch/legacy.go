@@ -7,13 +7,15 @@ import (
 	"fmt"
 
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/ufile"
 	"github.com/unrmod/unrmod/writer"
 )
 
 // applyLegacyTarget patches one legacy package in memory and returns its
 // encoded, verified output and the input's bytes.
-func applyLegacyTarget(t *Target, dir, in, out string, opt Options, load func(string) (*reader.Package, error)) (*TargetResult, []byte, []byte, error) {
-	p, err := reader.ReadFile(in)
+func applyLegacyTarget(t *Target, dir string, f *ufile.File, out string, opt Options, load func(string) (*reader.Package, error)) (*TargetResult, []byte, []byte, error) {
+	in := f.Path
+	p, err := f.Legacy()
 	if err != nil {
 		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
 	}

@@ -5,23 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/writer"
 )
-
-// readZenFile returns the bytes of the file at path when it holds a zen
-// package, or nil (a legacy package, anything else, or an unreadable file:
-// the legacy reader then says what it is).
-func readZenFile(path string) []byte {
-	data, k := pack.ReadChunkFile(path)
-	if k != iostore.ContentZenPackageUE4 && k != iostore.ContentZenPackageUE5 {
-		return nil
-	}
-	return data
-}
 
 // StoreChange is a field of the package's store entry (in its container's
 // header) that the patch changes: what a container writer must write for

@@ -29,6 +29,8 @@ func TestCookedAssetRefused(t *testing.T) {
 		}
 		asset := filepath.Join(dir, name)
 		out := filepath.Join(dir, "out")
+		patch := filepath.Join(dir, "p.yaml")
+		os.WriteFile(patch, []byte("unrmod: 1\ntargets:\n  - file: "+name+"\n    output: out/"+name+"\n    ops:\n      - package-flags: {set: [ServerSideOnly]}\n"), 0o644)
 		for _, c := range []struct {
 			args []string
 			by   string
@@ -42,6 +44,7 @@ func TestCookedAssetRefused(t *testing.T) {
 			{[]string{"export-data", asset, "Default__Object", "-o", filepath.Join(out, "x.bin")}, "unrmod export-data"},
 			{[]string{"export-texture", asset, "-o", out}, "unrmod export-texture"},
 			{[]string{"export-sound", asset, "x", "-o", out}, "unrmod export-sound"},
+			{[]string{"apply", patch}, "a patch"},
 		} {
 			t.Run(name+"/"+c.args[0], func(t *testing.T) {
 				stdout, stderr, code := runCLI(t, c.args...)

@@ -30,6 +30,7 @@ import (
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // Kind is what a loose file becomes.
@@ -540,7 +541,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 
 // checkPackage refuses a legacy cooked .uasset, which is not a zen package.
 func checkPackage(file string, data []byte) error {
-	if bytes.HasPrefix(data, legacyTag) {
+	if f, _ := ufile.Recognise(file, data); f.Tagged() {
 		return fmt.Errorf("%s: a legacy cooked package (.uasset/.uexp), not a zen package: IoStore containers hold packages cooked for IoStore (as unrmod extract writes them)", file)
 	}
 	return nil
