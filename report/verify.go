@@ -9,6 +9,8 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -19,8 +21,8 @@ type Verify struct {
 }
 
 // FileVerify is what verify found in one file. Kind is "" for a legacy
-// package, "iostore", "pak", "container-header", "zen-package" or
-// "commit-record"; the summary of the file's kind is set when the file
+// package, "iostore", "pak", "container-header", "zen-package",
+// "cooked-asset" or "commit-record"; the summary of the file's kind is set when the file
 // could be read.
 type FileVerify struct {
 	File      string           `json:"file"`
@@ -34,6 +36,8 @@ type FileVerify struct {
 	Pak *PakVerify `json:"pak,omitempty"`
 	// ContainerHeader summarizes a container-header chunk given as a file.
 	ContainerHeader *zen.HeaderSummary `json:"container_header,omitempty"`
+	// Asset summarizes a cooked UE4/UE5 asset (.uasset or .umap).
+	Asset *AssetVerify `json:"asset,omitempty"`
 	// Package is a zen package's name.
 	Package  string    `json:"package,omitempty"`
 	Problems []Problem `json:"problems"`
@@ -70,6 +74,21 @@ type ContainerVerify struct {
 type PakVerify struct {
 	Version int `json:"version"`
 	Files   int `json:"files"`
+}
+
+// AssetVerify is the verify summary of a cooked asset: the engine release
+// it was read as (detected from the layout of an unversioned cook when
+// ReleaseDetected, Fitting then listing every release whose layout fits,
+// oldest first), whether it was cooked or saved by the editor, and whether
+// its exports' tagged properties were checked (not for unversioned
+// properties, which carry no tags, nor for an editor-saved asset, some of
+// whose exports serialize editor data before their properties).
+type AssetVerify struct {
+	Release           string   `json:"release"`
+	ReleaseDetected   bool     `json:"release_detected"`
+	Fitting           []string `json:"fitting,omitempty"`
+	Cooked            bool     `json:"cooked"`
+	PropertiesChecked bool     `json:"properties_checked"`
 }
 
 // problem builds a Problem whose Text is text.
@@ -196,6 +215,33 @@ func VerifyContainerHeader(file string, h *zen.ContainerHeader) FileVerify {
 	r.ContainerHeader = &s
 	for _, q := range h.Problems() {
 		r.Problems = append(r.Problems, Problem{Struct: q.Struct, Message: q.Msg, Text: q.String()})
+	}
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// VerifyAsset verifies the cooked asset p, read from file: the rules of
+// its header and export data ((*uasset.Package).Problems) and, for a
+// cooked asset with tagged properties, its exports' properties
+// (assetprops.Problems). An asset saved by the editor gets no property
+// check: exports such as AssetImportData serialize editor-only data before
+// their tagged properties, which the property codec does not read.
+func VerifyAsset(file string, p *uasset.Package) FileVerify {
+	a := &AssetVerify{Release: p.Release.String(), ReleaseDetected: p.ReleaseDetected,
+		Cooked: p.Cooked(), PropertiesChecked: p.Cooked() && !p.UnversionedProperties()}
+	if p.ReleaseDetected && len(p.Fitting) > 1 {
+		for _, f := range p.Fitting {
+			a.Fitting = append(a.Fitting, f.String())
+		}
+	}
+	r := FileVerify{File: file, Kind: "cooked-asset", Problems: []Problem{},
+		Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports), Asset: a}
+	qs := p.Problems()
+	if a.PropertiesChecked {
+		qs = append(qs, assetprops.Problems(p)...)
+	}
+	for _, q := range qs {
+		r.Problems = append(r.Problems, problem(q.Struct, q.Offset, q.Msg, q.String()))
 	}
 	r.OK = len(r.Problems) == 0
 	return r

@@ -122,3 +122,15 @@ func TestOpenCorpus(t *testing.T) {
 		t.Errorf("found %d chunk files among %d, want at least 10", chunks, n)
 	}
 }
+
+// TestOpenUsesCookedAsset: a cooked asset is locked with the .uexp beside
+// it, which reading it reads too.
+func TestOpenUsesCookedAsset(t *testing.T) {
+	a, err := ufile.Open(corpus.Path(t, "other/ue5_cooked_pairs/UE5.6_SM_Cube.uasset"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := a.Uses(); a.Uexp == "" || len(u) != 2 || u[0].Path != a.Path || u[1].Path != a.Uexp {
+		t.Errorf("cooked asset uses %v", u)
+	}
+}

@@ -60,10 +60,14 @@ func (f *File) Asset(opts *uasset.Options) (*uasset.Package, error) {
 }
 
 // Uses returns the files a run that reads f reads, for safefile's locks: a
-// container's .utoc and each of its .ucas partitions, or the file.
+// container's .utoc and each of its .ucas partitions, a cooked asset and
+// the .uexp beside it, or the file.
 func (f *File) Uses() []safefile.Use {
-	if f.Kind == Container {
+	switch {
+	case f.Kind == Container:
 		return iostore.ContainerUses(f.TOC, false, false, "container")
+	case f.Kind == CookedAsset && f.Uexp != "":
+		return []safefile.Use{{Path: f.Path}, {Path: f.Uexp, What: "the export data of the asset"}}
 	}
 	return []safefile.Use{{Path: f.Path}}
 }
