@@ -37,7 +37,6 @@ func TestCookedAssetRefused(t *testing.T) {
 		}{
 			{[]string{"info", asset}, "unrmod info"},
 			{[]string{"dump", asset}, "unrmod dump"},
-			{[]string{"props", asset}, "unrmod props"},
 			{[]string{"diff", asset, asset}, "unrmod diff"},
 			{[]string{"rewrite", asset, "-o", filepath.Join(out, name)}, "unrmod rewrite"},
 			{[]string{"export-data", asset, "Default__Object", "-o", filepath.Join(out, "x.bin")}, "unrmod export-data"},

@@ -27,8 +27,11 @@ the object's path. A DataTable (in a zen package) lists its own properties,
 then each row's. These are the names and paths set-property takes.
 
 FILE is a legacy package, a zen package saved as a file ('unrmod extract'
-writes them), or a container (.utoc) with --package naming one of its
-packages. OBJECT names an export as patches do: its path, a unique dotted
+writes them), a cooked UE4/UE5 asset (.uasset or .umap with its .uexp
+beside it, as extracted from a .pak), or a container (.utoc) with
+--package naming one of its packages. A cooked asset prints the same
+document as the zen package cooked from it; its package name is the one
+its summary records, else the one its path under a Content folder gives. OBJECT names an export as patches do: its path, a unique dotted
 suffix of it, its name, or Class'Path'. Without OBJECT every export whose
 data starts with a property list is shown, and the ones that do not are
 counted at the end.
@@ -49,6 +52,7 @@ game's property schema, so unrmod says so instead of guessing.`,
 			"unrmod props out/Grounded/Content/Blueprints/BP_SpicyChoppingDamage.uasset Default__BP_SpicyChoppingDamage_C",
 			"unrmod props examples/containers/UnrmodDemo427_P.utoc --package /Game/Data/DT_DemoItems --row Stick",
 			"unrmod props examples/packages/zen/DT_DemoItems.uasset --json",
+			"unrmod props out/Game/Content/Data/DT_Items.uasset --row Stick",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			asJSON := fs.Bool("json", false, "print one JSON document")
@@ -90,6 +94,9 @@ func readProps(file string, objects []string, row string, zf *zenFlags) (*propsD
 	if z != nil {
 		defer z.Close()
 		return zenProps(z, objects, row)
+	}
+	if f.Kind == ufile.CookedAsset {
+		return cookedProps(f, objects, row)
 	}
 	if f.Kind == ufile.Container {
 		return nil, usagef("props", "%s is an IoStore container: give the package with --package (the names 'unrmod ls' shows)", file)
@@ -175,6 +182,33 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 		return nil, err
 	}
 	d, err := report.NewZenProperties(z.name, p, r, list, len(objects) == 0, row)
+	var nt *report.NotDataTableError
+	if errors.As(err, &nt) {
+		return nil, usagef("props", "--row: %s is not a DataTable", nt.Path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &propsDoc{d}, nil
+}
+
+// cookedProps reads the properties of a cooked asset's exports.
+func cookedProps(f *ufile.File, objects []string, row string) (*propsDoc, error) {
+	p, err := f.Asset(nil)
+	if err != nil {
+		return nil, err
+	}
+	if p.UnversionedProperties() {
+		return nil, fmt.Errorf("%s: %w", f.Path, props.ErrUnversioned)
+	}
+	pkg := report.CookedPackageName(f.Path, p)
+	list, err := exportList(objects, len(p.Exports), func(o string) (int, error) {
+		return report.FindCookedExport(p, pkg, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	d, err := report.NewCookedProperties(f.Path, p, pkg, list, len(objects) == 0, row)
 	var nt *report.NotDataTableError
 	if errors.As(err, &nt) {
 		return nil, usagef("props", "--row: %s is not a DataTable", nt.Path)
