@@ -35,7 +35,6 @@ func TestCookedAssetRefused(t *testing.T) {
 			args []string
 			by   string
 		}{
-			{[]string{"info", asset}, "unrmod info"},
 			{[]string{"dump", asset}, "unrmod dump"},
 			{[]string{"diff", asset, asset}, "unrmod diff"},
 			{[]string{"rewrite", asset, "-o", filepath.Join(out, name)}, "unrmod rewrite"},

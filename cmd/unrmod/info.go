@@ -47,7 +47,14 @@ package inside a container named with --package) shows its package name
 and id, its layout (which engine releases write it), package flags, the
 versioning info of UE5 packages, the header and export-data sizes and the
 counts of names, imports, exports, export bundles, imported packages and,
-where the layout has them, dependencies, bulk data and cells.`,
+where the layout has them, dependencies, bulk data and cells.
+
+A cooked UE4/UE5 asset (.uasset or .umap with its .uexp beside it) shows
+its package name, the engine release (or the range of releases whose
+layout fits an unversioned cook), its file versions, whether it is
+cooked and whether its properties are unversioned, package flags, the
+header and export-data sizes, the counts of names, imports and exports,
+and the companion files beside it (.uexp, .ubulk, .uptnl, .m.ubulk).`,
 		examples: []string{
 			"unrmod info Maps/CTF-Face.unr",
 			"unrmod info --json System/Engine.u",
@@ -106,6 +113,15 @@ where the layout has them, dependencies, bulk data and cells.`,
 						return writeJSON(s.out, doc)
 					}
 					return writeContainerInfo(s.out, doc, c)
+				case ufile.CookedAsset:
+					doc, err := assetInfo(f)
+					if err != nil {
+						return err
+					}
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					return writeAssetInfo(s.out, doc)
 				case ufile.ContainerHeader:
 					h, err := f.ContainerHeader()
 					if err != nil {
