@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/ufile"
 )
 
@@ -71,4 +77,107 @@ func writeAssetInfo(w io.Writer, d *report.AssetInfo) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// assetRewriteUses are the files rewriting cooked asset f to out reads and
+// writes: the input's header, .uexp and bulk companions, and each output
+// file of the same role.
+func assetRewriteUses(f *ufile.File, out string) []safefile.Use {
+	in, o := uasset.CompanionNames(f.Path), uasset.CompanionNames(out)
+	uses := append(f.Uses(), safefile.Use{Path: out, Write: true, What: "the output asset"})
+	if f.Uexp != "" {
+		uses = append(uses, safefile.Use{Path: o.Uexp, Write: true, What: "the output's export data"})
+	}
+	for _, c := range [][2]string{{in.Ubulk, o.Ubulk}, {in.Uptnl, o.Uptnl}, {in.MUbulk, o.MUbulk}} {
+		uses = append(uses, safefile.Use{Path: c[0], What: "a bulk data file of the input"},
+			safefile.Use{Path: c[1], Write: true, What: "a bulk data file of the output"})
+	}
+	return uses
+}
+
+// rewriteAsset decodes cooked asset f, encodes it again, checks the output
+// (uasset.EncodeChecked) and writes it to out with its .uexp, and copies of
+// the .ubulk, .uptnl and .m.ubulk beside the input, as one batch: every
+// file is replaced or none. A bulk file beside out that the input has not
+// is removed with the commit, so that the output is not read with stale
+// bulk data.
+func rewriteAsset(sess *safefile.Session, f *ufile.File, out string) (*rewriteDoc, error) {
+	p, err := f.Asset(nil)
+	if err != nil {
+		return nil, err
+	}
+	head, uexp, kept, err := p.EncodeChecked(out)
+	if err != nil {
+		return nil, err
+	}
+	in, o := uasset.CompanionNames(f.Path), uasset.CompanionNames(out)
+	b := &safefile.Batch{Session: sess}
+	defer b.Abort()
+	if err := b.Add(out, head, 0o644); err != nil {
+		return nil, err
+	}
+	size := int64(len(head))
+	identical := bytes.Equal(head, f.Data)
+	if p.Split {
+		if err := b.Add(o.Uexp, uexp, 0o644); err != nil {
+			return nil, err
+		}
+		size += int64(len(uexp))
+		if identical {
+			old, err := os.ReadFile(f.Uexp)
+			identical = err == nil && bytes.Equal(old, uexp)
+		}
+	} else {
+		b.Remove(o.Uexp)
+	}
+	doc := &rewriteDoc{Input: f.Path, Output: out, Layout: "preserve", MovedTables: []string{}, Companions: []string{}}
+	for _, c := range [][2]string{{in.Ubulk, o.Ubulk}, {in.Uptnl, o.Uptnl}, {in.MUbulk, o.MUbulk}} {
+		n, err := copyInto(b, c[0], c[1])
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			b.Remove(c[1])
+			continue
+		}
+		size += n
+		doc.Companions = append(doc.Companions, c[1])
+	}
+	if err := b.Commit(); err != nil {
+		return nil, err
+	}
+	doc.Size, doc.Identical = size, identical
+	for _, q := range kept {
+		doc.InputProblems = append(doc.InputProblems, q.String())
+	}
+	return doc, nil
+}
+
+// copyInto stages a copy of the regular file src as dst in b and returns
+// its size, or −1 when there is no file src.
+func copyInto(b *safefile.Batch, src, dst string) (int64, error) {
+	in, err := os.Open(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return -1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s: not a regular file", src)
+	}
+	w, err := b.Create(dst, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(w, in)
+	if err != nil {
+		return 0, fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	return n, nil
 }

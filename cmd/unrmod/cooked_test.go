@@ -37,7 +37,6 @@ func TestCookedAssetRefused(t *testing.T) {
 		}{
 			{[]string{"dump", asset}, "unrmod dump"},
 			{[]string{"diff", asset, asset}, "unrmod diff"},
-			{[]string{"rewrite", asset, "-o", filepath.Join(out, name)}, "unrmod rewrite"},
 			{[]string{"export-data", asset, "Default__Object", "-o", filepath.Join(out, "x.bin")}, "unrmod export-data"},
 			{[]string{"export-texture", asset, "-o", out}, "unrmod export-texture"},
 			{[]string{"export-sound", asset, "x", "-o", out}, "unrmod export-sound"},

@@ -38,6 +38,14 @@ preserve writes parts that are not laid out as the engine lays them out
 from their original bytes, so an unchanged package comes out byte for byte;
 compact lays every part out as the engine does.
 
+A cooked UE4/UE5 asset (.uasset or .umap with its .uexp beside it) is
+decoded and encoded again in its own layout (preserve only): OUT and the
+.uexp beside it are written, and the .ubulk, .uptnl and .m.ubulk beside
+IN are copied unchanged beside OUT, all as one commit (a bulk file beside
+OUT that IN has not is removed with it). The output must decode again
+with no problem the input has not before anything is replaced; an
+unchanged asset comes out byte for byte.
+
 An IoStore container (IN.utoc with its .ucas partitions) is written to
 OUT.utoc and its .ucas files (OUT may be given with or without .utoc). The
 container keeps its id, TOC version, block size, key GUID, partitions and
@@ -76,6 +84,30 @@ container needs --aes-key; the output is encrypted with the same key.`,
 					return usagef("rewrite", "rewrite writes a file, not standard output: give -o a path")
 				}
 				f := recognise(in)
+				if f.Kind == ufile.CookedAsset {
+					if *layout != "preserve" {
+						return usagef("rewrite", "--layout: a cooked asset is written in the layout it was read in (preserve)")
+					}
+					uses := assetRewriteUses(f, *out)
+					if err := safefile.CheckUses(uses...); err != nil {
+						return err
+					}
+					locks, err := s.sess.Lock(uses...)
+					if err != nil {
+						return err
+					}
+					defer locks.Release()
+					doc, err := rewriteAsset(s.sess, f, *out)
+					if err != nil {
+						return err
+					}
+					warnInputProblems(s, doc.Output, doc.InputProblems)
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					_, err = fmt.Fprintln(s.out, doc.summary())
+					return err
+				}
 				uses := []safefile.Use{{Path: in}, {Path: *out, Write: true}}
 				if f.Kind == ufile.Container {
 					uses = append(iostore.ContainerUses(in, false, true, "input container"),
@@ -176,6 +208,9 @@ type rewriteDoc struct {
 	// the output keeps each of them byte for byte (a write that would
 	// rebuild one is refused).
 	InputProblems []string `json:"input_problems,omitempty"`
+	// Companions are the bulk data files (.ubulk, .uptnl, .m.ubulk)
+	// copied unchanged beside a cooked asset's output.
+	Companions []string `json:"companions,omitempty"`
 }
 
 // warnInputProblems says on standard error that the output written to out
