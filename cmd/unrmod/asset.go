@@ -7,8 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/uasset"
@@ -180,4 +182,80 @@ func copyInto(b *safefile.Batch, src, dst string) (int64, error) {
 		return 0, fmt.Errorf("copy %s to %s: %w", src, dst, err)
 	}
 	return n, nil
+}
+
+// assetDumpDoc is the output of "unrmod dump" for a cooked asset.
+type assetDumpDoc struct {
+	report.AssetDump `json:",inline" yaml:",inline"`
+	// Properties are the exports' tagged properties (--props), or
+	// PropertiesNote says why they cannot be read.
+	Properties     *propsDoc `json:"properties,omitempty" yaml:"properties,omitempty"`
+	PropertiesNote string    `json:"properties_note,omitempty" yaml:"properties_note,omitempty"`
+}
+
+// assetDump lists the tables want asks for of cooked asset f, and with
+// withProps its exports' properties.
+func assetDump(f *ufile.File, want report.Tables, withProps bool) (*assetDumpDoc, error) {
+	p, err := f.Asset(nil)
+	if err != nil {
+		return nil, err
+	}
+	doc := &assetDumpDoc{AssetDump: *report.NewAssetDump(f.Path, p, report.CookedPackageName(f.Path, p), want)}
+	if withProps {
+		if doc.Properties, err = cookedProps(f, nil, ""); errors.Is(err, props.ErrUnversioned) {
+			doc.PropertiesNote, err = props.ErrUnversioned.Error(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+func (d *assetDumpDoc) writeText(w io.Writer) error {
+	var b strings.Builder
+	pkg := d.Package
+	if pkg == "" {
+		pkg = "(not recorded)"
+	}
+	fmt.Fprintf(&b, "Package: %s (UE %s cooked asset)\n", pkg, d.Release)
+	if d.Names != nil {
+		t := &table{header: []string{"INDEX", "NAME", "HASH", "CASE HASH"}, right: []bool{true, false, false, false}}
+		for _, r := range *d.Names {
+			t.add(strconv.Itoa(r.Index), r.Name, r.NonCaseHash, r.CaseHash)
+		}
+		fmt.Fprintf(&b, "\nNames: %d\n", len(*d.Names))
+		t.write(&b)
+	}
+	if d.Imports != nil {
+		t := &table{header: []string{"INDEX", "CLASS", "PATH"}, right: []bool{true, false, false}}
+		for _, r := range *d.Imports {
+			path := r.Path
+			if r.Optional {
+				path += " (optional)"
+			}
+			t.add(strconv.Itoa(r.Index), r.Class, path)
+		}
+		fmt.Fprintf(&b, "\nImports: %d\n", len(*d.Imports))
+		t.write(&b)
+	}
+	if d.Exports != nil {
+		t := &table{header: []string{"INDEX", "CLASS", "PATH", "SIZE", "OFFSET", "XXH3", "FLAGS"},
+			right: []bool{true, false, false, true, false, false, false}}
+		for _, r := range *d.Exports {
+			t.add(strconv.Itoa(r.Index), r.Class, r.Path, strconv.FormatInt(r.Size, 10), r.Offset, r.XXH3, joinNames(r.Flags))
+		}
+		fmt.Fprintf(&b, "\nExports: %d\n", len(*d.Exports))
+		t.write(&b)
+	}
+	if d.PropertiesNote != "" {
+		fmt.Fprintf(&b, "\nProperties: %s\n", d.PropertiesNote)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil || d.Properties == nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return d.Properties.writeSection(w)
 }

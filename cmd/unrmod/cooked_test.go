@@ -35,7 +35,6 @@ func TestCookedAssetRefused(t *testing.T) {
 			args []string
 			by   string
 		}{
-			{[]string{"dump", asset}, "unrmod dump"},
 			{[]string{"diff", asset, asset}, "unrmod diff"},
 			{[]string{"export-data", asset, "Default__Object", "-o", filepath.Join(out, "x.bin")}, "unrmod export-data"},
 			{[]string{"export-texture", asset, "-o", out}, "unrmod export-texture"},

@@ -37,6 +37,11 @@ prints its package id and layout, its names with their CityHash64 hashes,
 its imports (script objects and imported packages' public exports, by hash
 and by path where known), its exports with their public export hashes, its
 export bundles and imported packages.
+
+A cooked UE4/UE5 asset (.uasset or .umap with its .uexp beside it) prints
+its package and release, its names with the two hashes stored beside
+each, its imports by class and path, and its exports with their class,
+path, serial size and offset, the XXH3-64 hash of their data and flags.
 Hashes and offsets are fixed-width hex; text output is aligned tables, and
 --json or --yaml print one document with the same data (offsets and sizes as
 numbers there).
@@ -86,7 +91,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				if err != nil {
 					return err
 				}
-				if *class != "" && (z != nil || f.Kind == ufile.Container) {
+				if *class != "" && (z != nil || f.Kind == ufile.Container || f.Kind == ufile.CookedAsset) {
 					return usagef("dump", "--class selects exports of a legacy package; %s is not one", file)
 				}
 				if z != nil {
@@ -126,6 +131,16 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 						return err
 					}
 					doc := newHeaderDumpDoc(file, h)
+					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
+				}
+				if f.Kind == ufile.CookedAsset {
+					if !*names && !*imports && !*exports {
+						*names, *imports, *exports = true, true, true
+					}
+					doc, err := assetDump(f, report.Tables{Names: *names, Imports: *imports, Exports: *exports}, *withProps)
+					if err != nil {
+						return err
+					}
 					return writeDoc(s.out, *asJSON, *asYAML, doc, doc.writeText)
 				}
 				switch {
