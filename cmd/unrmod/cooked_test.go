@@ -11,9 +11,9 @@ import (
 
 // TestCookedAssetRefused gives real cooked assets (a UE 4.27 and a UE 5.6
 // .uasset, each with its .uexp) to every command that reads a package
-// file: each recognises the file as a cooked asset and refuses it, saying
-// that it does not take cooked assets yet, instead of calling it no legacy
-// package. Nothing is written.
+// file but does not take cooked assets yet (info, dump, props, rewrite and
+// verify do): each recognises the file as a cooked asset and refuses it,
+// saying so, instead of calling it no legacy package. Nothing is written.
 func TestCookedAssetRefused(t *testing.T) {
 	for _, rel := range []string{"other/ue4_27_cooked_pairs/TestModUI.uasset", "other/ue5_cooked_pairs/UE5.6_SM_Cube.uasset"} {
 		dir := t.TempDir()
