@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/ufile"
 )
 
@@ -47,6 +48,13 @@ Stick: 10 → 999").
 With --json, print one JSON document: the header, names, imports and
 exports lists, with sizes and xxh3-64 hashes of changed export data.
 
+Cooked UE4/UE5 assets (a .uasset or .umap with its .uexp, as a pak or
+'unrmod extract' holds them) compare the same way: summary fields
+(release, versions, package name, flags, GUID), names, imports by path and
+class, exports by path with their class, super, template, flags, sizes and
+data hashes; for assets cooked with tagged properties, changed data is
+compared property by property and DataTable rows row by row.
+
 Exit status: 0 when both packages were read, whether or not they differ
 (identical packages print 'no differences'); 1 when a package cannot be
 read; 2 on a usage error.
@@ -69,7 +77,10 @@ they do not, as with git diff --exit-code, so scripts can test it.`,
 					return usagef("diff", "want OLD and NEW, got %d argument(s)%s", len(args), diffArgList(args))
 				}
 				fa, fb := recognise(args[0]), recognise(args[1])
-				d, err := diffZenArgs(fa, fb, zf)
+				d, err := diffAssetArgs(fa, fb)
+				if err == nil && d == nil {
+					d, err = diffZenArgs(fa, fb, zf)
+				}
 				if err != nil {
 					return err
 				}
@@ -106,6 +117,29 @@ func diffArgList(args []string) string {
 		return ""
 	}
 	return " (" + strings.Join(args, " ") + ")"
+}
+
+// diffAssetArgs compares two cooked assets (each .uasset with its .uexp),
+// or returns nil when neither argument is one.
+func diffAssetArgs(a, b *ufile.File) (*patch.PackageDiff, error) {
+	ca, cb := a.Kind == ufile.CookedAsset, b.Kind == ufile.CookedAsset
+	switch {
+	case !ca && !cb:
+		return nil, nil
+	case !ca:
+		return nil, fmt.Errorf("%s is a cooked asset, %s is not: diff compares two packages of the same kind", b.Path, a.Path)
+	case !cb:
+		return nil, fmt.Errorf("%s is a cooked asset, %s is not: diff compares two packages of the same kind", a.Path, b.Path)
+	}
+	pa, err := a.Asset(nil)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := b.Asset(nil)
+	if err != nil {
+		return nil, err
+	}
+	return patch.DiffAsset(a.Path, pa, report.CookedPackageName(a.Path, pa), b.Path, pb, report.CookedPackageName(b.Path, pb)), nil
 }
 
 // diffZenArgs compares two zen packages, or returns nil when the arguments
