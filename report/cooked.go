@@ -31,5 +31,25 @@ func FindCookedExport(p *uasset.Package, pkg, spec string) (int, error) {
 	if x <= 0 {
 		return 0, fmt.Errorf("%s: %q is no export (an import or None): %w", p.FileName, spec, props.ErrNotFound)
 	}
+	if int(x) > len(p.Exports) {
+		return 0, fmt.Errorf("%s: %q is no export: the package has %d: %w", p.FileName, spec, len(p.Exports), props.ErrNotFound)
+	}
 	return int(x - 1), nil
+}
+
+// CookedExportData returns the serialized bytes of export i of cooked
+// asset p, as they stand in its .uexp (or after the header of a
+// single-file asset): what a replace-export patch takes as data. It
+// refuses, with an error naming the file, the export and its offset, data
+// whose length is not the export's SerialSize.
+func CookedExportData(p *uasset.Package, i int) ([]byte, error) {
+	if i < 0 || i >= len(p.Exports) {
+		return nil, fmt.Errorf("%s: export %d out of range (the package has %d): %w", p.FileName, i, len(p.Exports), props.ErrNotFound)
+	}
+	e := &p.Exports[i]
+	if int64(len(e.Data)) != e.SerialSize {
+		return nil, fmt.Errorf("%s: export %d (%s) at offset %d: %d bytes of data, but SerialSize says %d",
+			p.FileName, i, p.NameOf(e.ObjectName), e.SerialOffset, len(e.Data), e.SerialSize)
+	}
+	return e.Data, nil
 }

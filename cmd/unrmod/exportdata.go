@@ -8,7 +8,10 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/uasset/assetprops"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // maxCandidates bounds the close matches listed for an unknown object.
@@ -35,12 +38,18 @@ one. A summary goes to standard error.
 FILE may also be a zen package (a file 'unrmod extract' wrote), or a
 container with --package naming one of its packages; OBJECT is then the
 export's path, its path inside the package or its name. The bytes are what
-a replace-export patch takes as data: for the same export.`,
+a replace-export patch takes as data: for the same export.
+
+FILE may also be a cooked UE4/UE5 asset (a .uasset or .umap with its
+.uexp); OBJECT is then the export's path, its path inside the package or
+its name. The bytes are the export's data as they stand in the .uexp,
+checked against the export's SerialSize.`,
 		examples: []string{
 			"unrmod export-data Maps/CTF-Face.unr LevelInfo0 -o LevelInfo0.bin",
 			"unrmod export-data Textures/BluffFX.utx DevGarbage.Lball --class FireTexture -o - | xxd | head",
 			"unrmod export-data Textures/BluffFX.utx \"FireTexture'DevGarbage.Lball'\" -o Lball.bin",
 			"unrmod export-data examples/packages/zen/BP_DemoPickup.uasset Default__BP_DemoPickup_C -o defaults.bin",
+			"unrmod export-data out/Maine/Content/Data/DT_Items.uasset DT_Items -o DT_Items.bin",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write the data to `OUT`, or - for standard output (required)")
@@ -68,7 +77,11 @@ a replace-export patch takes as data: for the same export.`,
 				if err != nil {
 					return err
 				}
-				if z != nil {
+				if f.Kind == ufile.CookedAsset {
+					if data, what, err = cookedExportData(f, object, *class); err != nil {
+						return err
+					}
+				} else if z != nil {
 					defer z.Close()
 					spec := object
 					if *class != "" {
@@ -113,6 +126,36 @@ a replace-export patch takes as data: for the same export.`,
 			}
 		},
 	}
+}
+
+// cookedExportData returns the data of the export of cooked asset f that
+// object names (optionally of class class), and says which it is.
+func cookedExportData(f *ufile.File, object, class string) ([]byte, string, error) {
+	p, err := f.Asset(nil)
+	if err != nil {
+		return nil, "", err
+	}
+	cl, path := splitClassSpec(object)
+	switch {
+	case cl == "":
+		cl = class
+	case class != "" && !strings.EqualFold(class, cl):
+		return nil, "", usagef("export-data", "OBJECT %s names class %s, --class says %s", object, cl, class)
+	}
+	pkg := report.CookedPackageName(f.Path, p)
+	i, err := report.FindCookedExport(p, pkg, path)
+	if err != nil {
+		return nil, "", err
+	}
+	r := assetprops.NewResolver(p, pkg)
+	if cl != "" && !strings.EqualFold(r.ClassName(i), cl) {
+		return nil, "", fmt.Errorf("%s: %s is of class %s, not %s", f.Path, r.ExportPath(i), r.ClassName(i), cl)
+	}
+	data, err := report.CookedExportData(p, i)
+	if err != nil {
+		return nil, "", err
+	}
+	return data, fmt.Sprintf("%s (class %s)", r.ExportPath(i), r.ClassName(i)), nil
 }
 
 // findExport returns the index of the one export that object names. Imports
