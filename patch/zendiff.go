@@ -135,36 +135,7 @@ func diffZenProperties(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, 
 		d.Data, d.Detail = DataDiffers, "the properties cannot be read: "+err.Error()
 		return
 	}
-	objA, objB := zenprops.NewResolver(a, ra).Name, zenprops.NewResolver(b, rb).Name
-	d.Properties = diffPropLists("", oa.Properties, objA, ob.Properties, objB)
-	rowsA, rowsB := tableRows(oa), tableRows(ob)
-	inB := map[string]*props.Row{}
-	for k := range rowsB {
-		inB[strings.ToLower(rowsB[k].Name.Text)] = &rowsB[k]
-	}
-	seen := map[string]bool{}
-	for k := range rowsA {
-		r := &rowsA[k]
-		key := strings.ToLower(r.Name.Text)
-		seen[key] = true
-		if w, ok := inB[key]; ok {
-			d.Properties = append(d.Properties, diffPropLists(r.Name.Text, r.Properties, objA, w.Properties, objB)...)
-		} else {
-			d.Properties = append(d.Properties, PropertyDiff{Change: DiffRemoved, Row: r.Name.Text, Name: "(row)", Old: r.Properties.Format(&props.FormatOptions{Object: objA})})
-		}
-	}
-	for k := range rowsB {
-		w := &rowsB[k]
-		if !seen[strings.ToLower(w.Name.Text)] {
-			d.Properties = append(d.Properties, PropertyDiff{Change: DiffAdded, Row: w.Name.Text, Name: "(row)", New: w.Properties.Format(&props.FormatOptions{Object: objB})})
-		}
-	}
-	switch {
-	case string(oa.Rest) != string(ob.Rest):
-		d.Data, d.NativeOldSize, d.NativeNewSize = DataNative, len(oa.Rest), len(ob.Rest)
-	case len(d.Properties) == 0:
-		d.Data = DataReencoded
-	}
+	diffDecodedExports(oa, zenprops.NewResolver(a, ra).Name, ob, zenprops.NewResolver(b, rb).Name, d)
 }
 
 // tableRows returns a DataTable's rows, or none.
