@@ -51,7 +51,7 @@ type Result struct {
 
 // TargetResult describes one patched package.
 type TargetResult struct {
-	// Kind is "legacy" or "zen".
+	// Kind is "legacy", "zen", "cooked" or "container".
 	Kind    string     `json:"kind"`
 	Package string     `json:"package,omitempty"` // a zen package's name
 	Input   string     `json:"input"`
@@ -83,6 +83,10 @@ type TargetResult struct {
 	// AlreadyWritten says that the output held exactly this result
 	// already (an earlier run wrote it), so it was not written again.
 	AlreadyWritten bool `json:"already_written,omitempty"`
+
+	// extra are the files the target writes besides Output: a cooked
+	// asset's .uexp and the bulk data files copied beside it.
+	extra []extraOutput
 
 	// dryRun says that the result is the plan of a dry run: nothing
 	// was written, and Summary says what would be.
@@ -234,7 +238,7 @@ func Apply(f *File, opt Options) (*Result, error) {
 				tr.AlreadyWritten = err == nil
 				continue
 			}
-		} else if alreadyWritten(tr.Output, data) {
+		} else if alreadyWritten(tr.Output, data) && extrasWritten(tr.extra) {
 			tr.AlreadyWritten = true
 			continue
 		} else if !opt.Force {
@@ -248,6 +252,9 @@ func Apply(f *File, opt Options) (*Result, error) {
 			mode = st.Mode().Perm()
 		}
 		outs = append(outs, staged{out: tr.Output, backup: tr.Backup, data: data, orig: src, mode: mode})
+		for _, x := range tr.extra {
+			outs = append(outs, staged{out: x.path, backup: x.backup, data: x.data, orig: x.orig, mode: mode})
+		}
 	}
 	if opt.DryRun {
 		for _, tr := range res.Targets {
@@ -307,8 +314,7 @@ func applyTarget(t *Target, dir string, tf *targetFiles, opt Options, load func(
 	case ufile.ZenPackage:
 		return applyZenTarget(t, dir, tf.in, f.Data, tf.out, opt)
 	case ufile.CookedAsset:
-		err := f.NotTaken("a patch")
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+		return applyCookedTarget(t, dir, f, tf, opt)
 	}
 	return applyLegacyTarget(t, dir, f, tf.out, opt, load)
 }
@@ -345,6 +351,8 @@ func (tr *TargetResult) Summary() string {
 		return tr.zenSummary()
 	case "container":
 		return tr.containerSummary()
+	case "cooked":
+		return tr.cookedSummary()
 	}
 	var parts []string
 	c := tr.Counts

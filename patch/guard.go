@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/unrmod/unrmod/uasset/assetprops"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,9 @@ type targetFiles struct {
 	// writes them (iostore.ContainerUses): the input's .utoc, .ucas
 	// partitions and .pak, the output's.
 	container []safefile.Use
+	// companions are a cooked asset's .uexp and bulk data files, which
+	// its output has beside it too.
+	companions []companionFile
 }
 
 // fileReader is an operation that reads files besides its target; it lists
@@ -101,6 +105,7 @@ func planTarget(t *Target, dir string, opt Options) (*targetFiles, error) {
 	if opt.InPlace {
 		tf.backup = in + ".bak"
 	}
+	tf.companions = cookedCompanions(in, tf.out, opt.InPlace)
 	return tf, nil
 }
 
@@ -137,6 +142,15 @@ func fileUses(f *File, plans []*targetFiles) []*fileUse {
 			add(i, tf.out, "output", true)
 			if tf.backup != "" {
 				add(i, tf.backup, "backup", true)
+			}
+			for _, cf := range tf.companions {
+				add(i, cf.in, "input", false)
+				if cf.out != cf.in || cf.backup != "" { // bulk data in place is only read
+					add(i, cf.out, "output", true)
+				}
+				if cf.backup != "" {
+					add(i, cf.backup, "backup", true)
+				}
 			}
 		}
 		for _, r := range tf.reads {
@@ -230,6 +244,22 @@ func checkPackageOutput(t *Target, tr *TargetResult, data []byte) error {
 		return errorf(t.Pos, "the output %s exists and is not a file", tr.Output)
 	}
 	file, _ := ufile.Open(tr.Output, nil)
+	if tr.Kind == "cooked" {
+		if file.Kind != ufile.CookedAsset {
+			return errNotEarlierOutput(t.Pos, tr.Output, "it is not a cooked asset")
+		}
+		p, err := file.Asset(nil)
+		if err != nil {
+			return errNotEarlierOutput(t.Pos, tr.Output, "it does not decode: "+err.Error())
+		}
+		if len(p.Exports) != tr.Counts.ExportsAfter {
+			return errNotEarlierOutput(t.Pos, tr.Output, fmt.Sprintf("it has %d exports, the output %d", len(p.Exports), tr.Counts.ExportsAfter))
+		}
+		if want := assetprops.PackageName(p); want != "" && !strings.EqualFold(want, tr.Package) {
+			return errNotEarlierOutput(t.Pos, tr.Output, fmt.Sprintf("it is the package %s, the output is %s", want, tr.Package))
+		}
+		return nil
+	}
 	if tr.Kind == "zen" {
 		if file.Kind != ufile.ZenPackage {
 			return errNotEarlierOutput(t.Pos, tr.Output, "it is not a zen package")
@@ -322,6 +352,16 @@ func checkContainerOutput(pos Pos, tf *targetFiles, id zen.ContainerID) error {
 }
 
 // alreadyWritten reports whether the file at path holds exactly data.
+// extrasWritten reports whether every extra output holds its data.
+func extrasWritten(list []extraOutput) bool {
+	for _, x := range list {
+		if !alreadyWritten(x.path, x.data) {
+			return false
+		}
+	}
+	return true
+}
+
 func alreadyWritten(path string, data []byte) bool {
 	st, err := os.Stat(path)
 	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) {

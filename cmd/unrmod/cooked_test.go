@@ -12,8 +12,9 @@ import (
 // TestCookedAssetRefused gives real cooked assets (a UE 4.27 and a UE 5.6
 // .uasset, each with its .uexp) to every command that reads a package
 // file but does not take cooked assets yet (info, dump, props, rewrite,
-// verify, diff and export-data do): each recognises the file as a cooked asset and refuses it,
-// saying so, instead of calling it no legacy package. Nothing is written.
+// verify, diff, export-data and apply do): each recognises the file as a cooked
+// asset and refuses it, saying so, instead of calling it no legacy package.
+// Nothing is written.
 func TestCookedAssetRefused(t *testing.T) {
 	for _, rel := range []string{"other/ue4_27_cooked_pairs/TestModUI.uasset", "other/ue5_cooked_pairs/UE5.6_SM_Cube.uasset"} {
 		dir := t.TempDir()
@@ -29,15 +30,12 @@ func TestCookedAssetRefused(t *testing.T) {
 		}
 		asset := filepath.Join(dir, name)
 		out := filepath.Join(dir, "out")
-		patch := filepath.Join(dir, "p.yaml")
-		os.WriteFile(patch, []byte("unrmod: 1\ntargets:\n  - file: "+name+"\n    output: out/"+name+"\n    ops:\n      - package-flags: {set: [ServerSideOnly]}\n"), 0o644)
 		for _, c := range []struct {
 			args []string
 			by   string
 		}{
 			{[]string{"export-texture", asset, "-o", out}, "unrmod export-texture"},
 			{[]string{"export-sound", asset, "x", "-o", out}, "unrmod export-sound"},
-			{[]string{"apply", patch}, "a patch"},
 		} {
 			t.Run(name+"/"+c.args[0], func(t *testing.T) {
 				stdout, stderr, code := runCLI(t, c.args...)

@@ -1,0 +1,271 @@
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/uasset/assetprops"
+	"github.com/unrmod/unrmod/ufile"
+)
+
+// The operations on a cooked asset (uasset.Package: a .uasset or .umap
+// with its .uexp), one apply method per operation. They change the model
+// in memory; uasset's encoder recomputes every count, offset and size.
+
+// cookedContext is the state of one cooked asset while operations apply.
+type cookedContext struct {
+	p   *uasset.Package
+	r   *assetprops.Resolver
+	dir string
+}
+
+// cookedOp is an operation on a cooked asset.
+type cookedOp interface {
+	applyCooked(c *cookedContext) ([]Change, error)
+}
+
+// companionFile is a file that goes with a cooked asset's header: its
+// .uexp (rewritten) or a bulk data file (copied beside the output).
+type companionFile struct {
+	in, out, backup string
+}
+
+// cookedCompanions lists the companion files of the cooked asset in (those
+// that exist) with their outputs beside out, when in has a .uexp beside
+// it (a zen package extracted as .uasset has none); nil otherwise.
+func cookedCompanions(in, out string, inPlace bool) []companionFile {
+	a, b := uasset.CompanionNames(in), uasset.CompanionNames(out)
+	if st, err := os.Stat(a.Uexp); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	list := []companionFile{{in: a.Uexp, out: b.Uexp}}
+	if inPlace {
+		list[0].backup = a.Uexp + ".bak"
+	}
+	for _, pair := range [][2]string{{a.Ubulk, b.Ubulk}, {a.Uptnl, b.Uptnl}, {a.MUbulk, b.MUbulk}} {
+		if st, err := os.Stat(pair[0]); err == nil && st.Mode().IsRegular() {
+			list = append(list, companionFile{in: pair[0], out: pair[1]})
+		}
+	}
+	return list
+}
+
+// extraOutput is a file besides a target's output that the target writes:
+// a cooked asset's .uexp and its copied bulk data files.
+type extraOutput struct {
+	path, backup string
+	data, orig   []byte
+}
+
+// ApplyCooked applies ops to the cooked asset p in memory, in order, and
+// returns what changed. pkg is the asset's package name ("" takes the
+// summary's), which object paths start with; dir resolves relative data
+// files. An operation cooked assets do not support fails with an *Error
+// at the operation; p is then partly changed, so callers that must stay
+// all-or-nothing apply to a copy (Decode again).
+func ApplyCooked(p *uasset.Package, pkg string, ops []Op, dir string) ([]Change, error) {
+	c := &cookedContext{p: p, r: assetprops.NewResolver(p, pkg), dir: dir}
+	var out []Change
+	for _, op := range ops {
+		cop, ok := op.(cookedOp)
+		if !ok {
+			why := cookedUnsupported[op.Kind()]
+			if why == "" {
+				why = "unrmod does not do it on cooked assets yet"
+			}
+			return nil, errorf(op.Position(), "%s is not supported on cooked assets (%s)", op.Kind(), why)
+		}
+		changes, err := cop.applyCooked(c)
+		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			return nil, &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
+		}
+		out = append(out, changes...)
+	}
+	return out, nil
+}
+
+// cookedUnsupported says why an operation does not apply to cooked assets.
+var cookedUnsupported = map[string]string{
+	"replace-texture": "it rebuilds the Texture exports of legacy packages; UE4/UE5 textures keep their pixels in bulk data of platform formats",
+	"replace-sound":   "cooked sounds (SoundWave) keep their audio in bulk data, which unrmod does not write",
+}
+
+// cookedPackageName is the package name object paths of the cooked asset
+// at path start with: the summary's, else the one its path implies
+// (UE4 cooks record none), else its file name.
+func cookedPackageName(p *uasset.Package, path string) string {
+	if n := assetprops.PackageName(p); n != "" {
+		return n
+	}
+	if n := assetprops.PackageNameFromPath(path); n != "" {
+		return n
+	}
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+// resolveCookedExport finds the export spec names: its full path, its
+// path inside the package, its name when unique, or its number.
+func (c *cookedContext) resolveExport(pos Pos, spec string) (int, error) {
+	x, err := c.r.Index(spec)
+	if err != nil {
+		return 0, errorf(pos, "%s: %v", c.p.FileName, err)
+	}
+	if !uasset.PackageIndex(x).IsExport() || uasset.PackageIndex(x).Export() >= len(c.p.Exports) {
+		return 0, errorf(pos, "%s: %q is not an export of this asset (it is %s)", c.p.FileName, spec, c.r.Object(uasset.PackageIndex(x)))
+	}
+	return uasset.PackageIndex(x).Export(), nil
+}
+
+func (op *SetProperty) applyCooked(c *cookedContext) ([]Change, error) {
+	p := c.p
+	i, err := c.resolveExport(op.Pos, op.Object)
+	if err != nil {
+		return nil, err
+	}
+	path := op.Property
+	if op.Index != 0 {
+		path = fmt.Sprintf("%s[%d]", op.Property, op.Index)
+	}
+	ch, err := assetprops.Set(p, i, props.Target{Row: op.Row, Path: path}, props.Input{Text: op.Value, Type: op.Type})
+	if err != nil {
+		pos := op.Pos
+		if errors.Is(err, props.ErrType) || errors.Is(err, props.ErrRange) {
+			pos = op.valuePos
+		}
+		return nil, errorf(pos, "%v", err)
+	}
+	field := "property " + ch.Target
+	if op.Row != "" {
+		field = "row " + ch.Target
+	}
+	out := Change{Op: op.Kind(), Target: "export " + c.r.ExportPath(i), Field: field, Old: ch.Old, New: ch.New, Already: ch.Already,
+		Warning: strings.Join(ch.Warnings, "; ")}
+	if ch.Added {
+		out.Old = "(class default)"
+		if out.Warning == "" {
+			out.Warning = "the property is added; unrmod cannot check that the object's class declares it with this type"
+		}
+	}
+	return []Change{out}, nil
+}
+
+// applyCookedTarget patches one cooked asset (header in, whose bytes are
+// f.Data, with its .uexp) in memory and returns its encoded, checked
+// header, the input header's bytes, and the .uexp and copied bulk files
+// it writes besides.
+func applyCookedTarget(t *Target, dir string, f *ufile.File, tf *targetFiles, opt Options) (*TargetResult, []byte, []byte, error) {
+	in, out := tf.in, tf.out
+	if t.guidPos != nil {
+		return nil, nil, nil, errorf(*t.guidPos, "guid: cooked assets keep no package GUID a patch sets; remove the key")
+	}
+	decode := func() (*uasset.Package, error) {
+		p, err := f.Asset(nil)
+		if err != nil {
+			return nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
+		}
+		return p, nil
+	}
+	p, err := decode()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	old, err := decode() // the original, to compare with
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pkg := cookedPackageName(p, in)
+	tr := &TargetResult{Input: in, Output: out, Kind: "cooked", Layout: t.Layout.String(), Package: pkg, Backup: tf.backup}
+	tr.Counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
+	changes, err := ApplyCooked(p, pkg, t.Ops, dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tr.Changes = changes
+	for _, ch := range changes {
+		if !ch.Already {
+			tr.Changed = true
+		}
+	}
+	header, uexp, _, err := p.EncodeChecked(out)
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched asset fails verification, nothing was written: " + err.Error(), Err: err}
+	}
+	q, err := uasset.Decode(out, header, uexp, &uasset.Options{Release: p.Release})
+	if err != nil {
+		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched asset does not decode, nothing was written: " + err.Error(), Err: err}
+	}
+	// The input's problems (its structure and its properties) against the
+	// output's: the output may have none the input has not, and keeps
+	// those it has (the encoder writes what it does not change byte for
+	// byte).
+	before := append(old.Problems(), assetprops.Problems(old)...)
+	after := append(q.Problems(), assetprops.Problems(q)...)
+	if fresh := newProblems(before, after); len(fresh) > 0 {
+		return nil, nil, nil, errorf(t.Pos, "the patched asset fails verification, nothing was written: %s", strings.Join(fresh, "; "))
+	}
+	for _, x := range before {
+		tr.InputProblems = append(tr.InputProblems, InputProblem{Problem: x.String(), Kept: !slices.Contains(newProblems(after, before), x.String())})
+	}
+	tr.Counts.NamesAfter, tr.Counts.ImportsAfter, tr.Counts.ExportsAfter = len(q.Names), len(q.Imports), len(q.Exports)
+	r := assetprops.NewResolver(q, pkg)
+	for i := range q.Exports {
+		a, b := &old.Exports[i], &q.Exports[i]
+		if string(a.Data) != string(b.Data) {
+			tr.Data = append(tr.Data, DataChange{Export: r.ExportPath(i), OldOffset: a.SerialOffset, OldSize: int64(len(a.Data)),
+				NewOffset: b.SerialOffset, NewSize: int64(len(b.Data))})
+		}
+		if a.ObjectFlags != b.ObjectFlags || string(a.Data) != string(b.Data) {
+			tr.Counts.ChangedExports++
+		}
+	}
+	tr.Size = int64(len(header) + len(uexp))
+	for _, cf := range tf.companions {
+		if cf.out == cf.in && cf.backup == "" {
+			continue // bulk data stays where it is
+		}
+		orig, err := safefile.ReadRegular(cf.in, ufile.MaxAssetSize, "a companion file of a cooked asset")
+		if err != nil {
+			return nil, nil, nil, errorf(t.Pos, "%v", err)
+		}
+		data := orig
+		if cf.backup != "" || strings.EqualFold(cf.in, f.Uexp) {
+			data = uexp
+		}
+		tr.extra = append(tr.extra, extraOutput{path: cf.out, backup: cf.backup, data: data, orig: orig})
+	}
+	if p.Split && f.Uexp == "" {
+		return nil, nil, nil, errorf(t.Pos, "%s: the asset's export data is in a .uexp, which is missing", in)
+	}
+	return tr, header, f.Data, nil
+}
+
+// cookedSummary is Summary for a cooked asset.
+func (tr *TargetResult) cookedSummary() string {
+	var parts []string
+	c := tr.Counts
+	if c.NamesAfter != c.NamesBefore {
+		parts = append(parts, fmt.Sprintf("names %d → %d", c.NamesBefore, c.NamesAfter))
+	}
+	if c.ChangedExports > 0 {
+		parts = append(parts, fmt.Sprintf("%d export(s) changed", c.ChangedExports))
+	}
+	parts = append(parts, fmt.Sprintf("%d bytes with its .uexp", tr.Size))
+	if n := len(tr.extra) - 1; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s copied", count(n, "bulk data file")))
+	}
+	return fmt.Sprintf("%s → %s: cooked asset %s: %s", tr.Input, tr.Output, tr.Package, strings.Join(parts, ", "))
+}

@@ -1,0 +1,197 @@
+package patch_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/uasset/assetprops"
+)
+
+// Cooked assets of the corpus, extracted from their paks.
+const (
+	ue58TaggedPak = "pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak"
+	groundedPak   = "other/grounded/500-CreativeUnlock_P.pak"
+
+	ue58Table    = "CUE4ParseFixtures/Content/Fixtures/DataTables/DT_AllProperties.uasset"
+	ue58Data     = "CUE4ParseFixtures/Content/Fixtures/Properties/DA_AllProperties.uasset"
+	groundedTool = "Maine/Content/Blueprints/Items/CraftingTables/Table_Crafting_Tools.uasset"
+)
+
+// extractPak extracts the corpus pak rel into a temporary folder (as
+// unrmod extract does: under its mount point) and returns the folder.
+func extractPak(t *testing.T, rel string) string {
+	t.Helper()
+	r, err := pak.Open(corpus.Path(t, rel), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dir := t.TempDir()
+	if _, err := r.Extract(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// readCooked decodes the cooked asset at path with its .uexp.
+func readCooked(t *testing.T, path string) *uasset.Package {
+	t.Helper()
+	h, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := os.ReadFile(uasset.CompanionNames(path).Uexp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := uasset.Decode(path, h, x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// cookedProblems is what verify finds in p: its structure and properties.
+func cookedProblems(p *uasset.Package) []string {
+	var out []string
+	for _, x := range append(p.Problems(), assetprops.Problems(p)...) {
+		out = append(out, x.String())
+	}
+	return out
+}
+
+// cookedCase is a patch of one extracted corpus asset.
+type cookedCase struct {
+	name  string
+	pak   string
+	asset string // the header file's path in the pak
+	ops   string // the target's ops, as YAML lines
+	// want are texts the changed export's properties show afterwards
+	// (report.NewCookedProperties), changed the exports whose data
+	// changes.
+	want    []string
+	changed []int
+}
+
+// applyCooked applies c's ops to its asset, extracted, and returns the
+// result, the input's path and the output's.
+func applyCooked(t *testing.T, c cookedCase) (*patch.Result, string, string, error) {
+	t.Helper()
+	dir := extractPak(t, c.pak)
+	in := filepath.Join(dir, filepath.FromSlash(c.asset))
+	out := filepath.Join(t.TempDir(), filepath.Base(in))
+	text := "unrmod: 1\ntargets:\n  - file: " + in + "\n    output: " + out + "\n    ops:\n" + c.ops
+	res, err := patch.Apply(parsePatch(t, filepath.Join(dir, "p.yaml"), text), patch.Options{})
+	return res, in, out, err
+}
+
+// checkCookedOutput checks an output against its input: it verifies as
+// cleanly as the input, only the exports in changed have other data, the
+// properties show want, and the patch applied to the output is already in
+// effect.
+func checkCookedOutput(t *testing.T, c cookedCase, in, out string) {
+	t.Helper()
+	a, b := readCooked(t, in), readCooked(t, out)
+	if got, had := cookedProblems(b), cookedProblems(a); strings.Join(got, "\n") != strings.Join(had, "\n") {
+		t.Errorf("output problems:\n%s\ninput's:\n%s", strings.Join(got, "\n"), strings.Join(had, "\n"))
+	}
+	if len(a.Exports) != len(b.Exports) {
+		t.Fatalf("%d exports, want %d", len(b.Exports), len(a.Exports))
+	}
+	var changed []int
+	for i := range a.Exports {
+		if !bytes.Equal(a.Exports[i].Data, b.Exports[i].Data) {
+			changed = append(changed, i)
+		}
+	}
+	if !equalInts(changed, c.changed) {
+		t.Errorf("exports with other data: %v, want %v", changed, c.changed)
+	}
+	pr, err := report.NewCookedProperties(out, b, "", c.changed, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, e := range pr.Exports {
+		text.WriteString(e.Text)
+	}
+	for _, w := range c.want {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("the properties do not show %q:\n%s", w, text.String())
+		}
+	}
+	// Once more, on the output: every operation is already in effect.
+	again := filepath.Join(t.TempDir(), filepath.Base(out))
+	text2 := "unrmod: 1\ntargets:\n  - file: " + out + "\n    output: " + again + "\n    ops:\n" + c.ops
+	res, err := patch.Apply(parsePatch(t, filepath.Join(t.TempDir(), "p.yaml"), text2), patch.Options{})
+	if err != nil {
+		t.Fatalf("again: %v", err)
+	}
+	tr := res.Targets[0]
+	if tr.Changed || !strings.Contains(tr.Summary(), "already in effect") {
+		t.Errorf("again: %s", tr.Summary())
+	}
+	for _, ch := range tr.Changes {
+		if !ch.Already {
+			t.Errorf("again: %s is not already in effect", ch)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCookedSetProperty sets properties of real cooked assets (a UE 5.8
+// DataTable and data asset, a UE 4.27 Grounded DataTable): rows, struct
+// members, array elements, values that resize the export. The output
+// shows each value, keeps every other export byte for byte, verifies, and
+// the patch applied to it again changes nothing.
+func TestCookedSetProperty(t *testing.T) {
+	for _, c := range []cookedCase{
+		{name: "ue58 table row", pak: ue58TaggedPak, asset: ue58Table, changed: []int{0},
+			ops: `      - set-property: {object: DT_AllProperties, row: Alpha, property: Message, value: "A longer message than before"}
+      - set-property: {object: DT_AllProperties, row: Beta, property: "Nested.Samples[1]", value: "7.5"}
+      - set-property: {object: DT_AllProperties, row: Alpha, property: Nested.Position.X, value: "9"}
+      - set-property: {object: DT_AllProperties, row: Beta, property: "Values[3]", value: "-5"}
+`,
+			want: []string{`"A longer message than before"`, "[1] = 7.5", "(X=9,Y=-2.5,Z=3.75)", "[3] = -5"}},
+		{name: "ue58 data asset", pak: ue58TaggedPak, asset: ue58Data, changed: []int{1},
+			ops: `      - set-property: {object: /Game/Fixtures/Properties/DA_AllProperties.DA_AllProperties, property: Integer, value: "42"}
+      - set-property: {object: DA_AllProperties, property: String, value: "short"}
+`,
+			want: []string{"Integer (IntProperty) = 42", `String (StrProperty) = "short"`}},
+		{name: "grounded 4.27 table row", pak: groundedPak, asset: groundedTool, changed: []int{0},
+			ops: `      - set-property: {object: Table_Crafting_Tools, row: Axe, property: "Requirements[0].ItemCount", value: "1"}
+      - set-property: {object: Table_Crafting_Tools, row: Axe, property: CraftedItemCount, value: "2"}
+`,
+			want: []string{"ItemCount (IntProperty) = 1", "CraftedItemCount (IntProperty) = 2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, in, out, err := applyCooked(t, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr := res.Targets[0]; tr.Kind != "cooked" || !tr.Changed {
+				t.Fatalf("%s", tr.Summary())
+			}
+			checkCookedOutput(t, c, in, out)
+		})
+	}
+}
