@@ -269,3 +269,128 @@ func (tr *TargetResult) cookedSummary() string {
 	}
 	return fmt.Sprintf("%s → %s: cooked asset %s: %s", tr.Input, tr.Output, tr.Package, strings.Join(parts, ", "))
 }
+
+// findName returns the index of name s in p: the exact text first, then a
+// case-insensitive match (the engine's names compare without case), or -1.
+func (c *cookedContext) findName(s string) int {
+	fold := -1
+	for i, n := range c.p.Names {
+		if n.Value == s {
+			return i
+		}
+		if fold < 0 && strings.EqualFold(n.Value, s) {
+			fold = i
+		}
+	}
+	return fold
+}
+
+func (op *AddName) applyCooked(c *cookedContext) ([]Change, error) {
+	if err := checkZenName(op.namePos, op.Name); err != nil {
+		return nil, err
+	}
+	p := c.p
+	if i := c.findName(op.Name); i >= 0 {
+		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", i), New: p.Names[i].Value, Already: true}}, nil
+	}
+	i, err := assetprops.AddName(p, op.Name)
+	if err != nil {
+		return nil, errorf(op.Pos, "%v", err)
+	}
+	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", i), New: op.Name}}, nil
+}
+
+// Object flags a rename or object-flags change checks.
+const (
+	rfPublic             = 0x1
+	rfClassDefaultObject = 0x10
+)
+
+func (op *Rename) applyCooked(c *cookedContext) ([]Change, error) {
+	if err := checkZenName(op.toPos, op.To); err != nil {
+		return nil, err
+	}
+	p := c.p
+	idx := c.findName(op.From)
+	if idx < 0 {
+		if to := c.findName(op.To); to >= 0 {
+			return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", to), New: p.Names[to].Value, Already: true}}, nil
+		}
+		return nil, errorf(op.Pos, "%s has no name %q", p.FileName, op.From)
+	}
+	old := p.Names[idx].Value
+	if other := c.findName(op.To); other >= 0 && other != idx {
+		return nil, errorf(op.Pos, "cannot rename %q to %q: the asset already has the name %q (index %d), and the engine would merge the two",
+			op.From, op.To, p.Names[other].Value, other)
+	}
+	if strings.EqualFold(old, "None") {
+		return nil, errorf(op.Pos, "cannot rename None: it ends every property list and stands for no name")
+	}
+	if old == op.To {
+		return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), New: old, Already: true}}, nil
+	}
+	if why := c.identityUse(idx); why != "" {
+		return nil, errorf(op.Pos, "cannot rename %q: %s", old, why)
+	}
+	uses := c.tagUses(int32(idx))
+	if uses.asType != "" {
+		return nil, errorf(op.Pos, "cannot rename %q: it is a type in the property tags of %s (a property, struct or enum type); the engine would no longer match those tags to their properties and would skip their values",
+			old, uses.asType)
+	}
+	var warn []string
+	for i, e := range p.Exports {
+		if int(e.ObjectName.Index) == idx {
+			warn = append(warn, fmt.Sprintf("it names the export %s, whose path changes", c.r.ExportPath(i)))
+			break
+		}
+	}
+	for i, im := range p.Imports {
+		if int(im.ObjectName.Index) == idx || int(im.ClassPackage.Index) == idx || int(im.ClassName.Index) == idx || int(im.PackageName.Index) == idx {
+			warn = append(warn, fmt.Sprintf("the import %s uses it: it then refers to another object, which must exist for the asset to load", c.r.Object(uasset.PackageIndex(-i-1))))
+			break
+		}
+	}
+	if uses.asProperty != "" {
+		warn = append(warn, fmt.Sprintf("it names properties (in %s): the engine looks them up by the new name, and a class without it skips their values", uses.asProperty))
+	}
+	p.Names[idx] = uasset.NewName(op.To)
+	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: strings.Join(warn, "; ")}}, nil
+}
+
+// identityUse says why renaming name idx would change an identity other
+// packages find the asset or its objects by, or "".
+func (c *cookedContext) identityUse(idx int) string {
+	p := c.p
+	if n := p.Names[idx].Value; strings.EqualFold(n, cookedPackageName(p, p.FileName)) {
+		return "it is the package's name, which other packages and the pak find the asset by (a renamed package is a new file)"
+	}
+	for i, e := range p.Exports {
+		if int(e.ObjectName.Index) == idx && e.ObjectFlags&rfPublic != 0 {
+			return fmt.Sprintf("it names the public export %s, which other packages import by its path; the renamed object would no longer be found", c.r.ExportPath(i))
+		}
+	}
+	return ""
+}
+
+// tagUses finds the uses of name idx in the property tags of every export
+// whose data reads as properties.
+func (c *cookedContext) tagUses(idx int32) tagUses {
+	var u tagUses
+	for i := range c.p.Exports {
+		e, err := assetprops.DecodeExport(c.p, i)
+		if errors.Is(err, props.ErrUnversioned) {
+			return u // no tags in the package
+		}
+		if err != nil {
+			continue
+		}
+		where := c.r.ExportPath(i)
+		u.list(e.Properties, idx, where)
+		if e.Table != nil {
+			for k := range e.Table.Rows {
+				u.list(e.Table.Rows[k].Properties, idx, where+" row "+e.Table.Rows[k].Name.Text)
+			}
+		}
+	}
+	return u
+}

@@ -115,7 +115,13 @@ func checkCookedOutput(t *testing.T, c cookedCase, in, out string) {
 	if !equalInts(changed, c.changed) {
 		t.Errorf("exports with other data: %v, want %v", changed, c.changed)
 	}
-	pr, err := report.NewCookedProperties(out, b, "", c.changed, false, "")
+	list := c.changed
+	if len(list) == 0 {
+		for i := range b.Exports {
+			list = append(list, i)
+		}
+	}
+	pr, err := report.NewCookedProperties(out, b, "", list, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +198,61 @@ func TestCookedSetProperty(t *testing.T) {
 				t.Fatalf("%s", tr.Summary())
 			}
 			checkCookedOutput(t, c, in, out)
+		})
+	}
+}
+
+// TestCookedNames adds and renames names of real cooked assets: a renamed
+// row name shows as the row's new name, an added name is in the name map,
+// and renames the engine would not follow are refused with the reason.
+func TestCookedNames(t *testing.T) {
+	for _, c := range []struct {
+		cookedCase
+		names   []string // names the output has
+		refused string   // the error, for a refused change
+	}{
+		{cookedCase: cookedCase{name: "add-name ue58", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - add-name: {name: Fixture_Added_Name}\n"}, names: []string{"Fixture_Added_Name"}},
+		{cookedCase: cookedCase{name: "add-name grounded", pak: groundedPak, asset: groundedTool,
+			ops: "      - add-name: {name: Added_For_Mod}\n"}, names: []string{"Added_For_Mod"}},
+		{cookedCase: cookedCase{name: "rename row", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - rename: {from: Alpha, to: Gamma}\n", want: []string{"Row Gamma"}}, names: []string{"Gamma"}},
+		{cookedCase: cookedCase{name: "rename row grounded", pak: groundedPak, asset: groundedTool,
+			ops: "      - rename: {from: Axe, to: Axe_Modded}\n", want: []string{"Row Axe_Modded"}}, names: []string{"Axe_Modded"}},
+		{cookedCase: cookedCase{name: "property type", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - rename: {from: IntProperty, to: FloatProperty2}\n"}, refused: "is a type in the property tags"},
+		{cookedCase: cookedCase{name: "none", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - rename: {from: None, to: Nothing}\n"}, refused: "cannot rename None"},
+		{cookedCase: cookedCase{name: "public export", pak: groundedPak, asset: groundedTool,
+			ops: "      - rename: {from: Table_Crafting_Tools, to: Table_Other}\n"}, refused: "public export"},
+		{cookedCase: cookedCase{name: "merge", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - rename: {from: Alpha, to: Beta}\n"}, refused: "would merge the two"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, in, out, err := applyCooked(t, c.cookedCase)
+			if c.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), c.refused) {
+					t.Fatalf("got %v, want an error saying %q", err, c.refused)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("%s was written", out)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := readCooked(t, out)
+			for _, want := range c.names {
+				found := false
+				for _, n := range q.Names {
+					found = found || n.Value == want
+				}
+				if !found {
+					t.Errorf("the output has no name %q", want)
+				}
+			}
+			checkCookedOutput(t, c.cookedCase, in, out)
 		})
 	}
 }
