@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/uasset"
@@ -22,6 +23,7 @@ import (
 type cookedContext struct {
 	p   *uasset.Package
 	r   *assetprops.Resolver
+	pkg string // the package name object paths start with
 	dir string
 }
 
@@ -70,7 +72,7 @@ type extraOutput struct {
 // at the operation; p is then partly changed, so callers that must stay
 // all-or-nothing apply to a copy (Decode again).
 func ApplyCooked(p *uasset.Package, pkg string, ops []Op, dir string) ([]Change, error) {
-	c := &cookedContext{p: p, r: assetprops.NewResolver(p, pkg), dir: dir}
+	c := &cookedContext{p: p, r: assetprops.NewResolver(p, pkg), pkg: pkg, dir: dir}
 	var out []Change
 	for _, op := range ops {
 		cop, ok := op.(cookedOp)
@@ -393,4 +395,50 @@ func (c *cookedContext) tagUses(idx int32) tagUses {
 		}
 	}
 	return u
+}
+
+func (op *PackageFlags) applyCooked(c *cookedContext) ([]Change, error) {
+	fp := packageFlagParsers[1] // a cooked asset's flags are EPackageFlags, as a zen package's
+	set, clear, err := op.Flags.resolve("cooked", fp.parse)
+	if err != nil {
+		return nil, err
+	}
+	s := &c.p.Summary
+	old := zen.PackageFlags(s.PackageFlags)
+	next := (old | zen.PackageFlags(set)) &^ zen.PackageFlags(clear)
+	switch changed := old ^ next; {
+	case changed&zen.FlagUnversionedProperties != 0:
+		return nil, errorf(op.Pos, "UnversionedProperties says how every export's data is written (with or without property tags); it follows the data and cannot be changed on its own")
+	case changed&zen.FlagFilterEditorOnly != 0:
+		return nil, errorf(op.Pos, "FilterEditorOnly says which fields the summary and export map hold (a cooked asset has no editor-only ones); it follows the file's layout and cannot be changed on its own")
+	}
+	s.PackageFlags = uint32(next)
+	ch := Change{Op: op.Kind(), Target: "package " + c.pkg, Field: "flags", Old: old.String(), New: next.String(), Already: old == next}
+	if (old^next)&0x200 != 0 {
+		ch.Warning = "Cooked describes how the package was cooked; the engine may refuse or misread a package whose flags disagree with its data"
+	}
+	return []Change{ch}, nil
+}
+
+func (op *ObjectFlags) applyCooked(c *cookedContext) ([]Change, error) {
+	fp := objectFlagParsers[1] // EObjectFlags, as a zen package's
+	set, clear, err := op.Flags.resolve("cooked", fp.parse)
+	if err != nil {
+		return nil, err
+	}
+	i, err := c.resolveExport(op.Pos, op.Object)
+	if err != nil {
+		return nil, err
+	}
+	e := &c.p.Exports[i]
+	old := zen.ObjectFlags(e.ObjectFlags)
+	next := (old | zen.ObjectFlags(set)) &^ zen.ObjectFlags(clear)
+	switch changed := old ^ next; {
+	case changed&rfPublic != 0:
+		return nil, errorf(op.Pos, "%s: Public says whether other packages may import the object (by its path); the packages cooked with this one were checked against it, so it cannot be set or cleared on its own", c.r.ExportPath(i))
+	case changed&rfClassDefaultObject != 0:
+		return nil, errorf(op.Pos, "%s: ClassDefaultObject decides how the object's data is read; it cannot be set or cleared on its own", c.r.ExportPath(i))
+	}
+	e.ObjectFlags = uint32(next)
+	return []Change{{Op: op.Kind(), Target: "export " + c.r.ExportPath(i), Field: "flags", Old: old.String(), New: next.String(), Already: old == next}}, nil
 }

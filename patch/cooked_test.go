@@ -22,6 +22,7 @@ const (
 
 	ue58Table    = "CUE4ParseFixtures/Content/Fixtures/DataTables/DT_AllProperties.uasset"
 	ue58Data     = "CUE4ParseFixtures/Content/Fixtures/Properties/DA_AllProperties.uasset"
+	ue58Texture  = "CUE4ParseFixtures/Content/Fixtures/Textures/T_Streaming.uasset"
 	groundedTool = "Maine/Content/Blueprints/Items/CraftingTables/Table_Crafting_Tools.uasset"
 )
 
@@ -87,7 +88,9 @@ func applyCooked(t *testing.T, c cookedCase) (*patch.Result, string, string, err
 	t.Helper()
 	dir := extractPak(t, c.pak)
 	in := filepath.Join(dir, filepath.FromSlash(c.asset))
-	out := filepath.Join(t.TempDir(), filepath.Base(in))
+	// The output keeps the asset's path under its Content folder, which
+	// a UE4 cook's package name is known by.
+	out := filepath.Join(t.TempDir(), filepath.FromSlash(c.asset))
 	text := "unrmod: 1\ntargets:\n  - file: " + in + "\n    output: " + out + "\n    ops:\n" + c.ops
 	res, err := patch.Apply(parsePatch(t, filepath.Join(dir, "p.yaml"), text), patch.Options{})
 	return res, in, out, err
@@ -135,7 +138,7 @@ func checkCookedOutput(t *testing.T, c cookedCase, in, out string) {
 		}
 	}
 	// Once more, on the output: every operation is already in effect.
-	again := filepath.Join(t.TempDir(), filepath.Base(out))
+	again := filepath.Join(t.TempDir(), filepath.FromSlash(c.asset))
 	text2 := "unrmod: 1\ntargets:\n  - file: " + out + "\n    output: " + again + "\n    ops:\n" + c.ops
 	res, err := patch.Apply(parsePatch(t, filepath.Join(t.TempDir(), "p.yaml"), text2), patch.Options{})
 	if err != nil {
@@ -254,5 +257,90 @@ func TestCookedNames(t *testing.T) {
 			}
 			checkCookedOutput(t, c.cookedCase, in, out)
 		})
+	}
+}
+
+// TestCookedFlags changes the package and object flags of real cooked
+// assets: the output has the new flags and otherwise the same bytes, and
+// flags that decide how the file or its data is read are refused.
+func TestCookedFlags(t *testing.T) {
+	for _, c := range []struct {
+		cookedCase
+		pkgFlags, objFlags uint32 // the output's package flags and export 0's object flags must have these set
+		refused            string
+	}{
+		{cookedCase: cookedCase{name: "package ue58", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - package-flags: {set: [ServerSideOnly]}\n"}, pkgFlags: 0x4},
+		{cookedCase: cookedCase{name: "package grounded", pak: groundedPak, asset: groundedTool,
+			ops: "      - package-flags: {set: [ServerSideOnly, 0x8000]}\n"}, pkgFlags: 0x8004},
+		{cookedCase: cookedCase{name: "object ue58", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - object-flags: {object: DT_AllProperties, set: [Transactional]}\n"}, objFlags: 0x8},
+		{cookedCase: cookedCase{name: "object grounded", pak: groundedPak, asset: groundedTool,
+			ops: "      - object-flags: {object: /Game/Blueprints/Items/CraftingTables/Table_Crafting_Tools.Table_Crafting_Tools, set: [Transactional]}\n"}, objFlags: 0x8},
+		{cookedCase: cookedCase{name: "unversioned", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - package-flags: {set: [UnversionedProperties]}\n"}, refused: "UnversionedProperties says how"},
+		{cookedCase: cookedCase{name: "filter editor only", pak: groundedPak, asset: groundedTool,
+			ops: "      - package-flags: {clear: [FilterEditorOnly]}\n"}, refused: "FilterEditorOnly says which fields"},
+		{cookedCase: cookedCase{name: "public", pak: ue58TaggedPak, asset: ue58Table,
+			ops: "      - object-flags: {object: DT_AllProperties, clear: [Public]}\n"}, refused: "Public says whether"},
+		{cookedCase: cookedCase{name: "class default object", pak: groundedPak, asset: groundedTool,
+			ops: "      - object-flags: {object: Table_Crafting_Tools, set: [ClassDefaultObject]}\n"}, refused: "ClassDefaultObject decides"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, in, out, err := applyCooked(t, c.cookedCase)
+			if c.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), c.refused) {
+					t.Fatalf("got %v, want an error saying %q", err, c.refused)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("%s was written", out)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, q := readCooked(t, in), readCooked(t, out)
+			if got := q.Summary.PackageFlags; got != a.Summary.PackageFlags|c.pkgFlags {
+				t.Errorf("package flags %#x, want %#x", got, a.Summary.PackageFlags|c.pkgFlags)
+			}
+			if got := q.Exports[0].ObjectFlags; got != a.Exports[0].ObjectFlags|c.objFlags {
+				t.Errorf("object flags %#x, want %#x", got, a.Exports[0].ObjectFlags|c.objFlags)
+			}
+			checkCookedOutput(t, c.cookedCase, in, out)
+		})
+	}
+}
+
+// TestCookedCompanionsCopied patches a texture whose mips are in a
+// .ubulk: the output has its .uexp and a copy of the .ubulk beside it,
+// and a dry run writes nothing.
+func TestCookedCompanionsCopied(t *testing.T) {
+	c := cookedCase{pak: ue58TaggedPak, asset: ue58Texture,
+		ops: "      - package-flags: {set: [ServerSideOnly]}\n"}
+	dir := extractPak(t, c.pak)
+	in := filepath.Join(dir, filepath.FromSlash(c.asset))
+	outDir := t.TempDir()
+	out := filepath.Join(outDir, filepath.Base(in))
+	text := "unrmod: 1\ntargets:\n  - file: " + in + "\n    output: " + out + "\n    ops:\n" + c.ops
+	for _, dry := range []bool{true, false} {
+		if _, err := patch.Apply(parsePatch(t, filepath.Join(dir, "p.yaml"), text), patch.Options{DryRun: dry}); err != nil {
+			t.Fatal(err)
+		}
+		names, _ := filepath.Glob(filepath.Join(outDir, "*"))
+		if dry && len(names) != 0 {
+			t.Fatalf("a dry run wrote %v", names)
+		}
+	}
+	want, err := os.ReadFile(uasset.CompanionNames(in).Ubulk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(uasset.CompanionNames(out).Ubulk)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the .ubulk beside the output: %v (%d bytes, want %d)", err, len(got), len(want))
+	}
+	if p := readCooked(t, out); p.Summary.PackageFlags&0x4 == 0 {
+		t.Errorf("package flags %#x: ServerSideOnly not set", p.Summary.PackageFlags)
 	}
 }
