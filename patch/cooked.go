@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -441,4 +442,87 @@ func (op *ObjectFlags) applyCooked(c *cookedContext) ([]Change, error) {
 	}
 	e.ObjectFlags = uint32(next)
 	return []Change{{Op: op.Kind(), Target: "export " + c.r.ExportPath(i), Field: "flags", Old: old.String(), New: next.String(), Already: old == next}}, nil
+}
+
+func (op *ReplaceExport) applyCooked(c *cookedContext) ([]Change, error) {
+	p := c.p
+	i, err := c.resolveExport(op.Pos, op.Object)
+	if err != nil {
+		return nil, err
+	}
+	e := &p.Exports[i]
+	target := "export " + c.r.ExportPath(i)
+	var data []byte
+	var note string
+	switch {
+	case op.data != nil:
+		data = op.data.bytes
+		if op.data.file != "" {
+			path := localPath(c.dir, op.data.file)
+			if data, err = safefile.ReadRegular(path, ufile.MaxAssetSize, "the data of an export of a cooked asset"); err != nil {
+				return nil, errorf(op.data.pos, "data file: %v", err)
+			}
+		}
+		note = "given data"
+	case op.from.file != "":
+		return nil, errorf(op.from.pos, "from: another package is not supported on cooked assets: its names and object references are indices into that package's maps; copy an export of this asset, or give data:")
+	default:
+		j, err := c.resolveExport(op.from.pos, op.from.object)
+		if err != nil {
+			return nil, err
+		}
+		if e.ClassIndex != p.Exports[j].ClassIndex {
+			return nil, errorf(op.from.pos, "%s (class %s) and %s (class %s) differ in class: an export's data must be of its own class",
+				c.r.ExportPath(j), c.r.ClassName(j), c.r.ExportPath(i), c.r.ClassName(i))
+		}
+		data = bytes.Clone(p.Exports[j].Data)
+		note = "copied from " + c.r.ExportPath(j)
+	}
+	if bytes.Equal(data, e.Data) {
+		return []Change{{Op: op.Kind(), Target: target, Field: "data", New: fmt.Sprintf("%d bytes, %s", len(data), note), Already: true}}, nil
+	}
+	if len(data) != len(e.Data) {
+		for k, d := range p.DataResources {
+			if d.LegacyBulkDataFlags&(0x1|bulkSeparateFile) == 0 && d.OuterIndex.IsExport() {
+				return nil, errorf(op.Pos, "%s: the new data has %d bytes, not %d, and data resource %d is a bulk data payload inline in the export data, whose recorded offset unrmod does not move; data of the same size is possible",
+					c.r.ExportPath(i), len(data), len(e.Data), k)
+			}
+		}
+	}
+	warning, l, err := checkCookedData(p, i, data)
+	if err != nil {
+		hint := ""
+		if op.data != nil {
+			hint = " (given data must be a whole export of this object, as 'unrmod export-data' writes it)"
+		}
+		return nil, errorf(op.Pos, "%s: the new data does not fit this export: %v%s", c.r.ExportPath(i), err, hint)
+	}
+	if l != nil && (e.ScriptSerializationStartOffset != 0 || e.ScriptSerializationEndOffset != 0) {
+		// UE5 1010+ records where the tagged properties are.
+		e.ScriptSerializationStartOffset, e.ScriptSerializationEndOffset = int64(l.Start), int64(l.End)
+	}
+	oldSize := len(e.Data)
+	e.Data = data
+	return []Change{{Op: op.Kind(), Target: target, Field: "data", Old: fmt.Sprintf("%d bytes", oldSize),
+		New: fmt.Sprintf("%d bytes, %s", len(data), note), Warning: warning}}, nil
+}
+
+// checkCookedData checks new data for export i as checkZenData does, and
+// returns its property list when it has one.
+func checkCookedData(p *uasset.Package, i int, data []byte) (warning string, l *props.List, err error) {
+	ctx, err := assetprops.ContextFor(p, i)
+	if err != nil {
+		return "unrmod cannot check this export's data (the asset has no property tags): the engine must be able to read it as the object's class serializes it", nil, nil
+	}
+	ctx.AddName = nil
+	if _, err := props.Decode(p.Exports[i].Data, ctx); err != nil {
+		return "unrmod cannot read this export's present data as a property list, so it cannot check the new data against it", nil, nil
+	}
+	if l, err = props.Decode(data, ctx); err != nil {
+		return "", nil, fmt.Errorf("it is not a property list of this asset: %w", err)
+	}
+	if err := checkReferences(l, ctx); err != nil {
+		return "", nil, err
+	}
+	return "", l, nil
 }
