@@ -419,3 +419,45 @@ func TestCookedReplaceExport(t *testing.T) {
 		})
 	}
 }
+
+// TestCookedInPlace patches a cooked asset over itself: the .uasset and
+// the .uexp are both kept as .bak with their original bytes, the .ubulk
+// stays as it was, and a second run leaves everything as it is.
+func TestCookedInPlace(t *testing.T) {
+	dir := extractPak(t, ue58TaggedPak)
+	in := filepath.Join(dir, filepath.FromSlash(ue58Texture))
+	names := uasset.CompanionNames(in)
+	orig := map[string][]byte{}
+	for _, f := range []string{in, names.Uexp, names.Ubulk} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig[f] = b
+	}
+	text := "unrmod: 1\ntargets:\n  - file: " + in + "\n    ops:\n      - package-flags: {set: [ServerSideOnly]}\n"
+	for run := 0; run < 2; run++ {
+		res, err := patch.Apply(parsePatch(t, filepath.Join(dir, "p.yaml"), text), patch.Options{InPlace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr := res.Targets[0]; tr.Changed != (run == 0) {
+			t.Fatalf("run %d: %s", run, tr.Summary())
+		}
+		for _, f := range []string{in, names.Uexp} {
+			if b, err := os.ReadFile(f + ".bak"); err != nil || !bytes.Equal(b, orig[f]) {
+				t.Errorf("run %d: %s.bak: %v, or other bytes than the original", run, f, err)
+			}
+		}
+		if b, err := os.ReadFile(names.Ubulk); err != nil || !bytes.Equal(b, orig[names.Ubulk]) {
+			t.Errorf("run %d: the .ubulk changed (%v)", run, err)
+		}
+		q := readCooked(t, in)
+		if q.Summary.PackageFlags&0x4 == 0 {
+			t.Errorf("run %d: package flags %#x", run, q.Summary.PackageFlags)
+		}
+		if pr := cookedProblems(q); len(pr) > 0 {
+			t.Errorf("run %d: %v", run, pr)
+		}
+	}
+}
