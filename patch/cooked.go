@@ -14,6 +14,7 @@ import (
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/writer"
 )
 
 // The operations on a cooked asset (uasset.Package: a .uasset or .umap
@@ -174,6 +175,9 @@ func applyCookedTarget(t *Target, dir string, f *ufile.File, tf *targetFiles, op
 	in, out := tf.in, tf.out
 	if t.guidPos != nil {
 		return nil, nil, nil, errorf(*t.guidPos, "guid: cooked assets keep no package GUID a patch sets; remove the key")
+	}
+	if t.Layout == writer.Compact {
+		return nil, nil, nil, errorf(t.Pos, "layout: compact: a cooked asset is always written in the layout the engine saves, its offsets recomputed by the encoder; remove the key")
 	}
 	decode := func() (*uasset.Package, error) {
 		p, err := f.Asset(nil)

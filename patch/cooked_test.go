@@ -76,6 +76,7 @@ type cookedCase struct {
 	pak   string
 	asset string // the header file's path in the pak
 	ops   string // the target's ops, as YAML lines
+	extra string // more keys of the target (e.g. "    layout: compact\n")
 	// want are texts the changed export's properties show afterwards
 	// (report.NewCookedProperties), changed the exports whose data
 	// changes.
@@ -92,7 +93,7 @@ func applyCooked(t *testing.T, c cookedCase) (*patch.Result, string, string, err
 	// The output keeps the asset's path under its Content folder, which
 	// a UE4 cook's package name is known by.
 	out := filepath.Join(t.TempDir(), filepath.FromSlash(c.asset))
-	text := "unrmod: 1\ntargets:\n  - file: " + in + "\n    output: " + out + "\n    ops:\n" + c.ops
+	text := "unrmod: 1\ntargets:\n  - file: " + in + "\n    output: " + out + "\n" + c.extra + "    ops:\n" + c.ops
 	res, err := patch.Apply(parsePatch(t, filepath.Join(dir, "p.yaml"), text), patch.Options{})
 	return res, in, out, err
 }
@@ -284,6 +285,8 @@ func TestCookedFlags(t *testing.T) {
 			ops: "      - package-flags: {clear: [FilterEditorOnly]}\n"}, refused: "FilterEditorOnly says which fields"},
 		{cookedCase: cookedCase{name: "public", pak: ue58TaggedPak, asset: ue58Table,
 			ops: "      - object-flags: {object: DT_AllProperties, clear: [Public]}\n"}, refused: "Public says whether"},
+		{cookedCase: cookedCase{name: "compact layout", pak: ue58TaggedPak, asset: ue58Table, extra: "    layout: compact\n",
+			ops: "      - package-flags: {set: [ServerSideOnly]}\n"}, refused: "layout: compact: a cooked asset is always written"},
 		{cookedCase: cookedCase{name: "class default object", pak: groundedPak, asset: groundedTool,
 			ops: "      - object-flags: {object: Table_Crafting_Tools, set: [ClassDefaultObject]}\n"}, refused: "ClassDefaultObject decides"},
 	} {
