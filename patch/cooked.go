@@ -87,11 +87,7 @@ func ApplyCooked(p *uasset.Package, pkg string, ops []Op, dir string) ([]Change,
 		}
 		changes, err := cop.applyCooked(c)
 		if err != nil {
-			var pe *Error
-			if errors.As(err, &pe) {
-				return nil, err
-			}
-			return nil, &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
+			return nil, atOp(op, err)
 		}
 		out = append(out, changes...)
 	}

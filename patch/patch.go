@@ -11,6 +11,7 @@
 package patch
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/unrmod/unrmod/reader"
@@ -88,6 +89,16 @@ type Op interface {
 	Kind() string
 	// Position returns where the operation is written.
 	Position() Pos
+}
+
+// atOp places an operation's error at the operation in the patch file,
+// unless it already names a place (an *Error).
+func atOp(op Op, err error) error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
 }
 
 // legacyOp is an operation on a legacy package: it changes the model and

@@ -89,11 +89,7 @@ func ApplyZen(p *zen.Package, ops []Op, dir string) ([]Change, error) {
 		}
 		changes, err := zop.applyZen(c)
 		if err != nil {
-			var pe *Error
-			if errors.As(err, &pe) {
-				return nil, err
-			}
-			return nil, &Error{Pos: op.Position(), Msg: err.Error(), Err: err}
+			return nil, atOp(op, err)
 		}
 		out = append(out, changes...)
 	}
