@@ -456,12 +456,8 @@ func (op *ReplaceExport) applyCooked(c *cookedContext) ([]Change, error) {
 	var note string
 	switch {
 	case op.data != nil:
-		data = op.data.bytes
-		if op.data.file != "" {
-			path := localPath(c.dir, op.data.file)
-			if data, err = safefile.ReadRegular(path, ufile.MaxAssetSize, "the data of an export of a cooked asset"); err != nil {
-				return nil, errorf(op.data.pos, "data file: %v", err)
-			}
+		if data, err = op.data.load(c.dir, ufile.MaxAssetSize, "the data of an export of a cooked asset"); err != nil {
+			return nil, err
 		}
 		note = "given data"
 	case op.from.file != "":

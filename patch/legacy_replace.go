@@ -10,7 +10,6 @@ import (
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/reader"
-	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -31,11 +30,8 @@ func (op *ReplaceExport) applyLegacy(c *legacyContext) ([]Change, error) {
 	var prof *classProfile
 	switch {
 	case op.data != nil:
-		data = op.data.bytes
-		if op.data.file != "" {
-			if data, err = safefile.ReadRegular(c.path(op.data.file), reader.MaxFileSize, "the data of a legacy export"); err != nil {
-				return nil, errorf(op.data.pos, "data file: %v", err)
-			}
+		if data, err = op.data.load(c.patchDir, reader.MaxFileSize, "the data of a legacy export"); err != nil {
+			return nil, err
 		}
 		// Given data comes from `unrmod export-data`, perhaps of an
 		// earlier version of this package: take it as laid out for the

@@ -335,6 +335,20 @@ type dataSource struct {
 	bytes []byte // inline hex or base64
 }
 
+// load returns the data: the inline bytes, or the file's, read relative to
+// the patch's folder dir and refused past max bytes (what names the data
+// in that error).
+func (d *dataSource) load(dir string, max int64, what string) ([]byte, error) {
+	if d.file == "" {
+		return d.bytes, nil
+	}
+	data, err := safefile.ReadRegular(localPath(dir, d.file), max, what)
+	if err != nil {
+		return nil, errorf(d.pos, "data file: %v", err)
+	}
+	return data, nil
+}
+
 func (ps *parser) data(n *yaml.Node) (*dataSource, error) {
 	m, err := ps.fields(n, "data", []string{"file", "hex", "base64"}, nil)
 	if err != nil {

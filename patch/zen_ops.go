@@ -12,7 +12,6 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
-	"github.com/unrmod/unrmod/safefile"
 )
 
 // The operations on a zen package (zen.Package), one apply method per
@@ -410,12 +409,8 @@ func (op *ReplaceExport) applyZen(c *zenContext) ([]Change, error) {
 	var note string
 	switch {
 	case op.data != nil:
-		data = op.data.bytes
-		if op.data.file != "" {
-			path := localPath(c.dir, op.data.file)
-			if data, err = safefile.ReadRegular(path, pack.MaxFileSize, "the data of a zen export"); err != nil {
-				return nil, errorf(op.data.pos, "data file: %v", err)
-			}
+		if data, err = op.data.load(c.dir, pack.MaxFileSize, "the data of a zen export"); err != nil {
+			return nil, err
 		}
 		note = "given data"
 	case op.from.file != "":
