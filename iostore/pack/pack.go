@@ -59,9 +59,10 @@ var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk
 
 func (k Kind) String() string { return kindNames[k] }
 
-// MaxFileSize is the largest file pack stores: zen packages use 32-bit
-// offsets and unrmod keeps every chunk under 4 GiB.
-const MaxFileSize = 1<<32 - 1
+// MaxFileSize is the largest file pack stores: the largest chunk
+// (ufile.MaxChunkSize), since zen packages use 32-bit offsets and unrmod
+// keeps every chunk under 4 GiB.
+const MaxFileSize = ufile.MaxChunkSize
 
 // File is one file of the folder and what it becomes.
 type File struct {
