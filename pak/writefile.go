@@ -53,7 +53,7 @@ func (w *Writer) writeFile(name string, r io.ReaderAt, size int64) error {
 		}
 	}
 	if w.opts.Compress && size > 0 {
-		e.Method = 1
+		e.Method = w.zslot
 		e.BlockSize = uint32(min(size, DefaultBlockSize))
 		e.Blocks = make([]Block, (size+DefaultBlockSize-1)/DefaultBlockSize)
 		ok, err := w.place(name, &e, r)

@@ -56,6 +56,13 @@ type WriterOptions struct {
 	// 12-byte IV, read from IVSource (crypto/rand when nil).
 	CTR      bool
 	IVSource io.Reader
+	// Methods, from version 8, are the footer's compression method names
+	// (4 or 5 slots, "" for an unused one); nil means five slots with Zlib
+	// in the first when Compress is set. A pak whose files are copied with
+	// CopyFile gives its own Footer.Methods, so that the copies' slots name
+	// the same methods; Compress then uses the slot named Zlib, taking the
+	// first free one when none is.
+	Methods []string
 }
 
 // Writer writes a pak: files one after the other, each preceded by its
@@ -72,6 +79,7 @@ type Writer struct {
 	zlib    ue.Compressor // the Zlib compressor of package ue, made on first use
 	opts    WriterOptions
 	slots   []string // the footer's method names
+	zslot   uint32   // the slot of Zlib, which Compress uses
 	cipher  *ue.ECB
 	entries []writtenEntry
 	paths   map[string]string // lower-cased path -> path
@@ -129,10 +137,17 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 			pw.out, pw.base = so, base
 		}
 	}
+	pw.zslot = 1
 	if v.HasMethodNames() {
-		pw.slots = make([]string, 5)
-		if o.Compress {
-			pw.slots[0] = "Zlib"
+		if o.Methods != nil {
+			if err := pw.useMethods(o.Methods); err != nil {
+				return nil, err
+			}
+		} else {
+			pw.slots = make([]string, 5)
+			if o.Compress {
+				pw.slots[0] = "Zlib"
+			}
 		}
 	}
 	if o.Key != nil {
