@@ -175,66 +175,14 @@ func applyCookedTarget(t *Target, dir string, f *ufile.File, tf *targetFiles, op
 	if t.Layout == writer.Compact {
 		return nil, nil, nil, errorf(t.Pos, "layout: compact: a cooked asset is always written in the layout the engine saves, its offsets recomputed by the encoder; remove the key")
 	}
-	decode := func() (*uasset.Package, error) {
-		p, err := f.Asset(nil)
-		if err != nil {
-			return nil, &Error{Pos: t.Pos, Msg: err.Error(), Err: err}
-		}
-		return p, nil
-	}
-	p, err := decode()
+	decode := func() (*uasset.Package, error) { return f.Asset(nil) }
+	cp, err := patchCooked(t.Pos, in, out, decode, t.Ops, dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	old, err := decode() // the original, to compare with
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	pkg := cookedPackageName(p, in)
-	tr := &TargetResult{Input: in, Output: out, Kind: "cooked", Layout: t.Layout.String(), Package: pkg, Backup: tf.backup}
-	tr.Counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
-	changes, err := ApplyCooked(p, pkg, t.Ops, dir)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tr.Changes = changes
-	for _, ch := range changes {
-		if !ch.Already {
-			tr.Changed = true
-		}
-	}
-	header, uexp, _, err := p.EncodeChecked(out)
-	if err != nil {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched asset fails verification, nothing was written: " + err.Error(), Err: err}
-	}
-	q, err := uasset.Decode(out, header, uexp, &uasset.Options{Release: p.Release})
-	if err != nil {
-		return nil, nil, nil, &Error{Pos: t.Pos, Msg: "the patched asset does not decode, nothing was written: " + err.Error(), Err: err}
-	}
-	// The input's problems (its structure and its properties) against the
-	// output's: the output may have none the input has not, and keeps
-	// those it has (the encoder writes what it does not change byte for
-	// byte).
-	before := append(old.Problems(), assetprops.Problems(old)...)
-	after := append(q.Problems(), assetprops.Problems(q)...)
-	if fresh := newProblems(before, after); len(fresh) > 0 {
-		return nil, nil, nil, errorf(t.Pos, "the patched asset fails verification, nothing was written: %s", strings.Join(fresh, "; "))
-	}
-	for _, x := range before {
-		tr.InputProblems = append(tr.InputProblems, InputProblem{Problem: x.String(), Kept: !slices.Contains(newProblems(after, before), x.String())})
-	}
-	tr.Counts.NamesAfter, tr.Counts.ImportsAfter, tr.Counts.ExportsAfter = len(q.Names), len(q.Imports), len(q.Exports)
-	r := assetprops.NewResolver(q, pkg)
-	for i := range q.Exports {
-		a, b := &old.Exports[i], &q.Exports[i]
-		if string(a.Data) != string(b.Data) {
-			tr.Data = append(tr.Data, DataChange{Export: r.ExportPath(i), OldOffset: a.SerialOffset, OldSize: int64(len(a.Data)),
-				NewOffset: b.SerialOffset, NewSize: int64(len(b.Data))})
-		}
-		if a.ObjectFlags != b.ObjectFlags || string(a.Data) != string(b.Data) {
-			tr.Counts.ChangedExports++
-		}
-	}
+	header, uexp := cp.header, cp.uexp
+	tr := &TargetResult{Input: in, Output: out, Kind: "cooked", Layout: t.Layout.String(), Package: cp.pkg, Backup: tf.backup,
+		Changes: cp.changes, Changed: cp.changed, InputProblems: cp.inputProblems, Counts: cp.counts, Data: cp.data}
 	tr.Size = int64(len(header) + len(uexp))
 	for _, cf := range tf.companions {
 		if cf.out == cf.in && cf.backup == "" {
@@ -250,10 +198,90 @@ func applyCookedTarget(t *Target, dir string, f *ufile.File, tf *targetFiles, op
 		}
 		tr.extra = append(tr.extra, extraOutput{path: cf.out, backup: cf.backup, data: data, orig: orig})
 	}
-	if p.Split && f.Uexp == "" {
+	if cp.split && f.Uexp == "" {
 		return nil, nil, nil, errorf(t.Pos, "%s: the asset's export data is in a .uexp, which is missing", in)
 	}
 	return tr, header, f.Data, nil
+}
+
+// cookedPatch is a cooked asset patched in memory: its encoded, checked
+// header and .uexp, and what changed.
+type cookedPatch struct {
+	pkg           string // the package name object paths start with
+	header, uexp  []byte
+	split         bool // the export data is in the .uexp
+	changes       []Change
+	changed       bool // false when every operation was already in effect
+	counts        Counts
+	data          []DataChange
+	inputProblems []InputProblem
+}
+
+// patchCooked decodes a cooked asset (with decode, twice: the asset to
+// patch and the original to compare with), applies ops and encodes it for
+// out, checking that the output decodes and has no problem the input has
+// not. in names the input (a file, or a pak's path of it), whose path
+// implies the package name when the summary records none.
+func patchCooked(pos Pos, in, out string, decode func() (*uasset.Package, error), ops []Op, dir string) (*cookedPatch, error) {
+	load := func() (*uasset.Package, error) {
+		p, err := decode()
+		if err != nil {
+			return nil, &Error{Pos: pos, Msg: err.Error(), Err: err}
+		}
+		return p, nil
+	}
+	p, err := load()
+	if err != nil {
+		return nil, err
+	}
+	old, err := load() // the original, to compare with
+	if err != nil {
+		return nil, err
+	}
+	cp := &cookedPatch{pkg: cookedPackageName(p, in)}
+	cp.counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
+	if cp.changes, err = ApplyCooked(p, cp.pkg, ops, dir); err != nil {
+		return nil, err
+	}
+	for _, ch := range cp.changes {
+		if !ch.Already {
+			cp.changed = true
+		}
+	}
+	header, uexp, _, err := p.EncodeChecked(out)
+	if err != nil {
+		return nil, &Error{Pos: pos, Msg: "the patched asset fails verification, nothing was written: " + err.Error(), Err: err}
+	}
+	q, err := uasset.Decode(out, header, uexp, &uasset.Options{Release: p.Release})
+	if err != nil {
+		return nil, &Error{Pos: pos, Msg: "the patched asset does not decode, nothing was written: " + err.Error(), Err: err}
+	}
+	cp.header, cp.uexp, cp.split = header, uexp, p.Split
+	// The input's problems (its structure and its properties) against the
+	// output's: the output may have none the input has not, and keeps
+	// those it has (the encoder writes what it does not change byte for
+	// byte).
+	before := append(old.Problems(), assetprops.Problems(old)...)
+	after := append(q.Problems(), assetprops.Problems(q)...)
+	if fresh := newProblems(before, after); len(fresh) > 0 {
+		return nil, errorf(pos, "the patched asset fails verification, nothing was written: %s", strings.Join(fresh, "; "))
+	}
+	for _, x := range before {
+		cp.inputProblems = append(cp.inputProblems, InputProblem{Problem: x.String(), Kept: !slices.Contains(newProblems(after, before), x.String())})
+	}
+	cp.counts.NamesAfter, cp.counts.ImportsAfter, cp.counts.ExportsAfter = len(q.Names), len(q.Imports), len(q.Exports)
+	r := assetprops.NewResolver(q, cp.pkg)
+	for i := range q.Exports {
+		a, b := &old.Exports[i], &q.Exports[i]
+		if string(a.Data) != string(b.Data) {
+			cp.data = append(cp.data, DataChange{Export: r.ExportPath(i), OldOffset: a.SerialOffset, OldSize: int64(len(a.Data)),
+				NewOffset: b.SerialOffset, NewSize: int64(len(b.Data))})
+		}
+		if a.ObjectFlags != b.ObjectFlags || string(a.Data) != string(b.Data) {
+			cp.counts.ChangedExports++
+		}
+	}
+	return cp, nil
 }
 
 // cookedSummary is Summary for a cooked asset.
