@@ -384,7 +384,7 @@ func (op *Rename) applyCooked(c *cookedContext) ([]Change, error) {
 	if uses.asProperty != "" {
 		warn = append(warn, fmt.Sprintf("it names properties (in %s): the engine looks them up by the new name, and a class without it skips their values", uses.asProperty))
 	}
-	p.Names[idx] = uasset.NewName(op.To)
+	p.Names[idx] = p.NewName(op.To)
 	return []Change{{Op: op.Kind(), Target: fmt.Sprintf("name %d", idx), Old: old, New: op.To, Warning: strings.Join(warn, "; ")}}, nil
 }
 

@@ -464,3 +464,69 @@ func TestCookedInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestCookedBlueprintRename renames a component of each cooked Blueprint
+// of the corpus (a name X whose X_GEN_VARIABLE template is one of the
+// asset's exports): the output verifies as the input does, diff shows exactly that
+// rename, and the new name is stored as the map stores its names (UE5
+// cooks store none of their hashes).
+func TestCookedBlueprintRename(t *testing.T) {
+	dir := corpus.Dir(t)
+	var assets []string
+	for _, d := range []string{"other/ue5_cooked_pairs", "other/ue4_27_cooked_pairs"} {
+		m, _ := filepath.Glob(filepath.Join(dir, d, "*.uasset"))
+		assets = append(assets, m...)
+	}
+	n := 0
+	for _, in := range assets {
+		p := readCooked(t, in)
+		r := assetprops.NewResolver(p, report.CookedPackageName(in, p))
+		from := ""
+		for _, nm := range p.Names {
+			for i := range p.Exports {
+				if path := r.ExportPath(i); from == "" && strings.HasSuffix(path, ":"+nm.Value+"_GEN_VARIABLE") {
+					from = nm.Value
+				}
+			}
+		}
+		if from == "" {
+			continue // not a Blueprint with components
+		}
+		n++
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			tmp := t.TempDir()
+			out := filepath.Join(tmp, filepath.Base(in))
+			text := "unrmod: 1\ntargets:\n  - file: " + in + "\n    output: " + out + "\n    ops:\n      - rename: {from: " + from + ", to: " + from + "Renamed}\n"
+			res, err := patch.Apply(parsePatch(t, filepath.Join(tmp, "p.yaml"), text), patch.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr := res.Targets[0]; !tr.Changed || len(tr.Changes) != 1 {
+				t.Fatalf("result: %s", tr.Summary())
+			}
+			a, b := readCooked(t, in), readCooked(t, out)
+			if got, had := cookedProblems(b), cookedProblems(a); strings.Join(got, "\n") != strings.Join(had, "\n") {
+				t.Errorf("output problems:\n%s\ninput's:\n%s", strings.Join(got, "\n"), strings.Join(had, "\n"))
+			}
+			d := patch.DiffAsset(in, a, report.CookedPackageName(in, a), out, b, report.CookedPackageName(out, b))
+			if len(d.Header) != 0 || len(d.Imports) != 0 || len(d.Exports) != 0 || len(d.Names) != 1 ||
+				d.Names[0].Old != from || d.Names[0].New != from+"Renamed" {
+				var buf bytes.Buffer
+				d.Format(&buf)
+				t.Errorf("diff is not exactly the rename:\n%s", buf.String())
+			}
+			zero := true
+			for _, nm := range a.Names {
+				zero = zero && nm.NonCaseHash == 0 && nm.CaseHash == 0
+			}
+			for _, nm := range b.Names {
+				if nm.Value == from+"Renamed" && zero != (nm.NonCaseHash == 0 && nm.CaseHash == 0) {
+					t.Errorf("the new name's hashes are 0x%04X 0x%04X in a map whose names have hashes: %v", nm.NonCaseHash, nm.CaseHash, !zero)
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no cooked Blueprint with components in the corpus")
+	}
+}

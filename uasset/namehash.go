@@ -61,9 +61,30 @@ var crcTableMSB = func() (t [256]uint32) {
 }()
 
 // NewName returns a name map entry for s with its hashes filled in, as
-// the engine writes them; append it to Package.Names to add a name.
+// the engine writes them; append it to Package.Names to add a name (or use
+// Package.NewName, which follows the package's own map).
 func NewName(s string) Name {
 	n := Name{Value: s}
 	n.NonCaseHash, n.CaseHash = NameHashes(s)
 	return n
+}
+
+// NewName returns a name map entry for s as p's map stores its names: with
+// its hashes, or with none when every name of the map has none (a map
+// saved without hashes, as UE5 cooks write it; the engine computes them
+// when it loads), so that the new entry does not stand out in the map.
+func (p *Package) NewName(s string) Name {
+	if len(p.Names) > 0 {
+		zeros := true
+		for _, n := range p.Names {
+			if n.NonCaseHash != 0 || n.CaseHash != 0 {
+				zeros = false
+				break
+			}
+		}
+		if zeros {
+			return Name{Value: s}
+		}
+	}
+	return NewName(s)
 }

@@ -204,7 +204,7 @@ func AddName(p *uasset.Package, name string) (int32, error) {
 	case have < 0 && len(p.Names) >= 1<<30:
 		return 0, fmt.Errorf("%s: the name map is full: %w", p.FileName, props.ErrRange)
 	case have < 0 && (!versioned || count == len(p.Names)):
-		p.Names = append(p.Names, uasset.NewName(name))
+		p.Names = append(p.Names, p.NewName(name))
 		if versioned {
 			s.NamesReferencedFromExportDataCount++
 		}
@@ -217,7 +217,7 @@ func AddName(p *uasset.Package, name string) (int32, error) {
 	if have < 0 {
 		// The name at the first header-only slot moves to the end.
 		p.Names = append(p.Names, p.Names[count])
-		p.Names[count] = uasset.NewName(name)
+		p.Names[count] = p.NewName(name)
 		remapNames(p, int32(count), int32(len(p.Names)-1), -1)
 	} else {
 		// The header-only name swaps places with the first one.
