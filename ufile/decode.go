@@ -49,8 +49,8 @@ func (f *File) Asset(opts *uasset.Options) (*uasset.Package, error) {
 	if f.Kind != CookedAsset {
 		return nil, f.notKind(CookedAsset)
 	}
-	var uexp []byte
-	if f.Uexp != "" {
+	uexp := f.uexpData
+	if f.Uexp != "" && f.Pak == "" {
 		var err error
 		if uexp, err = safefile.ReadRegular(f.Uexp, MaxAssetSize, "the export data of a cooked asset"); err != nil {
 			return nil, err
@@ -64,6 +64,8 @@ func (f *File) Asset(opts *uasset.Options) (*uasset.Package, error) {
 // the .uexp beside it, or the file.
 func (f *File) Uses() []safefile.Use {
 	switch {
+	case f.Pak != "":
+		return []safefile.Use{{Path: f.Pak, What: "the pak"}}
 	case f.Kind == Container:
 		return iostore.ContainerUses(f.TOC, false, false, "container")
 	case f.Kind == CookedAsset && f.Uexp != "":

@@ -125,9 +125,13 @@ type File struct {
 	// beside a .ucas or a .pak (the container whose block store or
 	// companion pak it is), else "".
 	TOC string
+	// Pak is the pak a cooked asset was read from (PakAsset), else "";
+	// Path and Uexp are then paths inside it.
+	Pak string
 
-	prefix []byte // the bytes read before the kind was known
-	err    error  // Open's error, for Unknown
+	uexpData []byte // the .uexp of an asset read from a pak
+	prefix   []byte // the bytes read before the kind was known
+	err      error  // Open's error, for Unknown
 }
 
 // NotRecognisedError is Open's error for a file of none of the kinds. Its

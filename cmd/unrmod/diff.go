@@ -76,7 +76,14 @@ they do not, as with git diff --exit-code, so scripts can test it.`,
 				if len(args) != 2 {
 					return usagef("diff", "want OLD and NEW, got %d argument(s)%s", len(args), diffArgList(args))
 				}
-				fa, fb := recognise(args[0]), recognise(args[1])
+				fa, err := pakPackageArg(recognise(args[0]), zf)
+				if err != nil {
+					return err
+				}
+				fb, err := pakPackageArg(recognise(args[1]), zf)
+				if err != nil {
+					return err
+				}
 				d, err := diffAssetArgs(fa, fb)
 				if err == nil && d == nil {
 					d, err = diffZenArgs(fa, fb, zf)

@@ -84,6 +84,9 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					return err
 				}
 				defer locks.Release()
+				if f, err = pakPackageArg(f, zf); err != nil {
+					return err
+				}
 				if *asJSON && *asYAML {
 					return usagef("dump", "--json and --yaml exclude each other")
 				}

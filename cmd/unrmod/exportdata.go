@@ -72,7 +72,10 @@ checked against the export's SerialSize.`,
 				}
 				var data []byte
 				var what string
-				f := recognise(file)
+				f, err := pakPackageArg(recognise(file), zf)
+				if err != nil {
+					return err
+				}
 				z, err := openZenArg("export-data", f, zf)
 				if err != nil {
 					return err

@@ -78,6 +78,9 @@ and the companion files beside it (.uexp, .ubulk, .uptnl, .m.ubulk).`,
 					return err
 				}
 				defer locks.Release()
+				if f, err = pakPackageArg(f, zf); err != nil {
+					return err
+				}
 				z, err := openZenArg("info", f, zf)
 				if err != nil {
 					return err

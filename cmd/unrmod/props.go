@@ -86,7 +86,10 @@ game's property schema, so unrmod says so instead of guessing.`,
 // readProps reads the properties of the named exports of FILE (all when
 // objects is empty).
 func readProps(file string, objects []string, row string, zf *zenFlags) (*propsDoc, error) {
-	f := recognise(file)
+	f, err := pakPackageArg(recognise(file), zf)
+	if err != nil {
+		return nil, err
+	}
 	z, err := openZenArg("props", f, zf)
 	if err != nil {
 		return nil, err

@@ -107,8 +107,8 @@ differently.`,
 				if len(args) == 0 {
 					return usagef("verify", "missing FILE")
 				}
-				if *zf.pkg != "" && (len(args) != 1 || recognise(args[0]).Kind != ufile.Container) {
-					return usagef("verify", "%v: give one container with --package", errNotZen)
+				if k := recognise(args[0]).Kind; *zf.pkg != "" && (len(args) != 1 || k != ufile.Container && k != ufile.Pak) {
+					return usagef("verify", "%v: give one container or pak with --package", errNotZen)
 				}
 				args, err := verifyTargets(args)
 				if err != nil {
@@ -177,6 +177,14 @@ func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (report.FileV
 		return verifyZen(z), nil
 	case f.Kind == ufile.Container:
 		return verifyContainerFile(file, key), nil
+	case f.Kind == ufile.Pak && *zf.pkg != "":
+		a, err := pakPackageArg(f, zf)
+		if err != nil {
+			return report.FileVerify{}, err
+		}
+		r, err := verifyAsset(a, zf)
+		r.File = file + ":" + a.Path
+		return r, err
 	case f.Kind == ufile.Pak:
 		return verifyPakFile(file, key), nil
 	case f.Kind == ufile.ZenPackage || f.Kind == ufile.ContainerHeader:

@@ -170,7 +170,7 @@ func openZenInContainer(cmd, file string, f *zenFlags) (*zenSource, error) {
 // legacy package, a container, a container-header chunk), which the command
 // handles as before.
 func openZenArg(cmd string, file *ufile.File, f *zenFlags) (*zenSource, error) {
-	if *f.pkg != "" {
+	if *f.pkg != "" && file.Pak == "" { // an asset of a pak is --package resolved already
 		if file.Kind != ufile.Container {
 			return nil, usagef(cmd, "%v; %s is not one", errNotZen, file.Path)
 		}
@@ -318,5 +318,21 @@ func verifyZen(z *zenSource) report.FileVerify {
 	return report.VerifyZen(z.name, z.pkg, &z.opts)
 }
 
-// errNotZen is the error of --package on something that is not a container.
-var errNotZen = errors.New("--package names a package inside an IoStore container (.utoc)")
+// errNotZen is the error of --package on something that is not a container
+// or a pak.
+var errNotZen = errors.New("--package names a package inside an IoStore container (.utoc) or a pak (.pak)")
+
+// pakPackageArg returns the cooked asset --package names inside the pak f
+// (read whole with its .uexp, each checked against its hash), or f itself
+// when f is not a pak or --package is not given.
+func pakPackageArg(f *ufile.File, zf *zenFlags) (*ufile.File, error) {
+	if *zf.pkg == "" || f.Kind != ufile.Pak {
+		return f, nil
+	}
+	r, err := openPak(f.Path, zf.key)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return ufile.PakAsset(&r.Reader, *zf.pkg)
+}
