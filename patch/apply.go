@@ -51,7 +51,7 @@ type Result struct {
 
 // TargetResult describes one patched package.
 type TargetResult struct {
-	// Kind is "legacy", "zen", "cooked" or "container".
+	// Kind is "legacy", "zen", "cooked", "container" or "pak".
 	Kind    string     `json:"kind"`
 	Package string     `json:"package,omitempty"` // a zen package's name
 	Input   string     `json:"input"`
@@ -77,7 +77,8 @@ type TargetResult struct {
 	// before the patch, each saying whether the output keeps it (it lies
 	// outside what the patch changes) or no longer has it.
 	InputProblems []InputProblem `json:"input_problems,omitempty"`
-	// Container is what a container target did (Kind "container").
+	// Container is what a container or pak target did (Kind
+	// "container" or "pak").
 	Container *ContainerResult `json:"container,omitempty"`
 
 	// AlreadyWritten says that the output held exactly this result
@@ -199,13 +200,35 @@ func Apply(f *File, opt Options) (*Result, error) {
 	}
 	var outs []staged
 	var containers []*iostore.Writer
+	var paks []*safefile.Batch
 	abortContainers := func() {
 		for _, w := range containers {
 			w.Abort()
 		}
+		for _, b := range paks {
+			b.Abort()
+		}
 	}
 	for i, t := range f.Targets {
 		tf := plans[i]
+		if t.Container != nil && t.Container.Pak {
+			tr, b, err := applyPakTarget(t, dir, tf, opt)
+			if err != nil {
+				abortContainers()
+				return nil, err
+			}
+			res.Targets = append(res.Targets, tr)
+			if b == nil {
+				continue
+			}
+			if b.Unchanged() {
+				b.Abort()
+				tr.AlreadyWritten = true
+				continue
+			}
+			paks = append(paks, b)
+			continue
+		}
 		if t.Container != nil {
 			tr, w, err := applyContainerTarget(t, dir, tf, opt)
 			if err != nil {
@@ -289,6 +312,9 @@ func Apply(f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	for _, b := range paks {
+		batch.Take(b)
+	}
 	if opt.beforeCommit != nil {
 		opt.beforeCommit()
 	}
@@ -351,6 +377,8 @@ func (tr *TargetResult) Summary() string {
 		return tr.zenSummary()
 	case "container":
 		return tr.containerSummary()
+	case "pak":
+		return tr.pakSummary()
 	case "cooked":
 		return tr.cookedSummary()
 	}

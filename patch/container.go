@@ -32,7 +32,7 @@ type ContainerPackage struct {
 type ContainerFile struct {
 	Op      string `json:"op"`
 	Path    string `json:"path"`
-	Chunk   string `json:"chunk"`
+	Chunk   string `json:"chunk,omitempty"` // a container's chunk id; none in a pak
 	OldSize int64  `json:"old_size"`
 	NewSize int64  `json:"new_size"`
 }
@@ -172,6 +172,9 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 // containerOutPath decides where a container target writes its .utoc.
 func containerOutPath(t *Target, dir, in string, opt Options) string {
 	base := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+	if t.Container.Pak {
+		base = strings.TrimSuffix(base, "_P")
+	}
 	if t.Container.Mode == ModeMod {
 		base += "_Mod_P"
 	}
@@ -188,6 +191,9 @@ func containerOutPath(t *Target, dir, in string, opt Options) string {
 		}
 	default:
 		out = filepath.Join(dir, "patched", base)
+	}
+	if t.Container.Pak {
+		return strings.TrimSuffix(out, filepath.Ext(out)) + ".pak"
 	}
 	return iostore.TocPath(out)
 }

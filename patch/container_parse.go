@@ -32,8 +32,11 @@ func (m ContainerMode) String() string {
 // IoStore container (docs/patch-format.md, "Container targets").
 type ContainerTarget struct {
 	Pos Pos
-	// Container is the .utoc path as written.
+	// Container is the .utoc or .pak path as written.
 	Container string
+	// Pak says that Container is a pak of cooked assets: packages name
+	// .uasset/.umap files in it, and the output is a pak.
+	Pak bool
 	// Key decrypts the container (and encrypts the output, which keeps
 	// the container's key GUID).
 	Key  *ue.Key
@@ -82,6 +85,7 @@ func (ps *parser) containerTarget(n *yaml.Node) (*Target, error) {
 		return nil, err
 	}
 	ct.Container = slashes(ct.Container)
+	ct.Pak = isPakPath(ct.Container)
 	if o, ok := m["output"]; ok {
 		if t.Output, err = ps.nonEmpty(o, "output"); err != nil {
 			return nil, err
@@ -119,6 +123,9 @@ func (ps *parser) containerTarget(n *yaml.Node) (*Target, error) {
 			return nil, err
 		}
 		s = strings.ToLower(s)
+		if ct.Pak && !contains([]string{"keep", "none", "zlib"}, s) {
+			return nil, ps.errf(v, "compression of a pak target must be keep, none or zlib, not %q", s)
+		}
 		if !contains([]string{"keep", "none", "zlib", "lz4"}, s) {
 			return nil, ps.errf(v, "compression must be keep, none, zlib or lz4, not %q", s)
 		}
@@ -131,6 +138,9 @@ func (ps *parser) containerTarget(n *yaml.Node) (*Target, error) {
 		}
 		if ct.Layout, err = iostore.ParseRewriteLayout(s); err != nil {
 			return nil, ps.errf(v, "%v", err)
+		}
+		if ct.Pak {
+			return nil, ps.errf(v, "layout applies to IoStore containers; a pak is always written file after file")
 		}
 		if ct.Mode != ModeFull {
 			return nil, ps.errf(v, "layout applies to mode: full; a mod container is always laid out anew")

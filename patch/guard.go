@@ -83,8 +83,12 @@ func planTarget(t *Target, dir string, opt Options) (*targetFiles, error) {
 		in := localPath(dir, ct.Container)
 		out := containerOutPath(t, dir, in, opt)
 		tf := &targetFiles{in: in, out: out}
-		tf.container = append(iostore.ContainerUses(in, false, true, "input container"),
-			iostore.ContainerUses(out, true, ct.Mode == ModeMod, "output container")...)
+		if ct.Pak {
+			tf.container = []safefile.Use{{Path: in, What: "the input pak"}, {Path: out, Write: true, What: "the output pak"}}
+		} else {
+			tf.container = append(iostore.ContainerUses(in, false, true, "input container"),
+				iostore.ContainerUses(out, true, ct.Mode == ModeMod, "output container")...)
+		}
 		for _, u := range tf.container {
 			if u.Write && u.Path != out {
 				tf.parts = append(tf.parts, u.Path)

@@ -67,6 +67,11 @@ header for them, which the game prefers to its own; mode: full writes the
 whole container again. The plan lists each package's old and new size and
 hash and its store-entry changes; --dry-run writes nothing.
 
+A target may be a pak of cooked assets too (container: Paks/X.pak): its
+assets (.uasset with .uexp) get the cooked-asset operations; mode: mod
+writes output: NAME_P.pak holding only the changed assets, mode: full the
+whole pak again with every other file copied as stored.
+
 The patch format is described in docs/patch-format.md; a JSON Schema for
 editors is in docs/patch.schema.json.`,
 		examples: []string{
@@ -149,7 +154,7 @@ func printPlan(w io.Writer, res *patch.Result) {
 	for _, t := range res.Targets {
 		fmt.Fprintf(w, "%s\n", t.Input)
 		changes := t.Changes
-		if t.Kind == "container" {
+		if t.Kind == "container" || t.Kind == "pak" {
 			changes = nil // listed per package in the summary
 		}
 		for _, c := range changes {
