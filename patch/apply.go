@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ufile"
@@ -199,38 +198,16 @@ func Apply(f *File, opt Options) (*Result, error) {
 		mode        os.FileMode
 	}
 	var outs []staged
-	var containers []*iostore.Writer
-	var paks []*safefile.Batch
+	var containers []stagedOutput
 	abortContainers := func() {
 		for _, w := range containers {
 			w.Abort()
 		}
-		for _, b := range paks {
-			b.Abort()
-		}
 	}
 	for i, t := range f.Targets {
 		tf := plans[i]
-		if t.Container != nil && t.Container.Pak {
-			tr, b, err := applyPakTarget(t, dir, tf, opt)
-			if err != nil {
-				abortContainers()
-				return nil, err
-			}
-			res.Targets = append(res.Targets, tr)
-			if b == nil {
-				continue
-			}
-			if b.Unchanged() {
-				b.Abort()
-				tr.AlreadyWritten = true
-				continue
-			}
-			paks = append(paks, b)
-			continue
-		}
 		if t.Container != nil {
-			tr, w, err := applyContainerTarget(t, dir, tf, opt)
+			tr, w, err := applyStagedTarget(t, dir, tf, opt)
 			if err != nil {
 				abortContainers()
 				return nil, err
@@ -312,9 +289,6 @@ func Apply(f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	for _, b := range paks {
-		batch.Take(b)
-	}
 	if opt.beforeCommit != nil {
 		opt.beforeCommit()
 	}
@@ -330,6 +304,43 @@ func Apply(f *File, opt Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// stagedOutput is a container or pak target's output, staged under
+// temporary names and checked: an *iostore.Writer, or a pakOutput.
+type stagedOutput interface {
+	// Unchanged reports whether the staged files are the ones they would
+	// replace, byte for byte.
+	Unchanged() bool
+	// Hand passes the staged files to b, which renames them into place
+	// with the patch's other outputs.
+	Hand(b *safefile.Batch) error
+	// Abort removes the staged files.
+	Abort()
+}
+
+// pakOutput is a pak target's staged output.
+type pakOutput struct{ b *safefile.Batch }
+
+func (o pakOutput) Unchanged() bool                 { return o.b.Unchanged() }
+func (o pakOutput) Hand(into *safefile.Batch) error { into.Take(o.b); return nil }
+func (o pakOutput) Abort()                          { o.b.Abort() }
+
+// applyStagedTarget applies a container or pak target and returns its
+// staged output (nil for a dry run).
+func applyStagedTarget(t *Target, dir string, tf *targetFiles, opt Options) (*TargetResult, stagedOutput, error) {
+	if t.Container.Pak {
+		tr, b, err := applyPakTarget(t, dir, tf, opt)
+		if b == nil {
+			return tr, nil, err
+		}
+		return tr, pakOutput{b}, err
+	}
+	tr, w, err := applyContainerTarget(t, dir, tf, opt)
+	if w == nil {
+		return tr, nil, err
+	}
+	return tr, w, err
 }
 
 // applyTarget patches the package one target names, in memory, and returns

@@ -74,17 +74,19 @@ func NewName(s string) Name {
 // saved without hashes, as UE5 cooks write it; the engine computes them
 // when it loads), so that the new entry does not stand out in the map.
 func (p *Package) NewName(s string) Name {
-	if len(p.Names) > 0 {
-		zeros := true
-		for _, n := range p.Names {
-			if n.NonCaseHash != 0 || n.CaseHash != 0 {
-				zeros = false
-				break
-			}
-		}
-		if zeros {
-			return Name{Value: s}
-		}
+	if len(p.Names) > 0 && p.namesUnhashed() {
+		return Name{Value: s}
 	}
 	return NewName(s)
+}
+
+// namesUnhashed reports whether no name of p's map has a stored hash (a
+// map saved without hashes, which the engine computes when it loads).
+func (p *Package) namesUnhashed() bool {
+	for _, n := range p.Names {
+		if n.NonCaseHash != 0 || n.CaseHash != 0 {
+			return false
+		}
+	}
+	return true
 }

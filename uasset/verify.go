@@ -146,14 +146,7 @@ func (v *verifier) names() {
 	if p.layout.UE4 < ue4NameHashes {
 		return
 	}
-	zeros := true
-	for _, n := range p.Names {
-		if n.NonCaseHash != 0 || n.CaseHash != 0 {
-			zeros = false
-			break
-		}
-	}
-	if zeros {
+	if p.namesUnhashed() {
 		return // a map saved without hashes: the engine recomputes them
 	}
 	for i, n := range p.Names {
