@@ -487,6 +487,13 @@ func newDiffSide(p *reader.Package, i int) *diffSide {
 	if nl.Props == nil && p.Exports[i].Class != 0 {
 		s.err = err
 	}
+	if p.Exports[i].Class == 0 {
+		// A class's default properties end its data (after the script,
+		// which is compared as bytes with the rest).
+		if l, derr := p.ClassDefaults(i); derr == nil {
+			s.props = l
+		}
+	}
 	s.rest = s.data
 	if s.props != nil {
 		s.rest = append(append([]byte{}, s.data[:s.props.Start]...), s.data[s.props.End:]...)

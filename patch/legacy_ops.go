@@ -6,6 +6,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/editdist"
 	"github.com/unrmod/unrmod/reader"
+	"github.com/unrmod/unrmod/writer"
 )
 
 // The operations on a legacy package (reader.Package), one apply method
@@ -154,7 +155,11 @@ var legacyPropTypes = map[string]reader.PropertyType{"": 0,
 
 func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
 	if op.Row != "" {
-		return nil, errorf(op.Pos, "row: legacy packages have no DataTables; row applies to DataTable exports of zen packages")
+		return nil, errorf(op.Pos, "row: legacy packages have no DataTables; row applies to DataTable exports of zen packages and cooked assets")
+	}
+	base, members, err := op.legacyPath()
+	if err != nil {
+		return nil, err
 	}
 	p := c.p
 	r, err := c.resolve(op.Pos, op.Object, true, false)
@@ -163,21 +168,31 @@ func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
 	}
 	i, _ := r.Export()
 	target := "export " + p.ExportPath(i)
+	var props *reader.PropertyList
 	if p.Exports[i].Class == 0 {
-		return nil, errorf(op.Pos, "%s is a class: editing class default properties is not supported", p.ExportPath(i))
-	}
-	props, err := p.Properties(i)
-	if err != nil {
+		// A class keeps its default properties at the end of its data.
+		target = "class defaults of " + p.ExportPath(i)
+		props, err = p.ClassDefaults(i)
+		if err != nil {
+			return nil, errorf(op.Pos, "%s is a class, whose default properties unrmod cannot find: %v", p.ExportPath(i), err)
+		}
+	} else if props, err = p.Properties(i); err != nil {
 		return nil, errorf(op.Pos, "%v", err)
 	}
 	field := "property " + op.Property
 	if op.Index != 0 {
-		field = fmt.Sprintf("property %s[%d]", op.Property, op.Index)
+		field = fmt.Sprintf("property %s[%d]", base, op.Index)
+		if members != nil {
+			field += "." + strings.Join(members, ".")
+		}
 	}
-	q := props.Find(p, op.Property, op.Index)
+	q := props.Find(p, base, op.Index)
 	typ, ok := legacyPropTypes[op.Type]
 	if !ok {
 		return nil, errorf(op.typePos, "type %s is not a property type of legacy packages (int, float, bool, byte, name, str, object)", op.Type)
+	}
+	if members != nil {
+		return op.setLegacyMember(c, i, q, props, base, members, typ, target, field)
 	}
 	if q != nil {
 		if typ != 0 && typ != q.Type {
@@ -185,14 +200,14 @@ func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
 		}
 		typ = q.Type
 	} else if typ == 0 {
-		return nil, errorf(op.Pos, "%s has no %s (it has its class default); add `type:` (int, float, bool, byte, name, str or object) to add it",
-			p.ExportPath(i), field)
+		return nil, errorf(op.Pos, "%s has no %s (it has its class default); add `type:` (int, float, bool, byte, name, str or object) to add it%s",
+			p.ExportPath(i), field, c.didYouMean(i, props, base))
 	}
 	value, shown, err := c.encodeValue(op, typ)
 	if err != nil {
 		return nil, err
 	}
-	tag := writerTag(c, op.Property, typ, op.Index, q)
+	tag := writerTag(c, base, typ, op.Index, q)
 	if typ == reader.PropBool {
 		tag.Bool = value[0] != 0
 		value = nil
@@ -211,8 +226,11 @@ func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
 		if err := c.splice(op.Pos, i, at, 0, enc); err != nil {
 			return nil, err
 		}
-		return []Change{{Op: op.Kind(), Target: target, Field: field, Old: "(class default)", New: shown,
-			Warning: "the property is added; unrmod cannot check that the object's class declares it with this type"}}, nil
+		warn := "the property is added; unrmod cannot check that the object's class declares it with this type"
+		if hint := c.didYouMean(i, props, base); hint != "" {
+			warn += hint
+		}
+		return []Change{{Op: op.Kind(), Target: target, Field: field, Old: "(class default)", New: shown, Warning: warn}}, nil
 	}
 	oldBytes := data[q.Start : q.ValueStart+q.Size]
 	old := c.formatValue(i, q)
@@ -223,6 +241,151 @@ func (op *SetProperty) applyLegacy(c *legacyContext) ([]Change, error) {
 		return nil, err
 	}
 	return []Change{{Op: op.Kind(), Target: target, Field: field, Old: old, New: shown}}, nil
+}
+
+// legacyPath splits the property a legacy set-property names into the
+// property's name and the struct members below it (Location.Z). Static
+// arrays are addressed with index:, so a name holding '[' is refused with
+// the form to use: the engine would ignore a property of that name.
+func (op *SetProperty) legacyPath() (string, []string, error) {
+	s := op.Property
+	if k := strings.IndexByte(s, '['); k >= 0 {
+		name, rest := s[:k], s[k:]
+		hint := "property: " + name + ", index: N"
+		if j := strings.IndexByte(rest, ']'); j > 1 {
+			hint = "property: " + name + rest[j+1:] + ", index: " + rest[1:j]
+		}
+		return "", nil, errorf(op.Pos, "property %q: legacy packages address static-array elements with index: (%s); a property named %q would be one the engine ignores", s, hint, s)
+	}
+	parts := strings.Split(s, ".")
+	for _, m := range parts {
+		if strings.TrimSpace(m) == "" {
+			return "", nil, errorf(op.Pos, "property %q has an empty part; a struct member is written Location.Z", s)
+		}
+	}
+	if len(parts) == 1 {
+		return s, nil, nil
+	}
+	return parts[0], parts[1:], nil
+}
+
+// setLegacyMember sets a member of the struct property q of export i
+// (Location.Z, Region.Zone): the member's bytes are replaced inside the
+// struct's value, which is written again with its tag.
+func (op *SetProperty) setLegacyMember(c *legacyContext, i int, q *reader.Property, props *reader.PropertyList,
+	base string, members []string, typ reader.PropertyType, target, field string) ([]Change, error) {
+	p := c.p
+	if q == nil {
+		return nil, errorf(op.Pos, "%s stores no %s (it has its class default): a struct member is set inside a struct the object stores%s",
+			target, base, c.didYouMean(i, props, base))
+	}
+	if q.Type != reader.PropStruct {
+		return nil, errorf(op.Pos, "%s %s is a %s property, not a struct: %s has no members", target, base, q.Type, base)
+	}
+	v, err := p.PropertyValue(i, q)
+	if err != nil {
+		return nil, errorf(op.Pos, "%v", err)
+	}
+	span, err := p.StructMember(v, members)
+	if err != nil {
+		return nil, errorf(op.Pos, "%s %s (struct %s): %v", target, base, p.NameOf(q.StructName), err)
+	}
+	switch {
+	case span.Type == reader.PropStruct:
+		return nil, errorf(op.Pos, "%s is a %s struct; set its members one by one (%s.X)", op.Property, span.Struct, op.Property)
+	case typ != 0 && typ != span.Type:
+		return nil, errorf(op.typePos, "%s %s is stored as %s, not %s", target, op.Property, span.Type, typ)
+	}
+	value, shown, err := c.encodeValue(op, span.Type)
+	if err != nil {
+		return nil, err
+	}
+	var repl []byte
+	at, n := span.Offset, span.Size
+	if span.Tag != nil {
+		// A member of a tagged struct: its tag is written again with it.
+		t := span.Tag
+		tag := writer.PropertyTag{Name: t.Name, Type: t.Type, StructName: t.StructName, ArrayIndex: t.ArrayIndex}
+		if t.Type == reader.PropBool {
+			tag.Bool, value = value[0] != 0, nil
+		}
+		if repl, err = appendTag(tag, value); err != nil {
+			return nil, errorf(op.Pos, "%v", err)
+		}
+		at, n = t.Start, t.ValueStart+t.Size-t.Start
+	} else {
+		if span.Type != reader.PropObject && len(value) != span.Size {
+			return nil, errorf(op.Pos, "%s: the new value takes %d bytes, the member %d", op.Property, len(value), span.Size)
+		}
+		repl = value
+	}
+	raw := make([]byte, 0, len(v.Raw)+len(repl)-n)
+	raw = append(append(append(raw, v.Raw[:at]...), repl...), v.Raw[at+n:]...)
+	old := "?"
+	if fields, ok := p.StructFields(v); ok {
+		if f := findField(fields, members); f != nil {
+			old = p.FormatValue(f.Value)
+		}
+	}
+	if string(raw) == string(v.Raw) {
+		return []Change{{Op: op.Kind(), Target: target, Field: field, New: shown, Already: true}}, nil
+	}
+	enc, err := appendTag(writerTag(c, base, reader.PropStruct, op.Index, q), raw)
+	if err != nil {
+		return nil, errorf(op.Pos, "%v", err)
+	}
+	if err := c.splice(op.Pos, i, q.Start, q.ValueStart+q.Size-q.Start, enc); err != nil {
+		return nil, err
+	}
+	return []Change{{Op: op.Kind(), Target: target, Field: field, Old: old, New: shown}}, nil
+}
+
+// findField walks path through struct fields, names compared without case.
+func findField(fields []reader.StructField, path []string) *reader.StructField {
+	for k := range fields {
+		f := &fields[k]
+		if f.Index != 0 || !strings.EqualFold(f.Name, path[0]) {
+			continue
+		}
+		if len(path) == 1 {
+			return f
+		}
+		return findField(f.Fields, path[1:])
+	}
+	return nil
+}
+
+// didYouMean names the properties close to name among export i's own and,
+// when its class is a class of this package, the class's defaults: "" or
+// "; did you mean X?".
+func (c *legacyContext) didYouMean(i int, props *reader.PropertyList, name string) string {
+	p := c.p
+	cands := map[string]bool{}
+	add := func(l *reader.PropertyList) {
+		for k := range l.Props {
+			cands[p.NameOf(l.Props[k].Name)] = true
+		}
+	}
+	add(props)
+	if cl := p.Exports[i].Class; cl > 0 {
+		if d, err := p.ClassDefaults(int(cl) - 1); err == nil {
+			add(d)
+		}
+	}
+	best, bestD := "", 3
+	ln := strings.ToLower(name)
+	for n := range cands {
+		if strings.EqualFold(n, name) {
+			continue
+		}
+		if d := editdist.Distance(strings.ToLower(n), ln); d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
 }
 
 func nameHint(p *reader.Package, s string) string {
