@@ -190,3 +190,11 @@ func lowerASCII(c byte) byte {
 	}
 	return c
 }
+
+// PathHash returns CityHash64 of s's UTF-16LE code units after ASCII
+// lowercasing, with nothing else changed: the hash the engine's cooker takes
+// of a lowercased TCHAR string (an FPackageId is PathHash of the package
+// name; a UE5 public export hash is PathHash of the lowercased
+// package-relative path without its leading '/', whose '.' and ':' stay as
+// they are, unlike in PublicExportHash).
+func PathHash(s string) uint64 { return hashUTF16Lower(s) }

@@ -1,0 +1,17 @@
+// Package convert turns a cooked legacy asset (.uasset/.umap with its
+// .uexp, decoded by package uasset) into the zen package the engine's
+// IoStore packer makes from it (package iostore/zen encodes it), byte for
+// byte: for UE 5.3 and later as FPackageStoreOptimizer does, for UE
+// 4.26/4.27 as the package conversion of IoStoreUtilities does.
+//
+// ToZen takes the asset and the target engine release and returns a
+// *zen.Package; its Encode gives the package chunk. The rules it follows,
+// each with the engine source it comes from and the corpus files that
+// show it, are in docs/convert.md. Bulk data (.ubulk, .uptnl, .m.ubulk)
+// passes unchanged: those files become the package's bulk-data chunks as
+// they are.
+//
+// convert sits above the formats it joins: it imports uasset and
+// iostore/zen, and neither imports it. The reverse direction (zen to a
+// cooked asset) is not here.
+package convert

@@ -1,0 +1,51 @@
+package convert
+
+import (
+	"github.com/unrmod/unrmod/iostore/zen"
+)
+
+// nameMap builds a zen package's name map as FPackageStoreNameMapBuilder
+// does: names added in order, a name referenced later appended only when
+// it is not in the map yet, and a reference mapped to the index of its
+// text with the FName number beside it. Names are told apart by their
+// text, case included (the builder keys on FDisplayNameEntryId).
+type nameMap struct {
+	names []string
+	index map[string]int
+}
+
+func newNameMap(n int) *nameMap {
+	return &nameMap{names: make([]string, 0, n), index: make(map[string]int, n)}
+}
+
+// add appends a name even if it is there already; a later reference maps
+// to the last copy, as the engine's TMap::Add keeps the last value.
+func (m *nameMap) add(s string) {
+	m.names = append(m.names, s)
+	m.index[s] = len(m.names) - 1
+}
+
+// ref marks a name as referenced, appending it when it is new, and returns
+// its mapped form.
+func (m *nameMap) ref(s string, number int32) zen.MappedName {
+	i, ok := m.index[s]
+	if !ok {
+		m.add(s)
+		i = len(m.names) - 1
+	}
+	return zen.MappedName{IndexAndType: uint32(i), Number: uint32(number)}
+}
+
+// splitName splits an FName's text into the name-map entry and the number
+// the engine keeps beside it (0: no suffix; n: "_<n-1>").
+func splitName(s string) (string, int32) {
+	base, digits, ok := zen.SplitNameNumber(s)
+	if !ok {
+		return s, 0
+	}
+	n := int32(0)
+	for _, c := range digits {
+		n = n*10 + int32(c-'0')
+	}
+	return base, n + 1
+}

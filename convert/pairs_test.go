@@ -1,0 +1,208 @@
+package convert
+
+import (
+	"bytes"
+	"fmt"
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/pak"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/uasset"
+)
+
+// pair is a cooked asset and the zen package the engine made from it.
+type pair struct {
+	name         string
+	uasset, uexp []byte
+	zen          []byte
+}
+
+// pairs finds every X.uasset (or X.umap) beside an X.uzenasset under dir.
+func pairs(t *testing.T, dir string) []pair { return pairsFor(t, dir) }
+
+func pairsFor(t testing.TB, dir string) []pair {
+	t.Helper()
+	root := filepath.Join(corpus.Dir(t), dir)
+	zs, err := filepath.Glob(filepath.Join(root, "*.uzenasset"))
+	if err != nil || len(zs) == 0 {
+		t.Fatalf("no .uzenasset files in %s", root)
+	}
+	var out []pair
+	for _, z := range zs {
+		base := strings.TrimSuffix(z, ".uzenasset")
+		var h string
+		for _, ext := range []string{".uasset", ".umap"} {
+			if _, err := os.Stat(base + ext); err == nil {
+				h = base + ext
+			}
+		}
+		if h == "" {
+			continue
+		}
+		pr := pair{name: h, uasset: read(t, h), zen: read(t, z)}
+		if x := base + ".uexp"; exists(x) {
+			pr.uexp = read(t, x)
+		}
+		out = append(out, pr)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no cooked asset beside a .uzenasset in %s", root)
+	}
+	return out
+}
+
+func read(t testing.TB, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// engineFor picks the release to convert for: the newest release the
+// asset's layout fits whose zen layout is the oracle's.
+func engineFor(t *testing.T, a *uasset.Package, oracle []byte) zen.Engine {
+	t.Helper()
+	l, err := zen.DetectLayout(oracle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits := a.Fitting
+	if len(fits) == 0 {
+		fits = []uasset.Release{a.Release}
+	}
+	for i := len(fits) - 1; i >= 0; i-- {
+		e := zen.Engine{Major: fits[i].Major, Minor: fits[i].Minor}
+		if e.Layout() == l {
+			return e
+		}
+	}
+	t.Fatalf("%s: no release the asset fits (%v) writes zen layout %v", a.FileName, fits, l)
+	return zen.Engine{}
+}
+
+func TestToZenUE5Pairs(t *testing.T) {
+	for _, pr := range pairs(t, "other/ue5_cooked_pairs") {
+		t.Run(filepath.Base(pr.name), func(t *testing.T) {
+			a, err := uasset.Decode(pr.name, pr.uasset, pr.uexp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := engineFor(t, a, pr.zen)
+			p, err := ToZen(a, &Options{Engine: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got = checkOutput(t, p); !bytes.Equal(got, pr.zen) {
+				t.Errorf("converted for %s: %s", e, firstDiff(got, pr.zen))
+			}
+		})
+	}
+}
+
+func firstDiff(got, want []byte) string {
+	n := min(len(got), len(want))
+	for i := 0; i < n; i++ {
+		if got[i] != want[i] {
+			lo := max(0, i-8)
+			return fmt.Sprintf("%d bytes, want %d; first difference at 0x%X: got % x, want % x", len(got), len(want), i,
+				got[lo:min(len(got), i+16)], want[lo:min(len(want), i+16)])
+		}
+	}
+	return fmt.Sprintf("%d bytes, want %d (equal up to the shorter)", len(got), len(want))
+}
+
+// checkOutput encodes p, decodes the bytes again and verifies them, as a
+// converted package must come out.
+func checkOutput(t *testing.T, p *zen.Package) []byte {
+	t.Helper()
+	b, err := p.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := zen.DecodePackage("converted", b, &zen.DecodeOptions{})
+	if err != nil {
+		t.Fatalf("the converted package does not decode: %v", err)
+	}
+	for _, pr := range d.Problems(nil) {
+		t.Errorf("converted package: %v", pr)
+	}
+	return b
+}
+
+func TestToZenUE58Fixtures(t *testing.T) {
+	dir := corpus.Dir(t)
+	paks, _ := filepath.Glob(filepath.Join(dir, "pak/cue4parse_ue5_8/LegacyPak/Tagged/*/*.pak"))
+	if len(paks) == 0 {
+		t.Fatal("no legacy paks of the UE 5.8 fixture project")
+	}
+	ct, err := iostore.Open(filepath.Join(dir, "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ct.Close()
+	for _, pk := range paks {
+		r, err := pak.Open(pk, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		n := 0
+		for _, f := range r.Files {
+			ext := path.Ext(f.Path)
+			if ext != ".uasset" && ext != ".umap" {
+				continue
+			}
+			n++
+			if m := r.Footer.MethodName(f.Method); f.Method != 0 && !pak.CanDecode(m) {
+				continue // an Oodle twin: the same files come uncompressed and zlib-compressed too
+			}
+			t.Run(filepath.Base(pk)+"/"+path.Base(f.Path), func(t *testing.T) {
+				h, err := f.ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, err := r.ReadFile(strings.TrimSuffix(f.Path, ext) + ".uexp")
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := uasset.Decode(f.Path, h, x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := ToZen(a, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := checkOutput(t, p)
+				i, ok := ct.PackageChunk(zen.PackageIDFromName(a.Summary.PackageName))
+				if !ok {
+					t.Fatalf("the container has no package %s", a.Summary.PackageName)
+				}
+				want, err := ct.ReadChunk(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s", firstDiff(got, want))
+				}
+			})
+		}
+		if n == 0 {
+			t.Errorf("%s: no cooked assets", pk)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package convert
+
+import (
+	"bytes"
+	"errors"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/ue"
+)
+
+// decodePair decodes the cooked asset of the pair whose file name contains
+// kind, for the release r (zero: detect).
+func decodePair(t *testing.T, kind string, r uasset.Release) *uasset.Package {
+	t.Helper()
+	for _, pr := range pairs(t, "other/ue5_cooked_pairs") {
+		if strings.Contains(filepath.Base(pr.name), kind) {
+			a, err := uasset.Decode(pr.name, pr.uasset, pr.uexp, &uasset.Options{Release: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+	}
+	t.Fatalf("no pair named like %s", kind)
+	return nil
+}
+
+func TestToZenRefuses(t *testing.T) {
+	corpus.Dir(t)
+	r54 := uasset.Release{Major: 5, Minor: 4}
+	e54 := zen.Engine{Major: 5, Minor: 4}
+	cases := []struct {
+		name   string
+		kind   string // pair to start from
+		rel    uasset.Release
+		engine zen.Engine
+		change func(a *uasset.Package)
+		want   error
+		says   string
+	}{
+		{"editor asset", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Summary.PackageFlags &^= uasset.PkgCooked }, ErrNotCooked, "PKG_Cooked"},
+		{"import outer loop", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Imports[10].OuterIndex = -18 }, ErrUnresolvedImport, "loops"},
+		{"import outer is an export", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Imports[10].OuterIndex = 1 }, ErrUnresolvedImport, "an export"},
+		{"import outer outside", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Imports[10].OuterIndex = -100 }, ErrUnresolvedImport, "outside"},
+		{"export outer loop", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Exports[0].OuterIndex = 1 }, ErrNotConvertible, "loops"},
+		{"dependencies outside", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Exports[0].FirstExportDependency = 1 << 20 }, ErrNotConvertible, "preload dependencies"},
+		{"dependency loop", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) {
+			// export 0 serializes before it is created
+			a.Exports[0].FirstExportDependency = int32(len(a.PreloadDependencies))
+			a.Exports[0].SerializationBeforeSerializationDependencies = 0
+			a.Exports[0].CreateBeforeSerializationDependencies = 0
+			a.Exports[0].SerializationBeforeCreateDependencies = 1
+			a.Exports[0].CreateBeforeCreateDependencies = 0
+			a.PreloadDependencies = append(a.PreloadDependencies, 1)
+			a.Summary.PreloadDependencyCount++
+		}, ErrNotConvertible, "loop"},
+		{"public export hash collision", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) {
+			a.Exports[2].ObjectName = a.Exports[3].ObjectName // both public, same outer
+		}, ErrNotConvertible, "also export"},
+		{"names referenced from export data", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Summary.NamesReferencedFromExportDataCount = 1000 }, ErrNotConvertible, "NamesReferencedFromExportDataCount"},
+		{"engine the layout does not fit", "BP_Table_Lamp", uasset.Release{}, zen.Engine58, nil, ErrUnsupportedEngine, "not one UE 5.8 writes"},
+		{"engine not told apart", "BP_Table_Lamp", uasset.Release{}, zen.Engine{}, nil, ErrUnsupportedEngine, "give the engine release"},
+		{"engine without conversion", "BP_Table_Lamp", uasset.Release{Major: 5, Minor: 2}, zen.Engine{Major: 5, Minor: 2}, nil, ErrUnsupportedEngine, "5.3 and later"},
+		{"verse native import", "SM_Cube", uasset.Release{Major: 5, Minor: 6}, zen.Engine{Major: 5, Minor: 6}, func(a *uasset.Package) {
+			for _, im := range a.Imports {
+				if n := &a.Names[im.ObjectName.Index]; im.OuterIndex == 0 && strings.HasPrefix(n.Value, "/Script/") {
+					n.Value = "/Game/_Verse/VNI/Thing"
+					return
+				}
+			}
+		}, ErrNotConvertible, "Verse"},
+		{"cell exports", "SM_Cube", uasset.Release{Major: 5, Minor: 6}, zen.Engine{Major: 5, Minor: 6}, func(a *uasset.Package) { a.Summary.CellExportCount = 1 }, ErrNotConvertible, "cell"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := decodePair(t, tc.kind, tc.rel)
+			if tc.change != nil {
+				tc.change(a)
+			}
+			p, err := ToZen(a, &Options{Engine: tc.engine})
+			if err == nil {
+				t.Fatalf("converted (%d exports); want an error", len(p.Exports))
+			}
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), filepath.Base(a.FileName)) {
+				t.Errorf("error %q; want %v saying %q and naming the file", err, tc.want, tc.says)
+			}
+			var fe *ue.FormatError
+			if !errors.As(err, &fe) {
+				t.Errorf("error %T is not a *ue.FormatError", err)
+			}
+		})
+	}
+}
+
+// A model changed after Decode is converted as it would be encoded.
+func TestToZenChangedModel(t *testing.T) {
+	a := decodePair(t, "SM_Cube", uasset.Release{Major: 5, Minor: 6})
+	e := zen.Engine{Major: 5, Minor: 6}
+	before, err := ToZen(a, &Options{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown := append(append([]byte(nil), a.Exports[0].Data...), 1, 2, 3, 4, 5)
+	a.Exports[0].Data = grown
+	p, err := ToZen(a, &Options{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := checkOutput(t, p)
+	d, err := zen.DecodePackage("converted", b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(d.Exports[0].Data, grown) {
+		t.Errorf("export 0 holds %d bytes, want the %d of the changed model", len(d.Exports[0].Data), len(grown))
+	}
+	if got, want := d.Exports[1].SerialOffset, before.Exports[1].SerialOffset+5; len(d.Exports) > 1 && got != want {
+		// before's SerialOffset is not derived until encoding: compare with its encoding.
+		bb, _ := before.Encode()
+		db, _ := zen.DecodePackage("before", bb, nil)
+		if got != db.Exports[1].SerialOffset+5 {
+			t.Errorf("export 1 at %d, want 5 bytes after where it was (%d)", got, db.Exports[1].SerialOffset)
+		}
+	}
+	if a.Exports[0].SerialSize == int64(len(grown)) {
+		t.Error("ToZen changed the asset it was given")
+	}
+}
+
+// The package name comes from the summary, the caller, or the name map.
+func TestPackageName(t *testing.T) {
+	a := decodePair(t, "BP_Table_Lamp", uasset.Release{Major: 5, Minor: 4})
+	e := zen.Engine{Major: 5, Minor: 4}
+	recorded := a.Summary.PackageName
+	for _, tc := range []struct {
+		name, summary, given, want string
+	}{
+		{"recorded", recorded, "", recorded},
+		{"given", recorded, "/Game/Other/Name", "/Game/Other/Name"},
+		{"from the name map", "None", "", recorded}, // the name map holds the package's own name
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a.Summary.PackageName = tc.summary
+			a.FileName = filepath.Join(filepath.Dir(a.FileName), path.Base(recorded)+".uasset")
+			p, err := ToZen(a, &Options{Engine: e, PackageName: tc.given})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.PackageName(); got != tc.want {
+				t.Errorf("package %q, want %q", got, tc.want)
+			}
+		})
+	}
+	a.Summary.PackageName = "None"
+	a.FileName = "Elsewhere.uasset"
+	if _, err := ToZen(a, &Options{Engine: e}); !errors.Is(err, ErrNotConvertible) || !strings.Contains(err.Error(), "give the package name") {
+		t.Errorf("no name to find: error %v", err)
+	}
+	if _, err := ToZen(a, &Options{Engine: e, PackageName: "Game/NoSlash"}); !errors.Is(err, ErrNotConvertible) {
+		t.Errorf("bad name given: error %v", err)
+	}
+}
