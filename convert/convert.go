@@ -46,6 +46,21 @@ type Options struct {
 	// map that is a long package name ending in the file's base name (UE4
 	// cooks record no name; most list their own among their names).
 	PackageName string
+	// ImportsFromBaseGame is for UE 4.26/4.27 targets: the packages this
+	// one depends on are not packed with it (a mod on top of a shipped
+	// game), so the arcs from their export bundles name bundle −1, as the
+	// engine writes for base-game packages, rather than bundle 0, the one
+	// bundle a package packed in the same run gets.
+	ImportsFromBaseGame bool
+}
+
+// importedBundle is the export bundle of an imported package that 4.26/4.27
+// arcs start from.
+func (o Options) importedBundle() int32 {
+	if o.ImportsFromBaseGame {
+		return -1
+	}
+	return 0
 }
 
 func errorf(file, structure string, cause error, format string, args ...any) error {
@@ -101,7 +116,7 @@ func ToZen(a *uasset.Package, opts *Options) (*zen.Package, error) {
 	}
 	switch l := engine.Layout(); {
 	case l == zen.LayoutUE4:
-		return s.toUE4()
+		return s.toUE4(o)
 	case l >= zen.LayoutUE53:
 		return s.toUE5(engine)
 	default:
@@ -144,16 +159,19 @@ func targetEngine(a *uasset.Package, given zen.Engine) (zen.Engine, error) {
 			"the asset's layout is not one UE %s writes (it fits UE %s)", given, releaseSpan(fits))
 	}
 	var out zen.Engine
-	for i, r := range fits {
+	for _, r := range fits {
 		e := zen.Engine{Major: r.Major, Minor: r.Minor}
-		if i > 0 && !sameOutput(e, out) {
+		if e.Layout() == zen.LayoutUnknown {
+			continue // a release without IoStore (or whose zen layout is not known)
+		}
+		if out != (zen.Engine{}) && !sameOutput(e, out) {
 			return zen.Engine{}, errorf(a.FileName, "package", ErrUnsupportedEngine,
 				"the asset records no version and its layout fits UE %s, whose zen packages differ: give the engine release", releaseSpan(fits))
 		}
 		out = e
 	}
 	if !out.Known() {
-		return zen.Engine{}, errorf(a.FileName, "package", ErrUnsupportedEngine, "UE %s has no zen package layout unrmod knows", out)
+		return zen.Engine{}, errorf(a.FileName, "package", ErrUnsupportedEngine, "UE %s writes no zen packages unrmod knows", releaseSpan(fits))
 	}
 	return out, nil
 }

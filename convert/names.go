@@ -12,23 +12,39 @@ import (
 type nameMap struct {
 	names []string
 	index map[string]int
+	fold  bool // compare without ASCII case
 }
 
 func newNameMap(n int) *nameMap {
 	return &nameMap{names: make([]string, 0, n), index: make(map[string]int, n)}
 }
 
+// newFoldedNameMap returns a name map that tells names apart without ASCII
+// case, as the 4.26/4.27 builder does (it keys on the FName comparison id).
+func newFoldedNameMap(n int) *nameMap {
+	m := newNameMap(n)
+	m.fold = true
+	return m
+}
+
+func (m *nameMap) key(s string) string {
+	if m.fold {
+		return lowerASCII(s)
+	}
+	return s
+}
+
 // add appends a name even if it is there already; a later reference maps
 // to the last copy, as the engine's TMap::Add keeps the last value.
 func (m *nameMap) add(s string) {
 	m.names = append(m.names, s)
-	m.index[s] = len(m.names) - 1
+	m.index[m.key(s)] = len(m.names) - 1
 }
 
 // ref marks a name as referenced, appending it when it is new, and returns
 // its mapped form.
 func (m *nameMap) ref(s string, number int32) zen.MappedName {
-	i, ok := m.index[s]
+	i, ok := m.index[m.key(s)]
 	if !ok {
 		m.add(s)
 		i = len(m.names) - 1

@@ -33,8 +33,19 @@ func (g *graph) add(from, to int) {
 // Serialize, then the lower export index (SortExportGraphNodesInLoadOrder's
 // NodeSorter). ok is false when the edges form a loop.
 func (g *graph) loadOrder() (order []zen.BundleEntry, ok bool) {
+	return g.sort(&nodeQueue{public: g.public})
+}
+
+// loadOrderByIndex sorts the nodes topologically as the 4.26/4.27 packer
+// does (FExportGraph::ComputeLoadOrder's NodeSorter): among the nodes that
+// wait for nothing, the lower export index first, then Create before
+// Serialize.
+func (g *graph) loadOrderByIndex() (order []zen.BundleEntry, ok bool) {
+	return g.sort(&nodeQueue{public: g.public, byIndex: true})
+}
+
+func (g *graph) sort(q *nodeQueue) (order []zen.BundleEntry, ok bool) {
 	in := append([]int(nil), g.in...)
-	q := &nodeQueue{public: g.public}
 	for v := range in {
 		if in[v] == 0 {
 			heap.Push(q, v)
@@ -55,13 +66,17 @@ func (g *graph) loadOrder() (order []zen.BundleEntry, ok bool) {
 
 // nodeQueue is a priority queue of graph nodes in NodeSorter's order.
 type nodeQueue struct {
-	nodes  []int
-	public []bool
+	nodes   []int
+	public  []bool
+	byIndex bool // 4.26/4.27: by export index, then command
 }
 
 func (q *nodeQueue) Len() int { return len(q.nodes) }
 func (q *nodeQueue) Less(i, j int) bool {
 	a, b := q.nodes[i], q.nodes[j]
+	if q.byIndex {
+		return a < b // node numbers are 2·export + command
+	}
 	if pa, pb := q.public[a/2], q.public[b/2]; pa != pb {
 		return pa
 	}

@@ -90,8 +90,14 @@ func engineFor(t *testing.T, a *uasset.Package, oracle []byte) zen.Engine {
 	return zen.Engine{}
 }
 
-func TestToZenUE5Pairs(t *testing.T) {
-	for _, pr := range pairs(t, "other/ue5_cooked_pairs") {
+func TestToZenUE5Pairs(t *testing.T) { testPairs(t, "other/ue5_cooked_pairs") }
+
+// The 4.27 pair's asset records no package name: it is found in the name
+// map (TestPackageName covers the rule).
+func TestToZenUE427Pairs(t *testing.T) { testPairs(t, "other/ue4_27_cooked_pairs") }
+
+func testPairs(t *testing.T, dir string) {
+	for _, pr := range pairs(t, dir) {
 		t.Run(filepath.Base(pr.name), func(t *testing.T) {
 			a, err := uasset.Decode(pr.name, pr.uasset, pr.uexp, nil)
 			if err != nil {

@@ -166,3 +166,83 @@ func TestPackageName(t *testing.T) {
 		t.Errorf("bad name given: error %v", err)
 	}
 }
+
+func decode427(t *testing.T) *uasset.Package {
+	t.Helper()
+	prs := pairs(t, "other/ue4_27_cooked_pairs")
+	a, err := uasset.Decode(prs[0].name, prs[0].uasset, prs[0].uexp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestToZenUE4Refuses(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(a *uasset.Package)
+		want   error
+		says   string
+	}{
+		{"editor asset", func(a *uasset.Package) { a.Summary.PackageFlags &^= uasset.PkgFilterEditorOnly }, ErrNotCooked, "PKG_FilterEditorOnly"},
+		{"export outer is an import", func(a *uasset.Package) { a.Exports[0].OuterIndex = -1 }, ErrNotConvertible, "outer is an import"},
+		{"dependency loop", func(a *uasset.Package) {
+			e := &a.Exports[0]
+			e.FirstExportDependency = int32(len(a.PreloadDependencies))
+			e.SerializationBeforeSerializationDependencies, e.CreateBeforeSerializationDependencies = 0, 0
+			e.SerializationBeforeCreateDependencies, e.CreateBeforeCreateDependencies = 1, 0
+			a.PreloadDependencies = append(a.PreloadDependencies, 1)
+			a.Summary.PreloadDependencyCount++
+		}, ErrNotConvertible, "loop"},
+		{"dependency outside", func(a *uasset.Package) { a.PreloadDependencies[0] = 1 << 20 }, ErrNotConvertible, "outside"},
+		{"no package name", func(a *uasset.Package) { a.FileName = "Elsewhere.uasset" }, ErrNotConvertible, "give the package name"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := decode427(t)
+			tc.change(a)
+			_, err := ToZen(a, nil)
+			if !errors.Is(err, tc.want) || err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("error %v; want %v saying %q", err, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+// Arcs from imported packages name their one bundle, or bundle −1 when
+// they come from the base game.
+func TestToZenUE4ImportedBundles(t *testing.T) {
+	for _, tc := range []struct {
+		base bool
+		from int32
+	}{{false, 0}, {true, -1}} {
+		p, err := ToZen(decode427(t), &Options{ImportsFromBaseGame: tc.base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Graph) == 0 {
+			t.Fatal("no graph data")
+		}
+		for _, g := range p.Graph {
+			for _, a := range g.Arcs {
+				if a.From != tc.from || a.To != 0 {
+					t.Errorf("base game %v: package %v arc %+v, want from %d to 0", tc.base, g.Package, a, tc.from)
+				}
+			}
+		}
+		checkOutput(t, p)
+	}
+}
+
+func TestSourcePackageName(t *testing.T) {
+	for in, want := range map[string]string{
+		"/Game/Maps/Arena":           "/Game/Maps/Arena",
+		"/Game/L10N/fr/Maps/Arena":   "/Game/Maps/Arena",
+		"/Game/l10n/de-DE/UI/Banner": "/Game/UI/Banner",
+		"/Game/L10N/fr":              "/Game/L10N/fr",
+	} {
+		if got := sourcePackageName(in); got != want {
+			t.Errorf("sourcePackageName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

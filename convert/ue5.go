@@ -3,7 +3,6 @@ package convert
 import (
 	"cmp"
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -225,18 +224,27 @@ func (s *source) exportsUE5(p *zen.Package) ([]bool, error) {
 			}
 			seen[z.PublicExportHash] = i
 		}
-		var err error
-		for _, f := range []struct {
-			dst   *zen.ObjectIndex
-			x     uasset.PackageIndex
-			field string
-		}{{&z.Outer, le.OuterIndex, "OuterIndex"}, {&z.Class, le.ClassIndex, "ClassIndex"}, {&z.Super, le.SuperIndex, "SuperIndex"}, {&z.Template, le.TemplateIndex, "TemplateIndex"}} {
-			if *f.dst, err = s.objectRef(p, f.x, where, f.field); err != nil {
-				return nil, err
-			}
+		if err := s.exportRefs(p, z, i); err != nil {
+			return nil, err
 		}
 	}
 	return public, nil
+}
+
+// exportRefs converts export i's outer, class, super and template.
+func (s *source) exportRefs(p *zen.Package, z *zen.Export, i int) error {
+	le := &s.a.Exports[i]
+	var err error
+	for _, f := range []struct {
+		dst   *zen.ObjectIndex
+		x     uasset.PackageIndex
+		field string
+	}{{&z.Outer, le.OuterIndex, "OuterIndex"}, {&z.Class, le.ClassIndex, "ClassIndex"}, {&z.Super, le.SuperIndex, "SuperIndex"}, {&z.Template, le.TemplateIndex, "TemplateIndex"}} {
+		if *f.dst, err = s.objectRef(p, f.x, exportLabel(s.a, i), f.field); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rfPublic is RF_Public.
@@ -318,5 +326,3 @@ func chopUTF16(s string, n int) string {
 	}
 	return ""
 }
-
-var _ = fmt.Sprintf
