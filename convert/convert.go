@@ -91,17 +91,17 @@ func ToZen(a *uasset.Package, opts *Options) (*zen.Package, error) {
 	if a == nil {
 		return nil, errorf("", "asset", ErrNotConvertible, "no asset given")
 	}
-	engine, err := targetEngine(a, o.Engine)
-	if err != nil {
-		return nil, err
-	}
-	if !cooked(a, engine) {
+	if !cooked(a) {
 		flag := "PKG_Cooked"
-		if engine.Major < 5 {
+		if !ue5(a) {
 			flag = "PKG_FilterEditorOnly"
 		}
 		return nil, errorf(a.FileName, "package file summary", ErrNotCooked,
 			"package flags 0x%08X lack %s: an editor asset holds editor-only data a game cannot load; cook it first", a.Summary.PackageFlags, flag)
+	}
+	engine, err := TargetEngine(a, o.Engine)
+	if err != nil {
+		return nil, err
 	}
 	if a, err = settled(a); err != nil {
 		return nil, err
@@ -127,16 +127,23 @@ func ToZen(a *uasset.Package, opts *Options) (*zen.Package, error) {
 
 // cooked reports whether the asset carries the cooker's flag for its
 // generation: PKG_FilterEditorOnly on UE4, PKG_Cooked on UE5.
-func cooked(a *uasset.Package, e zen.Engine) bool {
-	if e.Major < 5 {
+func cooked(a *uasset.Package) bool {
+	if !ue5(a) {
 		return a.Summary.PackageFlags&uasset.PkgFilterEditorOnly != 0
 	}
 	return a.Summary.PackageFlags&uasset.PkgCooked != 0
 }
 
-// targetEngine returns the release to convert for: the one given, which
-// must be one the asset's layout fits, or the asset's own.
-func targetEngine(a *uasset.Package, given zen.Engine) (zen.Engine, error) {
+// ue5 reports whether the asset's summary is UE5's (LegacyFileVersion −8
+// and later).
+func ue5(a *uasset.Package) bool { return a.Summary.LegacyFileVersion <= -8 }
+
+// TargetEngine returns the release ToZen converts a for when given is the
+// release asked for (zero: none): given, when a's layout is one it writes,
+// or a's own release, when a records it or every release its layout fits
+// writes the same zen package. It refuses with ErrUnsupportedEngine
+// otherwise.
+func TargetEngine(a *uasset.Package, given zen.Engine) (zen.Engine, error) {
 	fits := a.Fitting
 	if !a.ReleaseDetected || len(fits) == 0 {
 		fits = []uasset.Release{a.Release}

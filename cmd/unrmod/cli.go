@@ -50,6 +50,7 @@ func commands() []*command {
 		extractCommand(),
 		packCommand(),
 		rewriteCommand(),
+		convertCommand(),
 		exportDataCommand(),
 		exportTextureCommand(),
 		exportSoundCommand(),

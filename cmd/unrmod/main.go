@@ -7,7 +7,7 @@
 //
 //	unrmod <command> [flags] args
 //
-// The commands are info, dump, props, verify, ls, extract, rewrite,
+// The commands are info, dump, props, verify, ls, extract, rewrite, convert,
 // export-data, apply, recover, diff, hash, help and version; "unrmod help"
 // lists them and "unrmod <command> --help" explains one. Flags may appear
 // before or after the arguments.

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/unrmod/unrmod/convert"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/ufile"
+)
+
+// convertCommand returns the "convert" command.
+func convertCommand() *command {
+	return &command{
+		name:     "convert",
+		synopsis: "IN --to zen -o OUT [--engine VERSION] [--package NAME] [--base-game] [--json]",
+		summary:  "convert a cooked asset (.uasset/.uexp) into the zen package the engine makes from it",
+		description: `Convert the cooked asset IN (.uasset or .umap, with its .uexp beside it) into
+the zen package the engine's IoStore packer makes from it for the release
+--engine names, byte for byte, and write it to OUT (the form 'unrmod extract'
+writes a container's packages in, and 'unrmod pack' packs). The asset's bulk
+data files (.ubulk, .uptnl, .m.ubulk) become the package's bulk chunks as
+they are: they are copied beside OUT under OUT's base name. A bulk file
+beside OUT that IN has not is removed, so OUT is not read with stale data.
+
+--engine is the game's release (` + zen.EngineNames() + `; converting to
+5.0-5.2 is not done). Without it, the asset's own release is used when the
+asset tells it, or when every release its layout fits writes the same
+package; otherwise the command asks for it. The package name
+(/Game/Maps/Arena) is the one UE5 cooks record; UE4 cooks record none, and it
+is then taken from the asset's name map (the one package path ending in the
+file's name) unless --package gives it. For UE 4.26/4.27, --base-game says
+that the packages the asset depends on are the shipped game's, not packed
+with it (their arcs then name bundle -1, as the engine writes for base-game
+packages).
+
+Refused, with the reason: editor assets (not cooked), imports whose outer
+chain does not end in a package (named), export data out of order, Verse
+cells, compressed bulk data, and anything else the engine's packer would
+stop on. The output is encoded, decoded again and verified before anything
+is written; OUT and the bulk files are written as one commit (all or none),
+then OUT is read back and compared. IN is never modified.
+
+The reverse direction (zen package to a cooked asset) is not done.`,
+		examples: []string{
+			"unrmod convert Saved/Cooked/Windows/MyGame/Content/UI/W_Menu.uasset --to zen --engine 5.4 -o mod/MyGame/Content/UI/W_Menu.uasset",
+			"unrmod convert TestModUI.uasset --to zen --engine 4.27 --package /Game/Mods/TestModUI -o out/TestModUI.uasset --json",
+		},
+		setup: func(fs *flag.FlagSet) runner {
+			out := fs.String("o", "", "write the zen package to `OUT` (required; its bulk files go beside it)")
+			to := fs.String("to", "", "the `FORMAT` to convert to: zen (required)")
+			engine := fs.String("engine", "", "the game's engine `VERSION` ("+zen.EngineNames()+")")
+			pkgName := fs.String("package", "", "the asset's long package `NAME`, e.g. /Game/Maps/Arena, when it does not record it")
+			baseGame := fs.Bool("base-game", false, "UE 4.26/4.27: the packages the asset depends on come from the shipped game")
+			asJSON := fs.Bool("json", false, "print the report as one JSON document")
+			return func(s streams, args []string) error {
+				in, err := oneArg("convert", args, "IN")
+				if err != nil {
+					return err
+				}
+				switch strings.ToLower(*to) {
+				case "zen":
+				case "":
+					return usagef("convert", "missing --to zen")
+				case "legacy", "uasset", "cooked":
+					return usagef("convert", "--to %s: converting a zen package into a cooked asset is not done yet", *to)
+				default:
+					return usagef("convert", "--to %s: the one format convert makes is zen", *to)
+				}
+				if *out == "" || *out == "-" {
+					return usagef("convert", "missing -o OUT (a file path)")
+				}
+				opts := &convert.Options{PackageName: *pkgName, ImportsFromBaseGame: *baseGame}
+				if *engine != "" {
+					if opts.Engine, err = zen.ParseEngine(*engine); err != nil {
+						return usagef("convert", "--engine: %v", err)
+					}
+				}
+				if safefile.SameFile(in, *out) {
+					return usagef("convert", "output %s is the input file; convert never modifies its input", *out)
+				}
+				f := recognise(in)
+				if f.Kind != ufile.CookedAsset {
+					if err := f.Err(); err != nil {
+						return err
+					}
+					return fmt.Errorf("%s: %s, not a cooked asset (.uasset/.umap with its .uexp): convert reads cooked assets", in, f.Kind)
+				}
+				uses := assetRewriteUses(f, *out)
+				if err := safefile.CheckUses(uses...); err != nil {
+					return err
+				}
+				locks, err := s.sess.Lock(uses...)
+				if err != nil {
+					return err
+				}
+				defer locks.Release()
+				doc, err := convertAsset(s.sess, f, *out, opts)
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					return writeJSON(s.out, doc)
+				}
+				_, err = fmt.Fprintln(s.out, doc.summary())
+				return err
+			}
+		},
+	}
+}
+
+// convertDoc reports a conversion.
+type convertDoc struct {
+	Input          string   `json:"input"`
+	Output         string   `json:"output"`
+	Engine         string   `json:"engine"`
+	Layout         string   `json:"layout"`
+	Package        string   `json:"package"`
+	PackageID      string   `json:"package_id"`
+	Size           int64    `json:"size"`
+	Names          int      `json:"names"`
+	Imports        int      `json:"imports"`
+	Exports        int      `json:"exports"`
+	ImportedPkgs   int      `json:"imported_packages"`
+	BulkFiles      []string `json:"bulk_files"`
+	BulkFilesBytes int64    `json:"bulk_files_bytes"`
+}
+
+func (d *convertDoc) summary() string {
+	s := fmt.Sprintf("converted %s to %s: zen package %s (%s) for UE %s, %d bytes, %d names, %d imports, %d exports",
+		d.Input, d.Output, d.Package, d.PackageID, d.Engine, d.Size, d.Names, d.Imports, d.Exports)
+	if len(d.BulkFiles) > 0 {
+		s += fmt.Sprintf("; bulk data copied to %s (%d bytes)", strings.Join(d.BulkFiles, ", "), d.BulkFilesBytes)
+	}
+	return s
+}
+
+// convertAsset converts cooked asset f, checks the package
+// (convert.EncodeChecked) and writes it to out with copies of the bulk
+// files beside the input, as one batch; then reads out back.
+func convertAsset(sess *safefile.Session, f *ufile.File, out string, opts *convert.Options) (*convertDoc, error) {
+	var aopts *uasset.Options
+	if opts.Engine != (zen.Engine{}) {
+		if r := (uasset.Release{Major: opts.Engine.Major, Minor: opts.Engine.Minor}); r != (uasset.Release{}) {
+			if _, ok := uasset.ReleaseFileVersion(r); ok {
+				aopts = &uasset.Options{Release: r}
+			}
+		}
+	}
+	a, err := f.Asset(aopts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := convert.ToZen(a, opts)
+	if errors.Is(err, convert.ErrUnsupportedEngine) && opts.Engine == (zen.Engine{}) {
+		return nil, fmt.Errorf("%w (give it with --engine)", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := convert.EncodeChecked(out, p)
+	if err != nil {
+		return nil, err
+	}
+	in, o := uasset.CompanionNames(f.Path), uasset.CompanionNames(out)
+	batch := &safefile.Batch{Session: sess}
+	defer batch.Abort()
+	if err := batch.Add(out, b, 0o644); err != nil {
+		return nil, err
+	}
+	doc := &convertDoc{Input: f.Path, Output: out, Layout: p.Layout.String(), Package: p.PackageName(), PackageID: p.ID().String(),
+		Size: int64(len(b)), Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports),
+		ImportedPkgs: max(len(p.ImportedPackages), len(p.Graph)), BulkFiles: []string{}}
+	if e, err := convert.TargetEngine(a, opts.Engine); err == nil {
+		doc.Engine = e.String()
+	}
+	for _, c := range [][2]string{{in.Ubulk, o.Ubulk}, {in.Uptnl, o.Uptnl}, {in.MUbulk, o.MUbulk}} {
+		n, err := copyInto(batch, c[0], c[1])
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			batch.Remove(c[1])
+			continue
+		}
+		doc.BulkFiles = append(doc.BulkFiles, c[1])
+		doc.BulkFilesBytes += n
+	}
+	if err := batch.Commit(); err != nil {
+		return nil, err
+	}
+	back, err := os.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("reading back %s: %w", out, err)
+	}
+	if !bytes.Equal(back, b) {
+		return nil, fmt.Errorf("%s: the file read back differs from the package written (%d bytes, want %d)", out, len(back), len(b))
+	}
+	return doc, nil
+}
