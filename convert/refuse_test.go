@@ -246,3 +246,23 @@ func TestSourcePackageName(t *testing.T) {
 		}
 	}
 }
+
+// EncodeChecked refuses a package whose bytes would not verify.
+func TestEncodeChecked(t *testing.T) {
+	a := decodePair(t, "BP_Table_Lamp", uasset.Release{Major: 5, Minor: 4})
+	p, err := ToZen(a, &Options{Engine: zen.Engine{Major: 5, Minor: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := EncodeChecked("BP_Table_Lamp.uasset", p)
+	if err != nil {
+		t.Fatalf("a converted package is refused: %v", err)
+	}
+	if want, _ := p.Encode(); !bytes.Equal(b, want) {
+		t.Error("EncodeChecked's bytes differ from Encode's")
+	}
+	p.Exports[0].PublicExportHash ^= 1 // no longer the hash of its path
+	if _, err := EncodeChecked("BP_Table_Lamp.uasset", p); !errors.Is(err, ErrNotConvertible) || !strings.Contains(err.Error(), "problem") {
+		t.Errorf("a package with a wrong public export hash: error %v", err)
+	}
+}
