@@ -2,9 +2,11 @@ package convert
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 	"os"
 	"path"
 	"path/filepath"
@@ -149,18 +151,37 @@ func checkOutput(t *testing.T, p *zen.Package) []byte {
 	return b
 }
 
+// TestToZenUE58Fixtures converts every cooked asset of the UE 5.8 fixture
+// project's legacy paks (tagged and unversioned properties; the Oodle twins
+// are skipped as no Oodle codec is loaded) and compares each with the
+// package chunk of the engine's container of the same kind, which holds
+// the same project cooked for IoStore.
 func TestToZenUE58Fixtures(t *testing.T) {
 	dir := corpus.Dir(t)
-	paks, _ := filepath.Glob(filepath.Join(dir, "pak/cue4parse_ue5_8/LegacyPak/Tagged/*/*.pak"))
+	paks, _ := filepath.Glob(filepath.Join(dir, "pak/cue4parse_ue5_8/LegacyPak/*/*/*.pak"))
 	if len(paks) == 0 {
 		t.Fatal("no legacy paks of the UE 5.8 fixture project")
 	}
-	ct, err := iostore.Open(filepath.Join(dir, "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ct.Close()
+	kinds := map[string]bool{}
+	bulks := 0
 	for _, pk := range paks {
+		kind := filepath.Base(filepath.Dir(filepath.Dir(pk))) // Tagged, Unversioned
+		kinds[kind] = true
+		containers, _ := filepath.Glob(filepath.Join(dir, "iostore/cue4parse_ue5_8", kind, "*/*.utoc"))
+		var cts []*iostore.Container
+		var ctNames []string
+		for _, c := range containers {
+			ctNames = append(ctNames, filepath.Base(c))
+			ct, err := iostore.Open(c, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ct.Close()
+			cts = append(cts, ct)
+		}
+		if len(cts) == 0 {
+			t.Fatalf("no %s container of the fixture project", kind)
+		}
 		r, err := pak.Open(pk, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -174,9 +195,9 @@ func TestToZenUE58Fixtures(t *testing.T) {
 			}
 			n++
 			if m := r.Footer.MethodName(f.Method); f.Method != 0 && !pak.CanDecode(m) {
-				continue // an Oodle twin: the same files come uncompressed and zlib-compressed too
+				continue // an Oodle twin: the same files come uncompressed or zlib-compressed too
 			}
-			t.Run(filepath.Base(pk)+"/"+path.Base(f.Path), func(t *testing.T) {
+			t.Run(kind+"/"+filepath.Base(pk)+"/"+path.Base(f.Path), func(t *testing.T) {
 				h, err := f.ReadAll()
 				if err != nil {
 					t.Fatal(err)
@@ -194,21 +215,53 @@ func TestToZenUE58Fixtures(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := checkOutput(t, p)
-				i, ok := ct.PackageChunk(zen.PackageIDFromName(a.Summary.PackageName))
-				if !ok {
-					t.Fatalf("the container has no package %s", a.Summary.PackageName)
+				compared := 0
+				for k, ct := range cts {
+					i, ok := ct.PackageChunk(zen.PackageIDFromName(a.Summary.PackageName))
+					if !ok {
+						t.Fatalf("%s has no package %s", ctNames[k], a.Summary.PackageName)
+					}
+					want, err := ct.ReadChunk(i)
+					if errors.Is(err, ue.ErrUnsupportedMethod) {
+						continue // an Oodle container
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					compared++
+					if !bytes.Equal(got, want) {
+						t.Errorf("against %s: %s", ctNames[k], firstDiff(got, want))
+					}
+					// The bulk data file is the package's bulk chunk as it is.
+					if bulk, err := r.ReadFile(strings.TrimSuffix(f.Path, ext) + ".ubulk"); err == nil {
+						id, err := iostore.NewChunkID(uint64(p.ID()), 0, iostore.ChunkBulkData, ct.Header().Version)
+						if err != nil {
+							t.Fatal(err)
+						}
+						j, ok := ct.Find(id)
+						if !ok {
+							t.Fatalf("%s has no bulk chunk for %s", ctNames[k], p.PackageName())
+						}
+						chunk, err := ct.ReadChunk(j)
+						if err != nil || !bytes.Equal(chunk, bulk) {
+							t.Errorf("%s: bulk chunk of %d bytes differs from the .ubulk's %d (%v)", ctNames[k], len(chunk), len(bulk), err)
+						}
+						bulks++
+					}
 				}
-				want, err := ct.ReadChunk(i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s", firstDiff(got, want))
+				if compared == 0 {
+					t.Fatal("no container of this kind could be read")
 				}
 			})
 		}
 		if n == 0 {
 			t.Errorf("%s: no cooked assets", pk)
 		}
+	}
+	if bulks == 0 {
+		t.Error("no asset with a .ubulk was compared with its bulk chunk")
+	}
+	if !kinds["Tagged"] || !kinds["Unversioned"] {
+		t.Errorf("fixture kinds %v: want Tagged and Unversioned", kinds)
 	}
 }

@@ -266,3 +266,24 @@ func TestEncodeChecked(t *testing.T) {
 		t.Errorf("a package with a wrong public export hash: error %v", err)
 	}
 }
+
+// A versioned asset's versions become the package's versioning info.
+func TestToZenVersioned(t *testing.T) {
+	a := decodePair(t, "SM_Cube", uasset.Release{Major: 5, Minor: 6})
+	a.Summary.FileVersionUE4, a.Summary.FileVersionUE5, a.Summary.FileVersionLicensee = 522, 1017, 3
+	key := uasset.GUID{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0}
+	a.Summary.CustomVersions = []uasset.CustomVersion{{Key: key, Version: 7}}
+	p, err := ToZen(a, &Options{Engine: zen.Engine{Major: 5, Minor: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := zen.DecodePackage("versioned", checkOutput(t, p), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := d.Versioning
+	if v == nil || v.ZenVersion != 3 || v.FileVersionUE4 != 522 || v.FileVersionUE5 != 1017 || v.Licensee != 3 ||
+		len(v.CustomVersions) != 1 || v.CustomVersions[0].Key != (zen.GUID{1, 2, 3, 4}) || v.CustomVersions[0].Version != 7 {
+		t.Errorf("versioning %+v", v)
+	}
+}
