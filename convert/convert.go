@@ -103,6 +103,11 @@ func ToZen(a *uasset.Package, opts *Options) (*zen.Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	l := engine.Layout()
+	if l != zen.LayoutUE4 && l < zen.LayoutUE53 {
+		return nil, errorf(a.FileName, "package", ErrUnsupportedEngine,
+			"converting to UE %s zen packages (layout %v) is not done: this package converts to 4.26, 4.27 and 5.3 and later", engine, l)
+	}
 	if a, err = settled(a); err != nil {
 		return nil, err
 	}
@@ -114,15 +119,10 @@ func ToZen(a *uasset.Package, opts *Options) (*zen.Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch l := engine.Layout(); {
-	case l == zen.LayoutUE4:
+	if l == zen.LayoutUE4 {
 		return s.toUE4(o)
-	case l >= zen.LayoutUE53:
-		return s.toUE5(engine)
-	default:
-		return nil, errorf(a.FileName, "package", ErrUnsupportedEngine,
-			"converting to UE %s zen packages (layout %v) is not done: this package converts to 4.26, 4.27 and 5.3 and later", engine, l)
 	}
+	return s.toUE5(engine)
 }
 
 // cooked reports whether the asset carries the cooker's flag for its
@@ -157,9 +157,10 @@ func TargetEngine(a *uasset.Package, given zen.Engine) (zen.Engine, error) {
 				return given, nil
 			}
 		}
-		if !a.ReleaseDetected {
+		if !a.ReleaseDetected && (given.Major >= 5) == ue5(a) {
 			// A versioned asset names its own release, which may be a
-			// licensee's; trust the caller over the table.
+			// licensee's; trust the caller over the table within the
+			// asset's generation.
 			return given, nil
 		}
 		return zen.Engine{}, errorf(a.FileName, "package", ErrUnsupportedEngine,

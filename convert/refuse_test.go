@@ -66,6 +66,7 @@ func TestToZenRefuses(t *testing.T) {
 		{"names referenced from export data", "BP_Table_Lamp", r54, e54, func(a *uasset.Package) { a.Summary.NamesReferencedFromExportDataCount = 1000 }, ErrNotConvertible, "NamesReferencedFromExportDataCount"},
 		{"engine the layout does not fit", "BP_Table_Lamp", uasset.Release{}, zen.Engine58, nil, ErrUnsupportedEngine, "not one UE 5.8 writes"},
 		{"engine not told apart", "BP_Table_Lamp", uasset.Release{}, zen.Engine{}, nil, ErrUnsupportedEngine, "give the engine release"},
+		{"engine of the other generation", "SM_Cube", uasset.Release{Major: 5, Minor: 6}, zen.Engine427, nil, ErrUnsupportedEngine, "not one UE 4.27 writes"},
 		{"engine without conversion", "BP_Table_Lamp", uasset.Release{Major: 5, Minor: 2}, zen.Engine{Major: 5, Minor: 2}, nil, ErrUnsupportedEngine, "5.3 and later"},
 		{"verse native import", "SM_Cube", uasset.Release{Major: 5, Minor: 6}, zen.Engine{Major: 5, Minor: 6}, func(a *uasset.Package) {
 			for _, im := range a.Imports {
