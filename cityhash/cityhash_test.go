@@ -495,3 +495,23 @@ func utf16le(s string) string {
 	}
 	return string(b)
 }
+
+// PathHash hashes the lowercased UTF-16 of the text as it is: it is the
+// package id of a package name, and a UE5 public export hash of a
+// lowercased package-relative path (here the 5.4 pair's BP_Table_Lamp_C,
+// whose hash the engine stored), but unlike PublicExportHash it keeps '.'
+// and ':' as they are.
+func TestPathHash(t *testing.T) {
+	for _, s := range []string{"/Game/Billiards/Blueprints/BP_Table_Lamp", "/Game/Ünïcode/Pkg", ""} {
+		if cityhash.PathHash(s) != cityhash.PackageID(s) {
+			t.Errorf("PathHash(%q) is not the package id", s)
+		}
+	}
+	if got := cityhash.PathHash("bp_table_lamp_c"); got != 0x4292b79c4d283c72 {
+		t.Errorf("PathHash(bp_table_lamp_c) = %#016x, the engine stored 0x4292b79c4d283c72", got)
+	}
+	if cityhash.PathHash("Outer.Inner") == cityhash.PublicExportHash("Outer.Inner") ||
+		cityhash.PathHash("outer/inner") != cityhash.PublicExportHash("Outer.Inner") {
+		t.Error("PathHash must keep '.' where PublicExportHash turns it into '/'")
+	}
+}
