@@ -1,43 +1,47 @@
 package convert_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/uasset"
 )
 
-// Convert a cooked UE 5.4 asset into the zen package a 5.4 game loads.
+// Convert a cooked UE 5.4 asset into the zen package a 5.4 game loads and
+// save it beside the asset's bulk data, which the package uses unchanged.
 func ExampleToZen() {
-	dir := os.Getenv("UNRMOD_CORPUS")
-	if dir == "" {
-		fmt.Println("/Game/Billiards/Blueprints/BP_Table_Lamp: 9 exports, 17 names, 1 imported package")
-		return
-	}
-	base := filepath.Join(dir, "other/ue5_cooked_pairs/UE5.4_BP_Table_Lamp")
-	h, err := os.ReadFile(base + ".uasset")
+	name := "Saved/Cooked/Windows/MyGame/Content/UI/W_Menu.uasset"
+	header, err := os.ReadFile(name)
 	if err != nil {
 		log.Fatal(err)
 	}
-	x, err := os.ReadFile(base + ".uexp")
+	exports, err := os.ReadFile(uasset.CompanionNames(name).Uexp)
 	if err != nil {
 		log.Fatal(err)
 	}
-	a, err := uasset.Decode(base+".uasset", h, x, nil)
+	a, err := uasset.Decode(name, header, exports, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	p, err := convert.ToZen(a, &convert.Options{Engine: zen.Engine{Major: 5, Minor: 4}})
+	switch {
+	case errors.Is(err, convert.ErrNotCooked):
+		log.Fatal("cook the asset first: ", err)
+	case errors.Is(err, convert.ErrUnresolvedImport):
+		log.Fatal("the asset names an object it cannot reach: ", err)
+	case err != nil:
+		log.Fatal(err)
+	}
+	chunk, err := convert.EncodeChecked(name, p) // encoded, decoded again and verified
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := p.Encode(); err != nil { // the package chunk
+	if err := os.WriteFile("mod/MyGame/Content/UI/W_Menu.uasset", chunk, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s: %d exports, %d names, %d imported package\n", p.PackageName(), len(p.Exports), len(p.Names), len(p.ImportedPackages))
-	// Output: /Game/Billiards/Blueprints/BP_Table_Lamp: 9 exports, 17 names, 1 imported package
+	fmt.Printf("%s (%v): %d exports, %d bytes\n", p.PackageName(), p.ID(), len(p.Exports), len(chunk))
 }
