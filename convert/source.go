@@ -201,14 +201,3 @@ func (s *source) resolveExports() error {
 	}
 	return nil
 }
-
-// ref returns the import or export x refers to, for errors.
-func (s *source) refLabel(x uasset.PackageIndex) string {
-	switch {
-	case x.IsImport() && x.Import() < len(s.a.Imports):
-		return importLabel(s.a, x.Import())
-	case x.IsExport() && x.Export() < len(s.a.Exports):
-		return exportLabel(s.a, x.Export())
-	}
-	return fmt.Sprintf("package index %d", x)
-}
