@@ -37,9 +37,10 @@
 // UE5; see TocVersion.ChunkHash).
 //
 // Decompression covers None, Zlib, Gzip and LZ4 (raw blocks, what the
-// engine decodes). Oodle is proprietary: an Oodle block fails with a
-// *MethodError matching ErrOodle, while listing, Verify's structural checks
-// and copying stored blocks still work. Encrypted containers (AES-256-ECB)
+// engine decodes). Oodle is proprietary: it decodes through the game's own
+// library, which package ue/oodle loads into Options.Codecs; without it an
+// Oodle block fails with a *MethodError matching ErrOodle, while listing,
+// Verify's structural checks and copying stored blocks still work. Encrypted containers (AES-256-ECB)
 // need Options.Key; without it the chunk list is still available, and a
 // wrong key is detected from the directory index (or, without one, from the
 // container-header chunk) and reported as ErrWrongKey.

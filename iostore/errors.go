@@ -32,11 +32,13 @@ var (
 	// ErrUnsupportedMethod means a compression block uses a method unrmod
 	// cannot decode. The error is a *MethodError naming the method.
 	ErrUnsupportedMethod = ue.ErrUnsupportedMethod
-	// ErrOodle means a block is Oodle-compressed. Oodle is proprietary and
-	// unrmod has no decoder; everything that needs no decompression
-	// (listing, structural checks, copying stored blocks) still works. It
-	// is matched together with ErrUnsupportedMethod.
-	ErrOodle = errors.New("Oodle compression is not supported (a proprietary codec; unrmod has no decoder)")
+	// ErrOodle means a block is Oodle-compressed and the Codecs used have
+	// no Oodle codec: Oodle is proprietary, decoded only through the
+	// game's own library (package ue/oodle registers it). Everything that
+	// needs no decompression (listing, structural checks, copying stored
+	// blocks) still works. It is matched together with
+	// ErrUnsupportedMethod.
+	ErrOodle = errors.New("Oodle blocks need the game's Oodle library")
 	// ErrKeyRequired means the container is encrypted and no AES key was
 	// given.
 	ErrKeyRequired = ue.NewSentinel("container is encrypted: an AES key is required", ue.ErrKeyRequired)
@@ -64,10 +66,11 @@ type MethodError struct {
 	Block  int    // index of the compression block
 }
 
-// Error names the block and the method.
+// Error names the block and the method; for Oodle, how to give the
+// library.
 func (e *MethodError) Error() string {
 	if isOodle(e.Method) {
-		return fmt.Sprintf("compression block %d uses Oodle, which unrmod cannot decompress (a proprietary codec); listing, verify and block copies work without it", e.Block)
+		return fmt.Sprintf("compression block %d uses Oodle; %v", e.Block, oodleAdvice())
 	}
 	return fmt.Sprintf("compression block %d uses compression method %q, which unrmod cannot decompress (known: None, Zlib, Gzip, LZ4)", e.Block, e.Method)
 }
@@ -79,6 +82,18 @@ func (e *MethodError) Is(target error) bool {
 }
 
 func isOodle(method string) bool { return strings.EqualFold(method, "Oodle") }
+
+// Unwrap returns, for an Oodle block, the advice to give the library, so
+// that a front end can name its own setting for it.
+func (e *MethodError) Unwrap() error {
+	if isOodle(e.Method) {
+		return oodleAdvice()
+	}
+	return nil
+}
+
+// oodleAdvice advises the Oodle library through Options.Codecs.
+func oodleAdvice() *ue.Advice { return ue.OodleLibrary("Options.Codecs (package ue/oodle)", nil) }
 
 // errorf builds a *ue.FormatError.
 func errorf(file, structure string, off int64, cause error, format string, args ...any) error {

@@ -65,7 +65,8 @@ type RewriteOptions struct {
 	// (an Oodle container); "None" stores them.
 	Method string
 	// Codecs are the compression methods the output is written with; nil
-	// means the built-in ones. Add an Oodle binding here.
+	// means the built-in ones. Add the game's Oodle library here (package
+	// ue/oodle) to check and write Oodle blocks.
 	Codecs *ue.Codecs
 	// Key encrypts the output (Compact only): nil keeps the source's key.
 	Key *ue.Key

@@ -380,7 +380,7 @@ func (c *Container) undecodable(i int) string {
 		}
 		if name := c.toc.Methods[m-1]; !c.codecs.CanDecode(name) {
 			if isOodle(name) {
-				return "Oodle decompression is not available"
+				return ErrOodle.Error()
 			}
 			return fmt.Sprintf("no decoder for compression method %q", name)
 		}

@@ -36,7 +36,8 @@
 // the SHA-1 of the index (and of the secondary indexes). Reading a file
 // checks the record before its data against the index and the SHA-1 of
 // its stored bytes; Zlib, Gzip and LZ4 are decompressed, block by block
-// (Oodle needs the game's own library and fails with a *MethodError).
+// (Oodle needs the game's own library, registered in Options.Codecs with
+// package ue/oodle; without it an Oodle file fails with a *MethodError).
 // Encrypted indexes and files (AES-256-ECB) need Options.Key. Errors are
 // *ue.FormatError values naming the file, the structure and the offset, and
 // wrapping ErrNotPak, ErrUnsupportedVersion, ErrCorrupt, ErrKeyRequired,

@@ -45,16 +45,31 @@ type MethodError struct {
 	Method string // the method's name, e.g. "Oodle"
 }
 
-// Error names the file and the method.
+// Error names the file and the method; for Oodle, how to give the
+// library.
 func (e *MethodError) Error() string {
-	if strings.EqualFold(e.Method, "Oodle") {
-		return fmt.Sprintf("%s: %s is compressed with Oodle, which needs the game's own Oodle library (oo2core_9_win64.dll or liboo2corelinux64.so.9, shipped with the game); unrmod does not load it yet, so listing and checks work but not extraction", e.File, e.Path)
+	if isOodle(e.Method) {
+		return fmt.Sprintf("%s: %s is compressed with Oodle; %v", e.File, e.Path, oodleAdvice())
 	}
 	return fmt.Sprintf("%s: %s is compressed with %s, which unrmod cannot decompress (known: Zlib, Gzip, LZ4; add others to Options.Codecs)", e.File, e.Path, e.Method)
 }
 
 // Is reports whether target is ErrUnsupportedMethod.
 func (e *MethodError) Is(target error) bool { return target == ErrUnsupportedMethod }
+
+// Unwrap returns, for an Oodle file, the advice to give the library, so
+// that a front end can name its own setting for it.
+func (e *MethodError) Unwrap() error {
+	if isOodle(e.Method) {
+		return oodleAdvice()
+	}
+	return nil
+}
+
+func isOodle(method string) bool { return strings.EqualFold(method, "Oodle") }
+
+// oodleAdvice advises the Oodle library through Options.Codecs.
+func oodleAdvice() *ue.Advice { return ue.OodleLibrary("Options.Codecs (package ue/oodle)", nil) }
 
 // errorf builds a *ue.FormatError.
 func errorf(file, structure string, off int64, cause error, format string, args ...any) error {

@@ -17,8 +17,8 @@ import (
 
 // CanDecode reports whether unrmod's built-in codecs decompress files of
 // the named method: None, Zlib, Gzip and LZ4 (raw blocks, as the engine
-// writes them). Oodle needs the game's own Oodle library, which unrmod
-// does not load yet; a codec added to Options.Codecs decodes more.
+// writes them). Oodle needs the game's own Oodle library, which package
+// ue/oodle loads into the Options.Codecs of a reader.
 func CanDecode(method string) bool { return (*ue.Codecs)(nil).CanDecode(method) }
 
 // Open returns a reader of the file's contents: decrypted, decompressed

@@ -23,7 +23,19 @@ const (
 	// SettingPreserveLayout keeps a legacy package's layout, so that no
 	// export moves.
 	SettingPreserveLayout
+	// SettingOodle is the game's own Oodle library, which decodes and
+	// encodes Oodle blocks (package ue/oodle loads it).
+	SettingOodle
 )
+
+// OodleLibrary is the advice of an error about Oodle data that no codec
+// decodes or encodes: give the game's Oodle library through the setting
+// the library's API names api (e.g. "Options.Codecs"). err, the cause, may
+// be nil.
+func OodleLibrary(api string, err error) *Advice {
+	return &Advice{Setting: SettingOodle, Name: api, Err: err,
+		Before: "Oodle needs the game's own Oodle library (oo2core_9_win64.dll in the game's Binaries/Win64 or Engine/Binaries/ThirdParty/Oodle, liboo2corelinux64.so.9 for Linux): give it with "}
+}
 
 // Advice is an error whose message advises the caller to change a
 // setting. Its text is Before, the setting's name and After; Error names

@@ -3,6 +3,7 @@ package ue_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/ue"
@@ -49,5 +50,28 @@ func TestAdviceReword(t *testing.T) {
 	}
 	if !errors.Is(key, ue.ErrKeyRequired) || key.Error() != "data is encrypted; pass the key with Options.Key" {
 		t.Errorf("advice: %v", key)
+	}
+}
+
+// TestOodleLibraryAdvice checks that the advice about Oodle data names the
+// library's API setting by default and the front end's words when asked,
+// and keeps its cause for errors.Is.
+func TestOodleLibraryAdvice(t *testing.T) {
+	a := ue.OodleLibrary("Options.Codecs", ue.ErrUnsupportedMethod)
+	if !strings.HasSuffix(a.Error(), "give it with Options.Codecs") || !strings.Contains(a.Error(), "oo2core_9_win64.dll") {
+		t.Errorf("Error() = %q", a.Error())
+	}
+	if !errors.Is(a, ue.ErrUnsupportedMethod) {
+		t.Error("the advice does not match its cause")
+	}
+	err := fmt.Errorf("block 3: %w", a)
+	got := ue.Reword(err, err.Error(), func(s ue.Setting) string {
+		if s == ue.SettingOodle {
+			return "--oodle PATH"
+		}
+		return ""
+	})
+	if !strings.HasSuffix(got, "give it with --oodle PATH") || !strings.HasPrefix(got, "block 3: Oodle needs") {
+		t.Errorf("reworded: %q", got)
 	}
 }
