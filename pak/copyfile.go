@@ -14,7 +14,8 @@ import (
 var ErrCannotCopy = errors.New("the file cannot be copied as it is stored")
 
 // useMethods takes a source pak's method names as the footer's slots, and
-// finds or adds the slot of Zlib when files are to be compressed.
+// finds or adds the slot of the Writer's method when files are to be
+// compressed.
 func (w *Writer) useMethods(methods []string) error {
 	if len(methods) != 4 && len(methods) != 5 {
 		return fmt.Errorf("pak writer: %d compression method slots; a footer has 4 or 5", len(methods))
@@ -25,8 +26,8 @@ func (w *Writer) useMethods(methods []string) error {
 	}
 	free := -1
 	for i, m := range w.slots {
-		if strings.EqualFold(m, "Zlib") {
-			w.zslot = uint32(i + 1)
+		if strings.EqualFold(m, w.method) {
+			w.mslot = uint32(i + 1)
 			return nil
 		}
 		if m == "" && free < 0 {
@@ -34,10 +35,10 @@ func (w *Writer) useMethods(methods []string) error {
 		}
 	}
 	if free < 0 {
-		return fmt.Errorf("pak writer: every compression method slot is taken (%s), none by Zlib", strings.Join(w.slots, ", "))
+		return fmt.Errorf("pak writer: every compression method slot is taken (%s), none by %s", strings.Join(w.slots, ", "), w.method)
 	}
-	w.slots[free] = "Zlib"
-	w.zslot = uint32(free + 1)
+	w.slots[free] = w.method
+	w.mslot = uint32(free + 1)
 	return nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/unrmod/unrmod/ue"
 )
 
 // seekOutput is an output a Writer can go back in, such as an *os.File:
@@ -53,7 +51,7 @@ func (w *Writer) writeFile(name string, r io.ReaderAt, size int64) error {
 		}
 	}
 	if w.opts.Compress && size > 0 {
-		e.Method = w.zslot
+		e.Method = w.mslot
 		e.BlockSize = uint32(min(size, DefaultBlockSize))
 		e.Blocks = make([]Block, (size+DefaultBlockSize-1)/DefaultBlockSize)
 		ok, err := w.place(name, &e, r)
@@ -132,7 +130,7 @@ func (w *Writer) writeAt(off int64, b []byte) error {
 }
 
 // stream reads e's uncompressed bytes from r and writes to out the bytes
-// the pak stores: Zlib blocks (e.Method != 0, whose Blocks it fills) or the
+// the pak stores: compressed blocks (e.Method != 0, whose Blocks it fills) or the
 // bytes as they are, encrypted when e is. It returns their size (Size) and
 // the SHA-1 of that many of them. It holds one block in memory.
 func (w *Writer) stream(name string, e *Entry, r io.ReaderAt, out io.Writer) (int64, [20]byte, error) {
@@ -159,10 +157,6 @@ func (w *Writer) stream(name string, e *Entry, r io.ReaderAt, out io.Writer) (in
 		return err
 	}
 	if e.Method != 0 {
-		if w.zlib == nil {
-			codec, _ := (*ue.Codecs)(nil).Lookup("Zlib")
-			w.zlib = codec.NewCompressor(ue.DefaultCompression)
-		}
 		pos := e.Offset + e.HeaderSize(w.opts.Version, len(w.slots))
 		for k := range e.Blocks {
 			off := int64(k) * DefaultBlockSize
@@ -170,7 +164,12 @@ func (w *Writer) stream(name string, e *Entry, r io.ReaderAt, out io.Writer) (in
 			if err := read(off, block); err != nil {
 				return 0, [20]byte{}, err
 			}
-			c, err := w.zlib(w.zbuf[:0], block)
+			c, err := w.comp(w.zbuf[:0], block)
+			if err == nil && len(c) > 0 && &c[0] == &block[0] {
+				// A compressor that hands back its input (LZ4 on data it
+				// cannot shrink) leaves nothing a pak block can hold.
+				err = fmt.Errorf("the %s compressor left block %d as it is, which a pak cannot store in a compressed file", w.method, k)
+			}
 			if err != nil {
 				return 0, [20]byte{}, fmt.Errorf("pak writer: %s: %w", name, err)
 			}

@@ -44,9 +44,17 @@ type WriterOptions struct {
 	// uses a CRC of the pak's file name; any value works, since readers
 	// use the one stored.
 	PathHashSeed uint64
-	// Compress compresses files with Zlib, in blocks of DefaultBlockSize,
-	// when that makes them smaller (version 3 and later).
+	// Compress compresses files with Method, in blocks of
+	// DefaultBlockSize, when that makes them smaller (version 3 and
+	// later).
 	Compress bool
+	// Method is what Compress compresses with: "" or "Zlib", or another
+	// method of Codecs, such as "Oodle" through the game's own library
+	// (package ue/oodle). A method other than Zlib needs version 8 or
+	// later, which name their methods.
+	Method string
+	// Codecs give Method's compressor; nil means the built-in ones.
+	Codecs *ue.Codecs
 	// Key, with EncryptIndex and EncryptFiles, encrypts the index (version
 	// 4 and later) and the files' bytes with AES-256-ECB.
 	Key                        *ue.Key
@@ -60,8 +68,8 @@ type WriterOptions struct {
 	// (4 or 5 slots, "" for an unused one); nil means five slots with Zlib
 	// in the first when Compress is set. A pak whose files are copied with
 	// CopyFile gives its own Footer.Methods, so that the copies' slots name
-	// the same methods; Compress then uses the slot named Zlib, taking the
-	// first free one when none is.
+	// the same methods; Compress then uses the slot that names Method,
+	// taking the first free one when none does.
 	Methods []string
 }
 
@@ -76,10 +84,11 @@ type Writer struct {
 	high    int64         // the furthest the output was written, relative to base
 	buf     []byte        // a block read from a file
 	zbuf    []byte        // a compressed block
-	zlib    ue.Compressor // the Zlib compressor of package ue, made on first use
+	comp    ue.Compressor // Method's compressor, when Compress is set
+	method  string        // Method as its codec names it
 	opts    WriterOptions
 	slots   []string // the footer's method names
-	zslot   uint32   // the slot of Zlib, which Compress uses
+	mslot   uint32   // the slot of the method Compress uses
 	cipher  *ue.ECB
 	entries []writtenEntry
 	paths   map[string]string // lower-cased path -> path
@@ -132,12 +141,31 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		o.IVSource = rand.Reader
 	}
 	pw := &Writer{w: &countWriter{w: w}, opts: o, paths: map[string]string{}}
+	method := "Zlib"
+	if o.Compress {
+		if o.Method != "" {
+			method = o.Method
+		}
+		codec, _ := o.Codecs.Lookup(method)
+		switch {
+		case ue.IsNone(method):
+			return nil, errors.New("pak writer: Compress with method None; leave Compress unset to store files")
+		case codec.NewCompressor == nil && strings.EqualFold(method, "Oodle"):
+			return nil, fmt.Errorf("pak writer: compression method %q: %w", method, ue.OodleLibrary("WriterOptions.Codecs (package ue/oodle)", ErrUnsupportedMethod))
+		case codec.NewCompressor == nil:
+			return nil, fmt.Errorf("pak writer: compression method %q: no compressor (add one to WriterOptions.Codecs): %w", method, ErrUnsupportedMethod)
+		case !strings.EqualFold(codec.Name, "Zlib") && !v.HasMethodNames():
+			return nil, fmt.Errorf("pak writer: version %d records only Zlib by its slot; %s needs version 8 or later, which name their methods", uint32(v), codec.Name)
+		}
+		method = codec.Name
+		pw.comp, pw.method = codec.NewCompressor(ue.DefaultCompression), method
+	}
 	if so, ok := w.(seekOutput); ok {
 		if base, err := so.Seek(0, io.SeekCurrent); err == nil {
 			pw.out, pw.base = so, base
 		}
 	}
-	pw.zslot = 1
+	pw.mslot = 1
 	if v.HasMethodNames() {
 		if o.Methods != nil {
 			if err := pw.useMethods(o.Methods); err != nil {
@@ -146,7 +174,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		} else {
 			pw.slots = make([]string, 5)
 			if o.Compress {
-				pw.slots[0] = "Zlib"
+				pw.slots[0] = method
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/ufile"
 	"github.com/unrmod/unrmod/writer"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	// the whole run and tracks the temporary files, which an interrupt
 	// removes (cmd/unrmod sets it); nil locks nothing.
 	Session *safefile.Session
+	// Codecs are the compression methods containers are read and written
+	// with; nil means the built-in ones. Register the game's Oodle library
+	// here (package ue/oodle) for containers with Oodle blocks.
+	Codecs *ue.Codecs
 
 	// beforeCommit, when set, runs once every output is staged, before
 	// the renames (for tests).

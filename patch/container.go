@@ -13,6 +13,7 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // ContainerPackage is a package a container target changed or added.
@@ -74,6 +75,7 @@ type containerJob struct {
 	// unchanged counts packages whose operations were all in effect.
 	unchanged int
 	sess      *safefile.Session // locks and tracks the output's files
+	codecs    *ue.Codecs        // Options.Codecs
 }
 
 // applyContainerTarget applies a container target: it patches the packages
@@ -82,7 +84,7 @@ type containerJob struct {
 func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (*TargetResult, *iostore.Writer, error) {
 	ct := t.Container
 	in, out := tf.in, tf.out
-	c, err := iostore.Open(in, &iostore.Options{Key: ct.Key})
+	c, err := iostore.Open(in, &iostore.Options{Key: ct.Key, Codecs: opt.Codecs})
 	if err != nil {
 		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 	}
@@ -90,7 +92,7 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 	if _, err := c.DirectoryIndex(); err != nil {
 		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 	}
-	j := &containerJob{t: t, ct: ct, dir: dir, in: in, c: c, v: c.Header().Version, sess: opt.Session,
+	j := &containerJob{t: t, ct: ct, dir: dir, in: in, c: c, v: c.Header().Version, sess: opt.Session, codecs: opt.Codecs,
 		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
 		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{}}
@@ -460,10 +462,12 @@ func (j *containerJob) method() string {
 		return "Zlib"
 	case "lz4":
 		return "LZ4"
+	case "oodle":
+		return "Oodle"
 	}
-	m, substituted := j.c.WriteMethod(nil)
+	m, substituted := j.c.WriteMethod(j.codecs)
 	if substituted {
-		j.res.Notes = append(j.res.Notes, "the container's compression cannot be written by unrmod (Oodle); new chunks are Zlib-compressed, which the game reads too")
+		j.res.Notes = append(j.res.Notes, "the container's compression is Oodle and no Oodle library was given to write it; new chunks are Zlib-compressed, which the game reads too")
 	}
 	return m
 }
@@ -502,7 +506,7 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 		psize = 0
 	}
 	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Version: h.Version, BlockSize: h.CompressionBlockSize, Method: j.method(),
-		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint(), Session: j.sess})
+		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint(), Session: j.sess, Codecs: j.codecs})
 	if err != nil {
 		return nil, err
 	}
@@ -598,7 +602,7 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 		}
 		changes = append(changes, iostore.ChunkChange{ID: j.c.Chunks()[hi].ID, Data: bytes.NewReader(data)})
 	}
-	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key, Session: j.sess})
+	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key, Session: j.sess, Codecs: j.codecs})
 	if err != nil {
 		return nil, err
 	}

@@ -42,8 +42,9 @@ type ContainerTarget struct {
 	Key  *ue.Key
 	Mode ContainerMode
 	// Compression is the method of new or changed chunks: "keep" (the
-	// container's, or Zlib when unrmod cannot write it), "none", "zlib" or
-	// "lz4".
+	// container's, or Zlib when Options.Codecs cannot write it), "none",
+	// "zlib", "lz4" or "oodle" (through the Oodle library in
+	// Options.Codecs).
 	Compression string
 	// Layout is the full mode's layout: preserve (the default) keeps the
 	// unchanged chunks' blocks where they are; compact lays the container
@@ -123,11 +124,11 @@ func (ps *parser) containerTarget(n *yaml.Node) (*Target, error) {
 			return nil, err
 		}
 		s = strings.ToLower(s)
-		if ct.Pak && !contains([]string{"keep", "none", "zlib"}, s) {
-			return nil, ps.errf(v, "compression of a pak target must be keep, none or zlib, not %q", s)
+		if ct.Pak && !contains([]string{"keep", "none", "zlib", "oodle"}, s) {
+			return nil, ps.errf(v, "compression of a pak target must be keep, none, zlib or oodle, not %q", s)
 		}
-		if !contains([]string{"keep", "none", "zlib", "lz4"}, s) {
-			return nil, ps.errf(v, "compression must be keep, none, zlib or lz4, not %q", s)
+		if !contains([]string{"keep", "none", "zlib", "lz4", "oodle"}, s) {
+			return nil, ps.errf(v, "compression must be keep, none, zlib, lz4 or oodle, not %q", s)
 		}
 		ct.Compression = s
 	}

@@ -5,16 +5,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // applyCommand returns the "apply" command.
 func applyCommand() *command {
 	return &command{
 		name:     "apply",
-		synopsis: "PATCH.yaml [--dry-run] [--in-place] [--output-dir DIR] [--force] [--json]",
+		synopsis: "PATCH.yaml [--dry-run] [--in-place] [--output-dir DIR] [--force] [--oodle PATH] [--json]",
 		summary:  "apply a YAML patch: rename names, set flags and properties, replace exports",
 		description: `Read PATCH.yaml, apply every operation of every target to the decoded
 packages, encode and verify each result, and only then write them all:
@@ -65,7 +67,10 @@ name (packages:), and files: replace, add or remove whole chunks. mode: mod
 holding only the changed packages with their bulk data and a container
 header for them, which the game prefers to its own; mode: full writes the
 whole container again. The plan lists each package's old and new size and
-hash and its store-entry changes; --dry-run writes nothing.
+hash and its store-entry changes; --dry-run writes nothing. A container
+with Oodle blocks is read (and, with compression: oodle or keep, written)
+through the game's own Oodle library: --oodle PATH, UNRMOD_OODLE, or the
+one found beside the game (Binaries/Win64/oo2core_9_win64.dll).
 
 A target may be a pak of cooked assets too (container: Paks/X.pak): its
 assets (.uasset with .uexp) get the cooked-asset operations; mode: mod
@@ -87,6 +92,7 @@ editors is in docs/patch.schema.json.`,
 			outDir := fs.String("output-dir", "", "write every output into `DIR` under its input's name")
 			force := fs.Bool("force", false, "let outputs replace existing files that are not this patch's earlier outputs")
 			asJSON := fs.Bool("json", false, "print the plan and result as one JSON document")
+			oodleLib := addOodleFlag(fs)
 			return func(s streams, args []string) error {
 				path, err := oneArg("apply", args, "PATCH.yaml")
 				if err != nil {
@@ -99,7 +105,22 @@ editors is in docs/patch.schema.json.`,
 				if err != nil {
 					return applyFailure(s, *asJSON, path, err)
 				}
-				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir, Force: *force, Session: s.sess})
+				// The Oodle library, when the patch changes containers: given,
+				// or beside the game of the first one.
+				var codecs *ue.Codecs
+				for _, t := range f.Targets {
+					if t.Container != nil {
+						near := filepath.FromSlash(t.Container.Container)
+						if !filepath.IsAbs(near) {
+							near = filepath.Join(filepath.Dir(path), near)
+						}
+						if codecs, err = oodleLib.codecs(near); err != nil {
+							return applyFailure(s, *asJSON, path, err)
+						}
+						break
+					}
+				}
+				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir, Force: *force, Session: s.sess, Codecs: codecs})
 				if err != nil {
 					return applyFailure(s, *asJSON, path, err)
 				}

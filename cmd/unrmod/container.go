@@ -48,8 +48,13 @@ func readLegacy(cmd string, f *ufile.File) (*reader.Package, error) {
 }
 
 // keyFlag is the --aes-key flag: a key as 64 hex digits, 0x hex, base64 or
-// the 32 characters of a plain-text key. A bad key is a usage error.
-type keyFlag struct{ key *ue.Key }
+// the 32 characters of a plain-text key. A bad key is a usage error. It
+// holds --oodle too: the two things that reading the blocks of a
+// container or pak may need.
+type keyFlag struct {
+	key   *ue.Key
+	oodle *oodleFlag
+}
 
 func (k *keyFlag) String() string { return "" }
 
@@ -62,19 +67,34 @@ func (k *keyFlag) Set(s string) error {
 	return nil
 }
 
-// addKeyFlag registers --aes-key on fs.
+// addKeyFlag registers --aes-key and --oodle on fs.
 func addKeyFlag(fs *flag.FlagSet) *keyFlag {
 	k := &keyFlag{}
 	fs.Var(k, "aes-key", "AES-256 `KEY` of an encrypted container: 64 hex digits (0x optional), base64, or a 32-character plain-text key")
+	k.oodle = addOodleFlag(fs)
 	return k
 }
 
-// openContainer opens a container with the key from the command line.
+// codecs returns the compression methods of the run (see oodleFlag).
+func (k *keyFlag) codecs(near string) (*ue.Codecs, error) {
+	if k == nil {
+		return nil, nil
+	}
+	return k.oodle.codecs(near)
+}
+
+// openContainer opens a container with the key and the Oodle library from
+// the command line.
 func openContainer(file string, key *keyFlag) (*iostore.Container, error) {
 	var opts iostore.Options
 	if key != nil {
 		opts.Key = key.key
 	}
+	codecs, err := key.codecs(file)
+	if err != nil {
+		return nil, err
+	}
+	opts.Codecs = codecs
 	return iostore.Open(file, &opts)
 }
 
@@ -171,6 +191,8 @@ func flagFor(s ue.Setting) string {
 		return "--force"
 	case ue.SettingPreserveLayout:
 		return "--layout preserve"
+	case ue.SettingOodle:
+		return oodleHow
 	}
 	return ""
 }

@@ -52,8 +52,12 @@ across components, '?' one character, [abc] a class; a pattern without '/'
 matches the file name alone. Matching ignores case. The command fails when
 nothing matches.
 
-Decoding needs the method: None, Zlib, Gzip and LZ4 work; Oodle blocks fail
-with a message naming Oodle, before anything is written. An encrypted
+Decoding needs the method: None, Zlib, Gzip and LZ4 work; Oodle blocks
+decode through the game's own Oodle library, which unrmod neither ships
+nor downloads: --oodle PATH, else $UNRMOD_OODLE, else the one found beside
+the game (<Game>/Binaries/Win64/oo2core_9_win64.dll, or under
+Engine/Binaries/ThirdParty/Oodle). Without it they fail, saying so, before
+anything is written. An encrypted
 container needs --aes-key. A progress bar is shown on standard error when it
 is a terminal; the summary goes to standard output.
 
@@ -61,8 +65,8 @@ A .pak (versions 1 to 15, UE 4.0 to 6.0) extracts the same way: each file
 under the mount point without its leading "../" followed by its path, as
 'unrmod ls' shows it; each checked against the SHA-1 and sizes of its
 entry; the same checks before writing, temporary names, renames and
-cleanup. Zlib, Gzip and LZ4 files decode, Oodle files fail before anything
-is written (they need the game's Oodle library). An encrypted pak (AES-ECB,
+cleanup. Zlib, Gzip and LZ4 files decode, Oodle files through the game's
+Oodle library, as above. An encrypted pak (AES-ECB,
 or AES-CTR for UE 6.0) needs --aes-key. --jobs does not apply: a pak's
 files are read one after the other.`,
 		examples: []string{

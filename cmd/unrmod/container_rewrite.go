@@ -28,7 +28,7 @@ func (d *containerRewriteDoc) summary() string {
 	}
 	unchecked := ""
 	if d.Unchecked > 0 {
-		unchecked = fmt.Sprintf(" (%d not checked against their hashes: no decoder reads their blocks)", d.Unchecked)
+		unchecked = fmt.Sprintf(" (%d not checked against their hashes: no decoder reads their blocks; Oodle blocks need the game's Oodle library: give it with %s)", d.Unchecked, oodleHow)
 	}
 	return fmt.Sprintf("wrote %s (layout %s): %d chunks, %d copied block for block%s, %d written, %d dead bytes; %s",
 		d.Output, d.Layout, d.Chunks, d.Copied, unchecked, d.Written, d.DeadBytes, same)
@@ -49,7 +49,8 @@ func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, k
 		total += int64(ch.Size)
 	}
 	bar := newProgress(s.err, "rewrite", total)
-	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add, Session: s.sess}
+	codecs, _ := key.codecs(in) // loaded by openIndexedContainer
+	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add, Session: s.sess, Codecs: codecs}
 	start := time.Now()
 	res, err := iostore.Rewrite(c, utoc, nil, opts)
 	bar.finish()

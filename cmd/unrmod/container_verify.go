@@ -14,7 +14,16 @@ func verifyContainerFile(file string, key *keyFlag) report.FileVerify {
 		return report.FileVerify{File: file, Kind: "iostore", Problems: []report.Problem{containerReadProblem(err)}}
 	}
 	defer c.Close()
-	return report.VerifyContainer(file, c, reportOptions())
+	r := report.VerifyContainer(file, c, reportOptions())
+	// Chunks whose Oodle blocks no library decodes are not verified: the
+	// run fails, saying how to give the library.
+	if d := r.Container; d != nil && d.NotChecked > 0 && strings.Contains(d.NotCheckedWhy, "Oodle") {
+		msg := fmt.Sprintf("%s not checked against their hashes: their Oodle blocks need the game's own Oodle library (oo2core_9_win64.dll, liboo2corelinux64.so.9); give it with %s",
+			plural(d.NotChecked, "chunk"), oodleHow)
+		r.Problems = append(r.Problems, report.Problem{Struct: "chunk data", Message: msg, Text: "chunk data: " + msg})
+		r.OK = false
+	}
+	return r
 }
 
 // containerReadProblem turns an open error into a problem without

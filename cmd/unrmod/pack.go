@@ -23,7 +23,7 @@ import (
 func packCommand() *command {
 	return &command{
 		name:     "pack",
-		synopsis: "DIR -o OUT/NAME_P[.pak] --engine VERSION [--base GAME.utoc] [--compression zlib|lz4|none] [flags]",
+		synopsis: "DIR -o OUT/NAME_P[.pak] --engine VERSION [--base GAME.utoc] [--compression zlib|lz4|none|oodle] [flags]",
 		summary:  "pack loose zen packages into an IoStore container (.utoc, .ucas and .pak), or cooked files into a .pak",
 		description: `Pack the cooked files under DIR into the container OUT/NAME_P.utoc and its
 .ucas, with the companion OUT/NAME_P.pak that makes the game mount it.
@@ -49,6 +49,12 @@ its name should also sort after the game's pak (e.g. z_MyMod_P), because
 the first store entry registered wins there. The container id comes from
 the output's name.
 
+--compression oodle compresses with Kraken (level Normal) through the
+game's own Oodle library, which unrmod neither ships nor downloads: give it
+with --oodle PATH or UNRMOD_OODLE, or let unrmod find it beside the game of
+--base (<Game>/Binaries/Win64/oo2core_9_win64.dll). Blocks the library does
+not make smaller are stored, as the engine does.
+
 The output is read back and verified before it replaces anything; a
 failed pack leaves no file. No output file (.utoc, .ucas partitions, .pak)
 may be a file of --base, through a link or by a name that differs only in
@@ -61,8 +67,8 @@ load cooked assets (.uasset/.uexp/.ubulk) from paks: every file under DIR,
 sorted by path, mounted at ../../../ followed by the folder they share (as
 UnrealPak mounts them; --mount-point sets another), in the pak version
 --engine reads: ` + pak.EngineVersions() + `.
---compression is zlib (the default, kept for files it makes smaller) or
-none; --aes-key encrypts the index and the files (AES-256-ECB), --key-guid
+--compression is zlib (the default, kept for files it makes smaller), none
+or oodle (version 8+ paks); --aes-key encrypts the index and the files (AES-256-ECB), --key-guid
 names the key. A folder 'unrmod extract' wrote from a pak packs back into
 a pak with the same mount point, paths and bytes. The pak is read back and
 checked before it replaces anything.`,
@@ -76,7 +82,7 @@ checked before it replaces anything.`,
 			out := fs.String("o", "", "write `OUT/NAME`.utoc, .ucas and .pak (required)")
 			engine := fs.String("engine", "", "the game's engine `VERSION`: "+zen.EngineNames()+" (or --base)")
 			base := fs.String("base", "", "the game's container `GAME.utoc` (or a container header file): its versions, block size and store entries")
-			comp := fs.String("compression", "zlib", "`METHOD` of the blocks: zlib, lz4 or none (Oodle needs the proprietary library)")
+			comp := fs.String("compression", "zlib", "`METHOD` of the blocks: zlib, lz4, none or oodle (Kraken, through the game's Oodle library: --oodle)")
 			mount := fs.String("mount-point", "", "directory-index mount `POINT`, e.g. ../../../Maine/Content/ (default: the files' common directory)")
 			blockSize := fs.String("block-size", "64K", "compression block `SIZE` (bytes, or with K/M)")
 			partSize := fs.String("partition-size", "0", "split the .ucas into partitions of at most `SIZE` (bytes, or with K/M/G); 0 keeps one file")
@@ -163,13 +169,23 @@ checked before it replaces anything.`,
 						wo.BlockSize = baseTOC.Header.CompressionBlockSize
 					}
 				}
+				near := dir
+				if *base != "" {
+					near = *base
+				}
+				if wo.Codecs, err = key.codecs(near); err != nil {
+					return err
+				}
 				switch strings.ToLower(*comp) {
 				case "zlib", "lz4", "none":
 					wo.Method = *comp
 				case "oodle":
-					return usagef("pack", "--compression oodle: unrmod cannot write Oodle blocks (the library is proprietary); zlib works in every UE 4.26+ game")
+					if err := canWriteOodle(wo.Codecs); err != nil {
+						return err
+					}
+					wo.Method = "Oodle"
 				default:
-					return usagef("pack", "--compression %q: want zlib, lz4 or none", *comp)
+					return usagef("pack", "--compression %q: want zlib, lz4, none or oodle", *comp)
 				}
 				if *mount != "" {
 					m := filepath.ToSlash(*mount)

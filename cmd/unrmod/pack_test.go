@@ -76,7 +76,7 @@ func TestPackCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"pack", ex, "-o", out}, "give the game's engine"},
-		{[]string{"pack", ex, "-o", out, "--engine", "4.27", "--compression", "oodle"}, "cannot write Oodle"},
+		{[]string{"pack", ex, "-o", out, "--engine", "4.27", "--compression", "brotli"}, "want zlib, lz4, none or oodle"},
 		{[]string{"pack", ex, "-o", out, "--engine", "4.27", "--mount-point", "C:/Games/"}, "--mount-point"},
 		{[]string{"pack", filepath.Join(dir, "nope"), "-o", out, "--engine", "4.27"}, "is not a folder"},
 	} {

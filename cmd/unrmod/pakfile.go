@@ -14,13 +14,19 @@ import (
 	"github.com/unrmod/unrmod/ue"
 )
 
-// openPak opens a pak with the key from the command line.
+// openPak opens a pak with the key and the Oodle library from the command
+// line.
 func openPak(file string, key *keyFlag) (*pak.ReadCloser, error) {
 	opts := &pak.Options{}
 	if key != nil && key.key != nil {
 		k := *key.key
 		opts.Key = &k
 	}
+	codecs, err := key.codecs(file)
+	if err != nil {
+		return nil, err
+	}
+	opts.Codecs = codecs
 	return pak.Open(file, opts)
 }
 
@@ -143,8 +149,19 @@ func packPak(s streams, dir, out string, f pakPackFlags) error {
 	case "zlib":
 		opts.Compress = true
 	case "none":
+	case "oodle":
+		if !v.HasMethodNames() {
+			return usagef("pack", "--compression oodle: a version %d pak (UE %s) names no methods; Oodle needs version 8 (UE 4.22) or later", uint32(v), f.engine)
+		}
+		if opts.Codecs, err = f.key.codecs(dir); err != nil {
+			return err
+		}
+		if err := canWriteOodle(opts.Codecs); err != nil {
+			return err
+		}
+		opts.Compress, opts.Method = true, "Oodle"
 	default:
-		return usagef("pack", "--compression %q: a .pak is written with zlib or none", f.compression)
+		return usagef("pack", "--compression %q: a .pak is written with zlib, none or oodle", f.compression)
 	}
 	if f.mount != "" {
 		m := filepath.ToSlash(f.mount)
@@ -197,7 +214,7 @@ func packPak(s streams, dir, out string, f pakPackFlags) error {
 			return err
 		}
 		if res, err = pak.PackDir(dir, file, opts); err == nil {
-			err = checkPackedPak(file, out, opts.Key, res)
+			err = checkPackedPak(file, out, opts.Key, opts.Codecs, res)
 		}
 		if err != nil {
 			b.Abort()
@@ -225,12 +242,12 @@ func packPak(s streams, dir, out string, f pakPackFlags) error {
 
 // checkPackedPak reads the written pak back: its index, and every file
 // against its hash, before it replaces anything.
-func checkPackedPak(f *os.File, name string, key *ue.Key, res *pak.PackResult) error {
+func checkPackedPak(f *os.File, name string, key *ue.Key, codecs *ue.Codecs, res *pak.PackResult) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	p, err := pak.Decode(f, st.Size(), name, &pak.Options{Key: key})
+	p, err := pak.Decode(f, st.Size(), name, &pak.Options{Key: key, Codecs: codecs})
 	if err != nil {
 		return fmt.Errorf("the pak written does not read back: %w", err)
 	}

@@ -56,7 +56,9 @@ is X.ucas); such an OUT is refused, naming both files. Preserve copies the .ucas
 the TOC: the output is byte-identical. Compact lays the chunks out again one
 after another, copying each chunk's stored blocks as they are (Oodle blocks
 too: nothing is decompressed or recompressed). The output is checked before
-it replaces anything. The companion .pak is not written: copy it beside the
+it replaces anything: every chunk against its hash, Oodle ones through the
+game's Oodle library (--oodle PATH, $UNRMOD_OODLE, or the one beside the
+game), or, without it, structurally only, as the summary says. The companion .pak is not written: copy it beside the
 output under the same base name if the game should mount it. An encrypted
 container needs --aes-key; the output is encrypted with the same key.`,
 		examples: []string{

@@ -57,9 +57,11 @@ section in bounds and consistent (chunk block ranges, block sizes within
 the block size, offsets within their .ucas partition, no block shared or
 unused, no duplicate chunk id, perfect-hash slots), the directory index well
 formed, every block decoded and every chunk's hash compared with its chunk
-meta (SHA-1 for UE 4.2x, BLAKE3-160 for UE5). Chunks that need Oodle, which
-unrmod cannot decode, are checked structurally only and counted as "not
-checked"; that alone is not a failure. A missing .ucas or AES key is. The
+meta (SHA-1 for UE 4.2x, BLAKE3-160 for UE5). Oodle blocks decode through
+the game's own Oodle library (--oodle PATH, $UNRMOD_OODLE, or the one beside
+the game); without it their chunks are checked structurally only, and the
+container fails as not verified, saying how to give it. A missing .ucas or
+AES key fails too. The
 container header is decoded and checked against the chunks: its container
 id is the TOC's, every package in it has its package chunk, every package
 chunk has a store entry, no package is listed twice.
