@@ -155,13 +155,14 @@ func modPatch(utoc, compression string) string {
 	return fmt.Sprintf("unrmod: 1\ntargets:\n  - container: %q\n    output: out/z_OodleMod_P\n    mode: mod\n    compression: %s\n    packages:\n      - package: DT_AllProperties\n        ops:\n          - add-name: {name: Acorn}\n", utoc, compression)
 }
 
-// TestOodleMod makes a mod from the Oodle base container, zlib and
-// Oodle-compressed: it verifies, and the package holds the change.
+// TestOodleMod makes a mod from the Oodle base container, Zlib and
+// Oodle-compressed (keep, given the library, keeps Oodle): it verifies,
+// and the package holds the change.
 func TestOodleMod(t *testing.T) {
 	lib, _ := oodleLibrary(t)
 	noOodle(t)
 	utoc := corpus.Path(t, ctOodle)
-	for _, comp := range []string{"zlib", "keep"} {
+	for _, comp := range []string{"zlib", "keep", "oodle"} {
 		t.Run(comp, func(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, "p.yaml")
@@ -174,7 +175,7 @@ func TestOodleMod(t *testing.T) {
 				t.Fatalf("verify of the mod: exit %d\n%s%s", code, out, stderr)
 			}
 			out, stderr, code := runCLI(t, "ls", mod)
-			wantMethod := map[string]string{"zlib": "Zlib", "keep": "Oodle"}[comp]
+			wantMethod := map[string]string{"zlib": "Zlib", "keep": "Oodle", "oodle": "Oodle"}[comp]
 			if code != 0 || !strings.Contains(out, wantMethod) {
 				t.Errorf("ls of the mod: want %s blocks\n%s%s", wantMethod, out, stderr)
 			}
