@@ -16,9 +16,8 @@
 //	codecs.Register(lib.Codec(oodle.Kraken, oodle.DefaultLevel))
 //	c, err := iostore.Open("pakchunk0-Windows.utoc", &iostore.Options{Codecs: codecs})
 //
-// The library is called through its C ABI (see
-// /work/shared/docs/cooked-assets.md §4): OodleLZ_Decompress and
-// OodleLZ_Compress, and OodleLZ_GetCompressedBufferSizeNeeded when the
+// The library is called through its C ABI (docs/ue.md): OodleLZ_Decompress
+// and OodleLZ_Compress, and OodleLZ_GetCompressedBufferSizeNeeded when the
 // library has it.
 package oodle
 
@@ -182,11 +181,11 @@ func (l *Library) Bound(c Compressor, n int) int {
 	// compressor first; an older library reads our compressor as the size
 	// and answers too little, so the generous bound below stays the floor):
 	// a 256 KiB Oodle block expands by at most a few hundred bytes.
-	min := n + n/8 + 1024
-	if b := l.fns.bound(c, n); b > int64(min) && b < int64(2*n+1<<20) {
+	floor := n + n/8 + 1024
+	if b := l.fns.bound(c, n); b > int64(floor) && b < int64(2*n+1<<20) {
 		return int(b)
 	}
-	return min
+	return floor
 }
 
 // Compress appends the Oodle-compressed form of src to dst[:0] and
