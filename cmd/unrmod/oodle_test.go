@@ -11,6 +11,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/oodletest"
+	"github.com/unrmod/unrmod/ue/oodle"
 )
 
 // oodleLibrary returns the Oodle library of the CLI tests: UNRMOD_OODLE's,
@@ -244,5 +245,63 @@ func TestOodleRewriteCompact(t *testing.T) {
 	}
 	if stdout, stderr, code := runCLI(t, "verify", out+".utoc", "--oodle", lib); code != 0 || strings.Contains(stdout, "not checked") {
 		t.Errorf("verify of the rewrite: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestOodleBesideGame lays an Oodle container out as a shipped game does,
+// with the library in <Game>/Binaries/<platform>: extract finds it without
+// --oodle or UNRMOD_OODLE, and --oodle still wins over it.
+func TestOodleBesideGame(t *testing.T) {
+	lib, twins := oodleLibrary(t)
+	noOodle(t)
+	var tw oodletest.Twin
+	for _, x := range twins {
+		if !x.Pak && x.Key == nil && len(iostorePartitions(t, x.Oodle)) == 1 {
+			tw = x
+			break
+		}
+	}
+	if tw.Oodle == "" {
+		t.Fatal("no plain Oodle container among the twins")
+	}
+	root := t.TempDir()
+	paks := filepath.Join(root, "Game", "Content", "Paks")
+	bin := filepath.Join(root, "Game", "Binaries", map[string]string{"oo2core_9_win64.dll": "Win64", "liboo2coremac64.2.9.dylib": "Mac"}[oodle.Names()[0]])
+	if strings.HasSuffix(bin, "Binaries") {
+		bin = filepath.Join(bin, "Linux")
+	}
+	for _, d := range []string{paks, bin, filepath.Join(root, "Engine", "Config")} {
+		os.MkdirAll(d, 0o755)
+	}
+	copyAs(t, lib, filepath.Join(bin, oodle.Names()[0]))
+	utoc := copyFile(t, tw.Oodle, paks)
+	copyFile(t, strings.TrimSuffix(tw.Oodle, ".utoc")+".ucas", paks)
+	if out, stderr, code := runCLI(t, "extract", utoc, "-o", filepath.Join(root, "out")); code != 0 {
+		t.Fatalf("extract beside the game: exit %d\n%s%s", code, out, stderr)
+	}
+	// --oodle names another library: that one is used (and fails here).
+	other := filepath.Join(root, "other.so")
+	os.WriteFile(other, []byte("not a library"), 0o644)
+	if stdout, stderr, code := runCLI(t, "verify", utoc, "--oodle", other); code != 1 || !strings.Contains(stdout+stderr, "--oodle: Oodle library not loaded") {
+		t.Errorf("--oodle beside a game's library: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// iostorePartitions returns the .ucas files of a container.
+func iostorePartitions(t *testing.T, utoc string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(strings.TrimSuffix(utoc, ".utoc") + "*.ucas")
+	return m
+}
+
+// copyAs copies from to the path to.
+func copyAs(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err == nil {
+		err = os.WriteFile(to, b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
