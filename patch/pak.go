@@ -14,6 +14,7 @@ import (
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/ufile"
 )
 
@@ -38,6 +39,9 @@ type pakJob struct {
 	in  string
 	r   *pak.ReadCloser
 	res *ContainerResult
+	// codecs are Options.Codecs: the compression methods files are read
+	// and written with (nil: the built-in ones).
+	codecs *ue.Codecs
 	// data holds each changed or added file's new contents by its
 	// lower-cased path; removed files map to nil. paths keeps the paths
 	// as written, order the patch's order.
@@ -60,7 +64,7 @@ func applyPakTarget(t *Target, dir string, tf *targetFiles, opt Options) (*Targe
 		}
 		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 	}
-	r, err := pak.Open(in, &pak.Options{Key: ct.Key})
+	r, err := pak.Open(in, &pak.Options{Key: ct.Key, Codecs: opt.Codecs})
 	if err != nil {
 		return fail(err)
 	}
@@ -68,7 +72,7 @@ func applyPakTarget(t *Target, dir string, tf *targetFiles, opt Options) (*Targe
 	if err := r.CheckIndex(); err != nil {
 		return fail(err)
 	}
-	j := &pakJob{ct: ct, dir: dir, in: in, r: r, res: &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
+	j := &pakJob{ct: ct, dir: dir, in: in, r: r, codecs: opt.Codecs, res: &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[string][]byte{}, paths: map[string]string{}}
 	for _, pt := range ct.Packages {
 		if err := j.patchPackage(pt); err != nil {
@@ -269,17 +273,13 @@ func (j *pakJob) writerOptions() (*pak.WriterOptions, error) {
 	if !v.HasMethodNames() {
 		o.Methods = nil
 	}
-	var zlib, other bool
+	used := "" // the first compression method the pak's files use
 	for _, f := range r.Files {
 		if f.Encrypted {
 			o.EncryptFiles = true
 		}
-		if f.Method != 0 {
-			if strings.EqualFold(r.Footer.MethodName(f.Method), "Zlib") {
-				zlib = true
-			} else {
-				other = true
-			}
+		if f.Method != 0 && used == "" {
+			used = r.Footer.MethodName(f.Method)
 		}
 	}
 	o.EncryptIndex = r.Footer.IndexEncrypted
@@ -289,13 +289,18 @@ func (j *pakJob) writerOptions() (*pak.WriterOptions, error) {
 		}
 		o.Key, o.CTR = j.ct.Key, r.Footer.CTR()
 	}
+	o.Codecs = j.codecs
 	switch j.ct.Compression {
 	case "zlib":
-		o.Compress = true
+		o.Compress, o.Method = true, "Zlib"
+	case "oodle":
+		o.Compress, o.Method = true, "Oodle"
 	case "keep":
-		o.Compress = zlib || other
-		if other && !zlib {
-			j.res.Notes = append(j.res.Notes, "the pak's compression cannot be written by unrmod (Oodle); changed files are Zlib-compressed, which the game reads too")
+		o.Compress, o.Method = used != "", "Zlib"
+		if codec, _ := j.codecs.Lookup(used); codec.NewCompressor != nil && v.HasMethodNames() {
+			o.Method = codec.Name
+		} else if used != "" && !strings.EqualFold(used, "Zlib") {
+			j.res.Notes = append(j.res.Notes, fmt.Sprintf("unrmod cannot write the pak's compression (%s) here; changed files are Zlib-compressed, which the game reads too", used))
 		}
 	}
 	if o.Compress && !v.HasBlocks() {
@@ -376,7 +381,7 @@ func (j *pakJob) readBack(f *os.File, name string) error {
 	if err != nil {
 		return err
 	}
-	r, err := pak.Decode(f, st.Size(), name, &pak.Options{Key: j.ct.Key})
+	r, err := pak.Decode(f, st.Size(), name, &pak.Options{Key: j.ct.Key, Codecs: j.codecs})
 	if err == nil {
 		err = r.CheckIndex()
 	}

@@ -291,7 +291,7 @@ func TestPakTargetRefusals(t *testing.T) {
 	}{
 		{"unknown package", strings.Replace(pakTargetText("Game.pak", "mods/z_Mod_P", "mod", c), c.pkg, "/Game/Nope/DT_Nothing", 1), "no such cooked asset"},
 		{"mod name", pakTargetText("Game.pak", "mods/MyMod", "mod", c), "must end in _P"},
-		{"lz4", strings.Replace(pakTargetText("Game.pak", "mods/z_Mod_P", "mod", c), "    mode: mod", "    mode: mod\n    compression: lz4", 1), "keep, none or zlib"},
+		{"lz4", strings.Replace(pakTargetText("Game.pak", "mods/z_Mod_P", "mod", c), "    mode: mod", "    mode: mod\n    compression: lz4", 1), "keep, none, zlib or oodle"},
 		{"layout", strings.Replace(pakTargetText("Game.pak", "mods/z_Mod_P", "full", c), "    mode: full", "    mode: full\n    layout: compact", 1), "a pak is always written file after file"},
 		{"remove-file in a mod", "unrmod: 1\ntargets:\n  - container: Game.pak\n    output: mods/z_Mod_P\n    files:\n      - remove-file: {path: Maine/Content/X.uasset}\n", "needs mode: full"},
 		{"missing file", "unrmod: 1\ntargets:\n  - container: Game.pak\n    output: mods/z_Mod_P\n    files:\n      - replace-file: {path: Maine/Content/X.uasset, with: x.bin}\n", "lists no Maine/Content/X.uasset"},

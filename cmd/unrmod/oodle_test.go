@@ -305,3 +305,48 @@ func copyAs(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOodlePakTarget patches a DataTable inside the engine's Oodle pak
+// (a pak target) through the library, with zlib, keep and oodle: the _P
+// pak verifies and holds the change; mode full copies every other file as
+// stored; without a library the patch fails naming --oodle.
+func TestOodlePakTarget(t *testing.T) {
+	lib, _ := oodleLibrary(t)
+	noOodle(t)
+	src := corpus.Path(t, "pak/cue4parse_ue5_8/LegacyPak/Tagged/Oodle/CUE4ParseFixtures-Legacy-Tagged-Oodle.pak")
+	patchText := func(mode, comp string) string {
+		return "unrmod: 1\ntargets:\n  - container: " + filepath.ToSlash(src) + "\n    output: out/z_Oodle_P\n    mode: " + mode +
+			"\n    compression: " + comp + "\n    packages:\n      - package: DT_AllProperties\n        ops:\n" +
+			"          - set-property: {object: DT_AllProperties, row: Alpha, property: Message, value: \"Through the game's Oodle\"}\n"
+	}
+	for _, tc := range []struct{ mode, comp, method string }{
+		{"mod", "zlib", "Zlib"}, {"mod", "keep", "Oodle"}, {"mod", "oodle", "Oodle"}, {"full", "keep", "Oodle"},
+	} {
+		t.Run(tc.mode+"/"+tc.comp, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "p.yaml")
+			os.WriteFile(p, []byte(patchText(tc.mode, tc.comp)), 0o644)
+			if out, stderr, code := runCLI(t, "apply", p, "--oodle", lib); code != 0 {
+				t.Fatalf("apply: exit %d\n%s%s", code, out, stderr)
+			}
+			mod := filepath.Join(dir, "out", "z_Oodle_P.pak")
+			if out, stderr, code := runCLI(t, "verify", mod, "--oodle", lib); code != 0 {
+				t.Fatalf("verify: exit %d\n%s%s", code, out, stderr)
+			}
+			out, _, _ := runCLI(t, "ls", mod)
+			if !strings.Contains(out, "DT_AllProperties.uexp") || !strings.Contains(out, tc.method) {
+				t.Errorf("ls: want DT_AllProperties with %s blocks\n%s", tc.method, out)
+			}
+			props, stderr, code := runCLI(t, "props", mod, "--package", "DT_AllProperties", "--row", "Alpha", "--oodle", lib)
+			if code != 0 || !strings.Contains(props, "Through the game's Oodle") {
+				t.Errorf("props: exit %d\n%s%s", code, props, stderr)
+			}
+		})
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.yaml")
+	os.WriteFile(p, []byte(patchText("mod", "zlib")), 0o644)
+	if _, stderr, code := runCLI(t, "apply", p); code != 1 || !strings.Contains(stderr, "--oodle") {
+		t.Errorf("apply without a library: exit %d, %q", code, stderr)
+	}
+}
