@@ -3,6 +3,7 @@ module github.com/unrmod/unrmod
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/ebitengine/purego v0.11.3
 	github.com/go-faster/city v1.0.1
 	github.com/gofrs/flock v0.13.2
