@@ -126,7 +126,7 @@ func checkCookedOutput(t *testing.T, c cookedCase, in, out string) {
 			list = append(list, i)
 		}
 	}
-	pr, err := report.NewCookedProperties(out, b, "", list, false, "")
+	pr, err := report.NewCookedProperties(out, b, "", list, false, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

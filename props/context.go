@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // UE5 package file versions (EUnrealEngineObjectUE5Version) the property
@@ -88,6 +90,15 @@ type Context struct {
 	// ObjectName names an FPackageIndex in Change descriptions (e.g.
 	// zenprops.Resolver.Name); nil shows "import 3" and "export 0".
 	ObjectName func(index int32) string
+
+	// Schema is the game's property schema, for data cooked with
+	// unversioned properties (PKG_UnversionedProperties): with it set,
+	// lists are read and written as unversioned lists of Class's schema
+	// (and DataTable rows of their RowStruct's). nil for tagged data.
+	Schema *usmap.Mappings
+	// Class names the class (or struct) whose schema an unversioned
+	// object's list follows, e.g. "Texture2D".
+	Class string
 }
 
 // lwc reports whether core math structs store doubles.

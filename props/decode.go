@@ -11,6 +11,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/ue"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // Limits that keep bad input from costing more than its size.
@@ -39,6 +40,8 @@ type decoder struct {
 	depth int
 	// path names the property being decoded, for messages.
 	path []seg
+	// schemas caches the unversioned schemas by struct name.
+	schemas map[string][]usmap.Slot
 }
 
 // seg is one step of a path: a property name, an element index, or a
@@ -78,7 +81,13 @@ func Decode(data []byte, ctx *Context) (*List, error) {
 // them.
 func (d *decoder) objectList() (*List, *binio.Cursor, error) {
 	c := d.cursor(0, len(d.data))
-	l, err := d.list(c, d.ctx.Object)
+	var l *List
+	var err error
+	if d.ctx.unversioned() {
+		l, err = d.ulist(c, d.ctx.Class)
+	} else {
+		l, err = d.list(c, d.ctx.Object)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,7 +129,15 @@ func DecodeDataTable(data []byte, ctx *Context) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{Properties: l, RowsOffset: c.Pos()}
-	n := c.Count32("DataTable row count", 16) // a row is at least a name and None
+	rowStruct := ""
+	minRow := 16 // a row is at least a name and None
+	if ctx.unversioned() {
+		if rowStruct, err = d.rowStruct(l); err != nil {
+			return nil, err
+		}
+		minRow = 10 // a name and a one-fragment header
+	}
+	n := c.Count32("DataTable row count", minRow)
 	if c.Err() != nil {
 		return nil, d.cursorError(c, "DataTable rows")
 	}
@@ -132,7 +149,12 @@ func DecodeDataTable(data []byte, ctx *Context) (*Table, error) {
 		}
 		r.Name = name
 		d.path = append(d.path[:0], seg{name: name.Text, index: rowSeg})
-		if r.Properties, err = d.list(c, false); err != nil {
+		if ctx.unversioned() {
+			r.Properties, err = d.ulist(c, rowStruct)
+		} else {
+			r.Properties, err = d.list(c, false)
+		}
+		if err != nil {
 			return nil, err
 		}
 		r.Properties.TailEnd = r.Properties.End

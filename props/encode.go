@@ -20,7 +20,7 @@ func Encode(l *List, ctx *Context) ([]byte, error) {
 		return nil, errors.New("props.Encode: nil List or Context")
 	}
 	e := &encoder{ctx: ctx}
-	out := e.list(nil, l, ctx.Object)
+	out := e.anyList(nil, l, ctx.Object)
 	if ctx.Object {
 		out = e.tail(out, l)
 	}
@@ -34,7 +34,7 @@ func EncodeTable(t *Table, ctx *Context) ([]byte, error) {
 		return nil, errors.New("props.EncodeTable: nil Table or Context")
 	}
 	e := &encoder{ctx: ctx}
-	out := e.list(nil, t.Properties, ctx.Object)
+	out := e.anyList(nil, t.Properties, ctx.Object)
 	if ctx.Object {
 		out = e.tail(out, t.Properties)
 	}
@@ -42,10 +42,18 @@ func EncodeTable(t *Table, ctx *Context) ([]byte, error) {
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(t.Rows)))
 	for i := range t.Rows {
 		out = appendName(out, t.Rows[i].Name)
-		out = e.list(out, t.Rows[i].Properties, false)
+		out = e.anyList(out, t.Rows[i].Properties, false)
 	}
 	out = append(out, t.Rest...)
 	return out, e.err
+}
+
+// anyList appends a tagged or an unversioned list, as ctx says.
+func (e *encoder) anyList(dst []byte, l *List, object bool) []byte {
+	if e.ctx.unversioned() {
+		return e.ulist(dst, l)
+	}
+	return e.list(dst, l, object)
 }
 
 type encoder struct {

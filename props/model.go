@@ -190,6 +190,11 @@ type Property struct {
 	// Problem says why a value of a type the package decodes was kept
 	// raw (e.g. a struct whose bytes are no tag list); "" otherwise.
 	Problem string `json:"problem,omitempty"`
+	// Slot is the property's position in its struct's schema, and Zero
+	// says its zero-mask bit is set (no bytes are stored; Value is the
+	// type's zero): unversioned lists only.
+	Slot int  `json:"slot,omitempty"`
+	Zero bool `json:"zero,omitempty"`
 }
 
 // Label returns the property's name with its static array index, e.g.
@@ -234,8 +239,15 @@ type List struct {
 	Control *Control `json:"control,omitempty"`
 	// Start is where the first tag (or the control byte) starts.
 	Start int `json:"start"`
-	// Properties are the tags in order.
+	// Properties are the tags in order (in schema order for an
+	// unversioned list).
 	Properties []*Property `json:"properties"`
+	// Schema names the struct or class an unversioned list follows, and
+	// Header is its header as read; "" and nil for a tagged list, whose
+	// NoneOffset, End and None then locate its terminating None (an
+	// unversioned list has none: NoneOffset and End are its end).
+	Schema string  `json:"schema,omitempty"`
+	Header *Header `json:"-"`
 	// NoneOffset is where the terminating None name starts; End is just
 	// past it.
 	NoneOffset int `json:"none_offset"`

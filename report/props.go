@@ -11,6 +11,7 @@ import (
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // Properties is the properties of a package's exports: what `unrmod props`
@@ -77,16 +78,19 @@ func (e *NotDataTableError) Error() string {
 // listed export that is no DataTable fails with a *NotDataTableError.
 // Packages with unversioned properties are refused with
 // props.ErrUnversioned.
-func NewZenProperties(file string, p *zen.Package, r *zen.Resolver, list []int, all bool, row string) (*Properties, error) {
+//
+// m is the game's property schema, which packages cooked with unversioned
+// properties need; nil refuses them with props.ErrUnversioned.
+func NewZenProperties(file string, p *zen.Package, r *zen.Resolver, list []int, all bool, row string, m *usmap.Mappings) (*Properties, error) {
 	if r == nil {
 		r = &zen.Resolver{}
 	}
 	return newProperties(source{
 		file:        file,
 		pkg:         p.PackageName(),
-		unversioned: p.PackageFlags&zen.FlagUnversionedProperties != 0,
+		unversioned: p.PackageFlags&zen.FlagUnversionedProperties != 0 && m == nil,
 		decode: func(i int) (*props.Export, error) {
-			x, err := zenprops.DecodeExport(p, r, i)
+			x, err := zenprops.DecodeExportWith(p, r, i, m)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", file, p.ExportPath(i), err)
 			}
@@ -107,7 +111,10 @@ func NewZenProperties(file string, p *zen.Package, r *zen.Resolver, list []int, 
 // which UE4 cooks leave "None"). all and row are NewZenProperties'; errors
 // decoding an export name p.FileName and the export. Assets cooked with
 // unversioned properties are refused with props.ErrUnversioned.
-func NewCookedProperties(file string, p *uasset.Package, pkg string, list []int, all bool, row string) (*Properties, error) {
+//
+// m is the game's property schema, which assets cooked with unversioned
+// properties need; nil refuses them with props.ErrUnversioned.
+func NewCookedProperties(file string, p *uasset.Package, pkg string, list []int, all bool, row string, m *usmap.Mappings) (*Properties, error) {
 	if pkg == "" {
 		pkg = assetprops.PackageName(p)
 	}
@@ -115,8 +122,8 @@ func NewCookedProperties(file string, p *uasset.Package, pkg string, list []int,
 	return newProperties(source{
 		file:        file,
 		pkg:         pkg,
-		unversioned: p.UnversionedProperties(),
-		decode:      func(i int) (*props.Export, error) { return assetprops.DecodeExport(p, i) },
+		unversioned: p.UnversionedProperties() && m == nil,
+		decode:      func(i int) (*props.Export, error) { return assetprops.DecodeExportWith(p, i, m) },
 		path:        r.ExportPath,
 		class:       r.ClassName,
 		object:      r.Name,

@@ -32,13 +32,13 @@ func TestZenPropertiesRow(t *testing.T) {
 		return p
 	}
 	table, pickup := open("DT_DemoItems.uasset"), open("BP_DemoPickup.uasset")
-	d, err := report.NewZenProperties("DT_DemoItems.uasset", table, nil, []int{0}, false, "Pebble")
+	d, err := report.NewZenProperties("DT_DemoItems.uasset", table, nil, []int{0}, false, "Pebble", nil)
 	if err != nil || len(d.Exports) != 1 || len(d.Exports[0].Rows) != 1 || d.Exports[0].Rows[0].Name != "Pebble" || len(d.Exports[0].Properties) != 0 {
 		t.Fatalf("the row of a DataTable: %+v, %v", d, err)
 	}
 	plain := -1
 	for i := range pickup.Exports {
-		if _, err := report.NewZenProperties("BP_DemoPickup.uasset", pickup, nil, []int{i}, false, ""); err == nil {
+		if _, err := report.NewZenProperties("BP_DemoPickup.uasset", pickup, nil, []int{i}, false, "", nil); err == nil {
 			plain = i
 			break
 		}
@@ -46,7 +46,7 @@ func TestZenPropertiesRow(t *testing.T) {
 	if plain < 0 {
 		t.Fatal("no export of BP_DemoPickup has properties")
 	}
-	_, err = report.NewZenProperties("BP_DemoPickup.uasset", pickup, nil, []int{plain}, false, "Pebble")
+	_, err = report.NewZenProperties("BP_DemoPickup.uasset", pickup, nil, []int{plain}, false, "Pebble", nil)
 	var nt *report.NotDataTableError
 	if !errors.As(err, &nt) || nt.Path != pickup.ExportPath(plain) {
 		t.Errorf("a row of export %d: %v, want a *NotDataTableError", plain, err)
@@ -133,7 +133,7 @@ func TestCookedProperties(t *testing.T) {
 			wantErr: "is not a DataTable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := report.NewCookedProperties("x.uasset", c.p, c.pkg, c.list, c.all, c.row)
+			d, err := report.NewCookedProperties("x.uasset", c.p, c.pkg, c.list, c.all, c.row, nil)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("%v, want an error with %q", err, c.wantErr)
@@ -177,7 +177,7 @@ func TestCookedProperties(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := report.NewCookedProperties(f, p, "", []int{0}, true, ""); !errors.Is(err, props.ErrUnversioned) {
+		if _, err := report.NewCookedProperties(f, p, "", []int{0}, true, "", nil); !errors.Is(err, props.ErrUnversioned) {
 			t.Errorf("%s: %v, want props.ErrUnversioned", f, err)
 		}
 	}

@@ -691,3 +691,15 @@ func (r *reader) typ(c *binio.Cursor, depth int) *Type {
 	}
 	return t
 }
+
+// ShortName turns an object path or a class name as resolvers print it
+// ("/Script/Engine.DataTable", "ScriptStruct'/Script/Mod.Row'",
+// "DataTable") into the name the mappings know the struct or class by
+// ("DataTable", "Row").
+func ShortName(path string) string {
+	path = strings.TrimSuffix(path, "'")
+	if i := strings.LastIndexAny(path, "./:'"); i >= 0 {
+		path = path[i+1:]
+	}
+	return path
+}

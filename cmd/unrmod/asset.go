@@ -15,6 +15,7 @@ import (
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // assetInfo summarizes the cooked asset f.
@@ -195,14 +196,14 @@ type assetDumpDoc struct {
 
 // assetDump lists the tables want asks for of cooked asset f, and with
 // withProps its exports' properties.
-func assetDump(f *ufile.File, want report.Tables, withProps bool) (*assetDumpDoc, error) {
+func assetDump(f *ufile.File, want report.Tables, withProps bool, m *usmap.Mappings) (*assetDumpDoc, error) {
 	p, err := f.Asset(nil)
 	if err != nil {
 		return nil, err
 	}
 	doc := &assetDumpDoc{AssetDump: *report.NewAssetDump(f.Path, p, report.CookedPackageName(f.Path, p), want)}
 	if withProps {
-		if doc.Properties, err = cookedProps(f, nil, ""); errors.Is(err, props.ErrUnversioned) {
+		if doc.Properties, err = cookedProps(f, nil, "", m); errors.Is(err, props.ErrUnversioned) {
 			doc.PropertiesNote, err = props.ErrUnversioned.Error(), nil
 		}
 		if err != nil {

@@ -74,6 +74,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 			class := fs.String("class", "", "legacy packages: only the exports of class `CLASS` and its subclasses")
 			key := addKeyFlag(fs)
 			zf := addZenFlags(fs, key)
+			mf := addMappingsFlag(fs)
 			return func(s streams, args []string) error {
 				file, err := oneArg("dump", args, "FILE")
 				if err != nil {
@@ -94,6 +95,13 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				if err != nil {
 					return err
 				}
+				m, err := mf.load()
+				if err != nil {
+					if z != nil {
+						z.Close()
+					}
+					return err
+				}
 				if *class != "" && (z != nil || f.Kind == ufile.Container || f.Kind == ufile.CookedAsset) {
 					return usagef("dump", "--class selects exports of a legacy package; %s is not one", file)
 				}
@@ -104,7 +112,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					}
 					doc := newZenDumpDoc(z, *names, *imports, *exports)
 					if *withProps {
-						if doc.Properties, err = zenProps(z, nil, ""); errors.Is(err, props.ErrUnversioned) {
+						if doc.Properties, err = zenProps(z, nil, "", m); errors.Is(err, props.ErrUnversioned) {
 							doc.PropertiesNote, err = props.ErrUnversioned.Error(), nil
 						}
 						if err != nil {
@@ -140,7 +148,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 					if !*names && !*imports && !*exports {
 						*names, *imports, *exports = true, true, true
 					}
-					doc, err := assetDump(f, report.Tables{Names: *names, Imports: *imports, Exports: *exports}, *withProps)
+					doc, err := assetDump(f, report.Tables{Names: *names, Imports: *imports, Exports: *exports}, *withProps, m)
 					if err != nil {
 						return err
 					}

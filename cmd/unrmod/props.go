@@ -12,6 +12,7 @@ import (
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // propsCommand returns the "props" command.
@@ -60,6 +61,7 @@ game's property schema, so unrmod says so instead of guessing.`,
 			row := fs.String("row", "", "show only the DataTable row `ROW`")
 			key := addKeyFlag(fs)
 			zf := addZenFlags(fs, key)
+			mf := addMappingsFlag(fs)
 			return func(s streams, args []string) error {
 				if len(args) == 0 {
 					return usagef("props", "missing FILE")
@@ -73,7 +75,11 @@ game's property schema, so unrmod says so instead of guessing.`,
 						return usagef("props", "an OBJECT is empty")
 					}
 				}
-				doc, err := readProps(file, objects, *row, zf)
+				m, err := mf.load()
+				if err != nil {
+					return err
+				}
+				doc, err := readProps(file, objects, *row, zf, m)
 				if err != nil {
 					return err
 				}
@@ -85,7 +91,7 @@ game's property schema, so unrmod says so instead of guessing.`,
 
 // readProps reads the properties of the named exports of FILE (all when
 // objects is empty).
-func readProps(file string, objects []string, row string, zf *zenFlags) (*propsDoc, error) {
+func readProps(file string, objects []string, row string, zf *zenFlags, m *usmap.Mappings) (*propsDoc, error) {
 	f, err := pakPackageArg(recognise(file), zf)
 	if err != nil {
 		return nil, err
@@ -96,10 +102,10 @@ func readProps(file string, objects []string, row string, zf *zenFlags) (*propsD
 	}
 	if z != nil {
 		defer z.Close()
-		return zenProps(z, objects, row)
+		return zenProps(z, objects, row, m)
 	}
 	if f.Kind == ufile.CookedAsset {
-		return cookedProps(f, objects, row)
+		return cookedProps(f, objects, row, m)
 	}
 	if f.Kind == ufile.Container {
 		return nil, usagef("props", "%s is an IoStore container: give the package with --package (the names 'unrmod ls' shows)", file)
@@ -165,9 +171,9 @@ func (e *errWriter) printf(format string, args ...any) {
 }
 
 // zenProps reads the properties of a zen package's exports.
-func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
+func zenProps(z *zenSource, objects []string, row string, m *usmap.Mappings) (*propsDoc, error) {
 	p := z.pkg
-	if p.PackageFlags&zen.FlagUnversionedProperties != 0 {
+	if p.PackageFlags&zen.FlagUnversionedProperties != 0 && m == nil {
 		return nil, fmt.Errorf("%s: %w", z.name, props.ErrUnversioned)
 	}
 	r := z.resolver
@@ -184,7 +190,7 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := report.NewZenProperties(z.name, p, r, list, len(objects) == 0, row)
+	d, err := report.NewZenProperties(z.name, p, r, list, len(objects) == 0, row, m)
 	var nt *report.NotDataTableError
 	if errors.As(err, &nt) {
 		return nil, usagef("props", "--row: %s is not a DataTable", nt.Path)
@@ -196,12 +202,12 @@ func zenProps(z *zenSource, objects []string, row string) (*propsDoc, error) {
 }
 
 // cookedProps reads the properties of a cooked asset's exports.
-func cookedProps(f *ufile.File, objects []string, row string) (*propsDoc, error) {
+func cookedProps(f *ufile.File, objects []string, row string, m *usmap.Mappings) (*propsDoc, error) {
 	p, err := f.Asset(nil)
 	if err != nil {
 		return nil, err
 	}
-	if p.UnversionedProperties() {
+	if p.UnversionedProperties() && m == nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, props.ErrUnversioned)
 	}
 	pkg := report.CookedPackageName(f.Path, p)
@@ -211,7 +217,7 @@ func cookedProps(f *ufile.File, objects []string, row string) (*propsDoc, error)
 	if err != nil {
 		return nil, err
 	}
-	d, err := report.NewCookedProperties(f.Path, p, pkg, list, len(objects) == 0, row)
+	d, err := report.NewCookedProperties(f.Path, p, pkg, list, len(objects) == 0, row, m)
 	var nt *report.NotDataTableError
 	if errors.As(err, &nt) {
 		return nil, usagef("props", "--row: %s is not a DataTable", nt.Path)

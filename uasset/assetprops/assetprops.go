@@ -24,6 +24,7 @@ import (
 
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // fortniteMainGUID is FFortniteMainBranchObjectVersion's custom version key
@@ -55,7 +56,16 @@ const ue5NamesReferencedFromExportData = 1001
 // with uasset.ErrUnsupportedVersion (decode it with
 // uasset.Options.Release).
 func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
-	if p.UnversionedProperties() {
+	return ContextWith(p, i, nil)
+}
+
+// ContextWith is ContextFor with the game's property schema m, which an
+// asset cooked with unversioned properties needs (nil refuses such an
+// asset with props.ErrUnversioned; a tagged asset ignores m): the
+// export's list then follows its class's schema.
+func ContextWith(p *uasset.Package, i int, m *usmap.Mappings) (*props.Context, error) {
+	unversioned := p.UnversionedProperties()
+	if unversioned && m == nil {
 		return nil, fmt.Errorf("%s: %w", p.FileName, props.ErrUnversioned)
 	}
 	if i < 0 || i >= len(p.Exports) {
@@ -83,6 +93,9 @@ func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
 	}
 	r := NewResolver(p, "")
 	ctx.ResolveObject, ctx.ObjectName = r.Index, r.Name
+	if unversioned {
+		ctx.Schema, ctx.Class = m, usmap.ShortName(r.ClassName(i))
+	}
 	return ctx, nil
 }
 
@@ -296,7 +309,13 @@ func IsDataTable(p *uasset.Package, i int) bool {
 // props.Decode. Packages cooked with unversioned properties are refused
 // with props.ErrUnversioned.
 func DecodeExport(p *uasset.Package, i int) (*props.Export, error) {
-	ctx, err := ContextFor(p, i)
+	return DecodeExportWith(p, i, nil)
+}
+
+// DecodeExportWith is DecodeExport with the game's property schema m,
+// which assets cooked with unversioned properties need (see ContextWith).
+func DecodeExportWith(p *uasset.Package, i int, m *usmap.Mappings) (*props.Export, error) {
+	ctx, err := ContextWith(p, i, m)
 	if err != nil {
 		return nil, err
 	}

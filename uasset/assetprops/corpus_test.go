@@ -84,7 +84,7 @@ func decodeAsset(tb testing.TB, a pakAsset) *uasset.Package {
 // does: report.NewCookedProperties with every export listed, those whose
 // data is no property list counted in Skipped.
 func describe(p *uasset.Package, pkg string) (*report.Properties, error) {
-	return report.NewCookedProperties(p.FileName, p, pkg, everyExport(len(p.Exports)), true, "")
+	return report.NewCookedProperties(p.FileName, p, pkg, everyExport(len(p.Exports)), true, "", nil)
 }
 
 // everyExport lists the export indexes 0..n-1.
@@ -124,7 +124,7 @@ func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*report.Pro
 		if edit != nil {
 			edit(p)
 		}
-		d, err := report.NewZenProperties(taggedContainer, p, r, everyExport(len(p.Exports)), true, "")
+		d, err := report.NewZenProperties(taggedContainer, p, r, everyExport(len(p.Exports)), true, "", nil)
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func Example() {
 	}
 	// The properties `unrmod props` prints: the same document as for the
 	// zen package cooked from the same asset.
-	d, err := report.NewCookedProperties("DT_Items.uasset", p, "/Game/Data/DT_Items", []int{0}, false, "")
+	d, err := report.NewCookedProperties("DT_Items.uasset", p, "/Game/Data/DT_Items", []int{0}, false, "", nil)
 	if err != nil {
 		log.Fatal(err) // e.g. props.ErrUnversioned: the game's schema is needed
 	}

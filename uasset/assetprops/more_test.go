@@ -46,7 +46,7 @@ func looseAssets(tb testing.TB) []pakAsset {
 func TestLoosePairsUnversioned(t *testing.T) {
 	for _, a := range looseAssets(t) {
 		p := decodeAsset(t, a)
-		if _, err := report.NewCookedProperties(a.name, p, "", []int{0}, false, ""); !errors.Is(err, props.ErrUnversioned) {
+		if _, err := report.NewCookedProperties(a.name, p, "", []int{0}, false, "", nil); !errors.Is(err, props.ErrUnversioned) {
 			t.Errorf("%s: NewCookedProperties: %v, want ErrUnversioned", a.name, err)
 		}
 		for i := range p.Exports {

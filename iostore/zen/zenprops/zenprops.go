@@ -13,6 +13,7 @@ import (
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // fortniteMainGUID is FFortniteMainBranchObjectVersion's custom version key.
@@ -29,7 +30,17 @@ const flagClassDefaultObject = 0x10
 // (NewResolver(p, nil)). Packages cooked with unversioned properties are
 // refused with props.ErrUnversioned.
 func ContextFor(p *zen.Package, i int) (*props.Context, error) {
-	if p.PackageFlags&zen.FlagUnversionedProperties != 0 {
+	return ContextWith(p, nil, i, nil)
+}
+
+// ContextWith is ContextFor with the game's property schema m, which a
+// package cooked with unversioned properties needs (nil refuses such a
+// package with props.ErrUnversioned; a tagged package ignores m). r names
+// the export's class, whose schema the export's list follows; nil names
+// what the package alone can.
+func ContextWith(p *zen.Package, r *zen.Resolver, i int, m *usmap.Mappings) (*props.Context, error) {
+	unversioned := p.PackageFlags&zen.FlagUnversionedProperties != 0
+	if unversioned && m == nil {
 		return nil, fmt.Errorf("%s: %w", p.PackageName(), props.ErrUnversioned)
 	}
 	if i < 0 || i >= len(p.Exports) {
@@ -55,8 +66,12 @@ func ContextFor(p *zen.Package, i int) (*props.Context, error) {
 		ctx.Names = p.Names
 		return int32(len(p.Names) - 1), nil
 	}
-	r := NewResolver(p, nil)
-	ctx.ResolveObject, ctx.ObjectName = r.Index, r.Name
+	res := NewResolver(p, r)
+	ctx.ResolveObject, ctx.ObjectName = res.Index, res.Name
+	if unversioned {
+		ctx.Schema = m
+		ctx.Class = usmap.ShortName(r.ClassName(p, i))
+	}
 	return ctx, nil
 }
 
@@ -79,7 +94,14 @@ func utf8SubPaths(p *zen.Package) bool {
 // be nil), else with props.Decode. Packages cooked with unversioned properties
 // are refused with ErrUnversioned.
 func DecodeExport(p *zen.Package, r *zen.Resolver, i int) (*props.Export, error) {
-	ctx, err := ContextFor(p, i)
+	return DecodeExportWith(p, r, i, nil)
+}
+
+// DecodeExportWith is DecodeExport with the game's property schema m,
+// which packages cooked with unversioned properties need (see
+// ContextWith).
+func DecodeExportWith(p *zen.Package, r *zen.Resolver, i int, m *usmap.Mappings) (*props.Export, error) {
+	ctx, err := ContextWith(p, r, i, m)
 	if err != nil {
 		return nil, err
 	}

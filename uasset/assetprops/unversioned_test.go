@@ -1,0 +1,477 @@
+package assetprops_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/uasset/assetprops"
+	"github.com/unrmod/unrmod/usmap"
+)
+
+// corpusGlob returns the corpus files matching pattern, failing when
+// there are none.
+func corpusGlob(tb testing.TB, pattern string) []string {
+	tb.Helper()
+	m, err := filepath.Glob(filepath.Join(corpus.Dir(tb), filepath.FromSlash(pattern)))
+	if err != nil || len(m) == 0 {
+		tb.Fatalf("no corpus files match %s", pattern)
+	}
+	sort.Strings(m)
+	return m
+}
+
+// fixtureMappings returns the fixture project's mappings that decode
+// without the game's Oodle library, by file name; the Oodle one must ask
+// for it.
+func fixtureMappings(tb testing.TB) map[string]*usmap.Mappings {
+	tb.Helper()
+	out := map[string]*usmap.Mappings{}
+	for _, f := range corpusGlob(tb, "mappings/cue4parse_ue5_8/*.usmap") {
+		m, err := usmap.Open(f, nil)
+		if errors.Is(err, usmap.ErrOodleUnavailable) {
+			continue
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[filepath.Base(f)] = m
+	}
+	if len(out) < 3 {
+		tb.Fatalf("%d mappings decode; want the uncompressed, Zstandard and Brotli ones", len(out))
+	}
+	return out
+}
+
+// unversionedZenDocuments reads every package of an unversioned
+// container as `unrmod props --json --mappings` does.
+func unversionedZenDocuments(tb testing.TB, file string, m *usmap.Mappings) (map[string]*report.Properties, map[string]func(string) error) {
+	tb.Helper()
+	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := iostore.Open(file, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close()
+	r := c.Resolver(script)
+	docs := map[string]*report.Properties{}
+	decoders := map[string]func(string) error{}
+	for i, ch := range c.Chunks() {
+		if ch.Type != iostore.ChunkExportBundleData {
+			continue
+		}
+		p, err := c.ReadPackage(i, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d, err := report.NewZenProperties(taggedContainer, p, r, everyExport(len(p.Exports)), true, "", m)
+		if err != nil {
+			tb.Fatalf("%s: %s: %v", file, p.PackageName(), err)
+		}
+		docs[p.PackageName()] = d
+		decoders[p.PackageName()] = func(path string) error {
+			for i := range p.Exports {
+				if p.ExportPath(i) == path {
+					_, err := zenprops.DecodeExportWith(p, r, i, m)
+					return err
+				}
+			}
+			return errors.New("no export " + path)
+		}
+	}
+	return docs, decoders
+}
+
+// Where the unversioned document may differ from the tagged one, because
+// what tells them apart is not in the unversioned package nor in the
+// mappings:
+//   - a TEnumAsByte of a namespaced enum (a ByteProperty) and an enum
+//     class (an EnumProperty) look the same in the mappings, and dumpers
+//     strip the "Enum::" of enumerator names, so the type is compared as
+//     "an enum E" and values without the prefix;
+//   - property names are FNames, which compare case-insensitively; the
+//     mappings may spell one differently from the package ("Min", "min");
+//   - a weak object reference is an ObjectProperty in tags;
+//   - native_bytes, the size of the class's own data after the
+//     properties: that data holds property lists of its own in some
+//     classes, tagged in one package and unversioned in the other;
+//   - a struct the tagged package keeps raw (a native serializer of a
+//     layout unrmod does not know) may be read field by field from the
+//     unversioned one, where it is an unversioned list.
+var enumType = regexp.MustCompile(`^(?:ByteProperty|EnumProperty)\((\w+)\)$`)
+
+// - LightingGuid, which the editor makes anew for a texture.
+func normalize(v any, enum string, raw map[string]bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if t, ok := x["type"].(string); ok && raw[t] {
+			return map[string]any{"name": strings.ToLower(x["name"].(string)), "raw struct": true}
+		}
+		if n, ok := x["name"].(string); ok && n == "LightingGuid" {
+			delete(x, "value")
+		}
+		out := map[string]any{}
+		e := ""
+		if t, ok := x["type"].(string); ok {
+			if m := enumType.FindStringSubmatch(t); m != nil {
+				x["type"], e = "enum "+m[1], m[1]
+			}
+			if t == "WeakObjectProperty" {
+				x["type"] = "ObjectProperty"
+			}
+		}
+		for k, val := range x {
+			switch k {
+			case "native_bytes", "file":
+				continue
+			case "name":
+				val = strings.ToLower(val.(string))
+			case "value":
+				if s, ok := val.(string); ok && e != "" {
+					val = strings.TrimPrefix(s, e+"::")
+				}
+			}
+			out[k] = normalize(val, e, raw)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = normalize(x[i], enum, raw)
+		}
+		return out
+	}
+	return v
+}
+
+// rawStructs returns the struct types a tagged document keeps as bytes.
+func rawStructs(v any, out map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if t, ok := x["type"].(string); ok && strings.HasPrefix(t, "StructProperty(") && x["fields"] == nil {
+			if s, ok := x["value"].(string); ok && strings.HasPrefix(s, "0x") {
+				out[t] = true
+			}
+		}
+		for _, val := range x {
+			rawStructs(val, out)
+		}
+	case []any:
+		for _, val := range x {
+			rawStructs(val, out)
+		}
+	}
+}
+
+func exportJSON(tb testing.TB, tagged, e report.ExportProperties) string {
+	var raw map[string]bool
+	for _, x := range []report.ExportProperties{tagged, e} {
+		b, err := json.Marshal(x)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			tb.Fatal(err)
+		}
+		if raw == nil {
+			raw = map[string]bool{}
+			rawStructs(v, raw)
+			continue
+		}
+		n, _ := json.Marshal(normalize(v, "", raw))
+		return string(n)
+	}
+	return ""
+}
+
+// compareDocuments checks every export of every tagged package against
+// the unversioned one: equal documents, or an export the unversioned
+// package cannot be read without (a class or struct missing from the
+// mappings, a native struct of unknown layout).
+func compareDocuments(t *testing.T, name string, tagged, unversioned map[string]*report.Properties, decode map[string]func(string) error) {
+	t.Helper()
+	same, missing := 0, 0
+	for pkg, got := range unversioned {
+		want, ok := tagged[pkg]
+		if !ok {
+			t.Errorf("%s: package %s has no tagged twin", name, pkg)
+			continue
+		}
+		byPath := map[string]report.ExportProperties{}
+		for _, e := range got.Exports {
+			byPath[e.Path] = e
+		}
+		for _, w := range want.Exports {
+			g, ok := byPath[w.Path]
+			g.Index = w.Index // export order is each format's own
+			if !ok {
+				err := decode[pkg](w.Path)
+				if !errors.Is(err, usmap.ErrMissing) && !errors.Is(err, props.ErrNoSchema) {
+					t.Errorf("%s: %s export %d (%s): %v", name, pkg, w.Index, w.Path, err)
+				}
+				missing++
+				continue
+			}
+			if a, b := exportJSON(t, w, w), exportJSON(t, w, g); a != b {
+				t.Errorf("%s: %s export %d (%s) differs:\n tagged      %.600s\n unversioned %.600s", name, pkg, w.Index, w.Path, a, b)
+				continue
+			}
+			same++
+		}
+	}
+	t.Logf("%s: %d exports read the same, %d need what the mappings lack", name, same, missing)
+	if same == 0 {
+		t.Errorf("%s: no export reads the same", name)
+	}
+}
+
+// TestUnversionedContainersMatchTagged reads every package of the fixture
+// project's unversioned containers with each of its mappings and checks
+// that it gives the document of the tagged twin.
+func TestUnversionedContainersMatchTagged(t *testing.T) {
+	tagged := zenDocuments(t, nil)
+	maps := fixtureMappings(t)
+	for _, file := range corpusGlob(t, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc") {
+		for mname, m := range maps {
+			docs, dec := unversionedZenDocuments(t, file, m)
+			compareDocuments(t, filepath.Base(file)+" with "+mname, tagged, docs, dec)
+		}
+	}
+}
+
+// TestUnversionedPakMatchesTagged reads every asset of the fixture
+// project's unversioned legacy pak with each of its mappings and checks
+// that it gives the document of the tagged zen twin.
+func TestUnversionedPakMatchesTagged(t *testing.T) {
+	tagged := zenDocuments(t, nil)
+	maps := fixtureMappings(t)
+	for _, file := range corpusGlob(t, "pak/cue4parse_ue5_8/LegacyPak/Unversioned/*/*.pak") {
+		rel, _ := filepath.Rel(corpus.Dir(t), file)
+		assets := readPak(t, filepath.ToSlash(rel))
+		for mname, m := range maps {
+			docs := map[string]*report.Properties{}
+			dec := map[string]func(string) error{}
+			for _, a := range assets {
+				p := decodeAsset(t, a)
+				d, err := report.NewCookedProperties(p.FileName, p, "", everyExport(len(p.Exports)), true, "", m)
+				if err != nil {
+					t.Fatalf("%s: %v", a.name, err)
+				}
+				docs[d.Package] = d
+				r := assetprops.NewResolver(p, d.Package)
+				dec[d.Package] = func(path string) error {
+					for i := range p.Exports {
+						if r.ExportPath(i) == path {
+							_, err := assetprops.DecodeExportWith(p, i, m)
+							return err
+						}
+					}
+					return errors.New("no export " + path)
+				}
+			}
+			compareDocuments(t, filepath.Base(file)+" with "+mname, tagged, docs, dec)
+		}
+	}
+}
+
+// unversionedExports returns the export data of every export of the
+// unversioned containers that reads as properties with m, with its
+// Context, and how many exports were read.
+func unversionedExports(tb testing.TB, m *usmap.Mappings) []*props.Export {
+	tb.Helper()
+	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []*props.Export
+	for _, file := range corpusGlob(tb, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc") {
+		c, err := iostore.Open(file, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r := c.Resolver(script)
+		for i, ch := range c.Chunks() {
+			if ch.Type != iostore.ChunkExportBundleData {
+				continue
+			}
+			p, err := c.ReadPackage(i, nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for j := range p.Exports {
+				x, err := zenprops.DecodeExportWith(p, r, j, m)
+				if err != nil {
+					continue
+				}
+				x.Rest = p.Exports[j].Data // the whole data, for the callers
+				out = append(out, x)
+			}
+		}
+		c.Close()
+	}
+	return out
+}
+
+// TestUnversionedReencode checks that every export of the unversioned
+// containers that reads as properties encodes back to its bytes.
+func TestUnversionedReencode(t *testing.T) {
+	m := fixtureMappings(t)["CUE4ParseFixtures-Zstandard.usmap"]
+	xs := unversionedExports(t, m)
+	rows := 0
+	for _, x := range xs {
+		var b []byte
+		var err error
+		if x.Table != nil {
+			b, err = props.EncodeTable(x.Table, x.Context)
+			rows += len(x.Table.Rows)
+		} else {
+			b, err = props.Encode(x.Properties, x.Context)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != string(x.Rest) {
+			t.Errorf("%s: re-encoded %d bytes differ from the %d read", x.Context.Class, len(b), len(x.Rest))
+		}
+		// A header built anew, as the engine's builder makes it, is the
+		// one read.
+		if x.Table == nil {
+			x.Properties.Header = nil
+			if b, err := props.Encode(x.Properties, x.Context); err != nil || string(b) != string(x.Rest) {
+				t.Errorf("%s: a rebuilt header differs from the one read (%v)", x.Context.Class, err)
+			}
+		}
+	}
+	if len(xs) < 400 || rows == 0 {
+		t.Errorf("%d exports and %d rows re-encoded", len(xs), rows)
+	}
+	t.Logf("%d exports (%d DataTable rows) encode to their bytes", len(xs), rows)
+}
+
+// BenchmarkUnversionedDecode decodes every unversioned export that reads
+// as properties; the tagged twins' decode is the baseline.
+func BenchmarkUnversionedDecode(b *testing.B) {
+	m := fixtureMappings(b)["CUE4ParseFixtures-Zstandard.usmap"]
+	xs := unversionedExports(b, m)
+	b.Run("unversioned", func(b *testing.B) {
+		n := 0
+		for _, x := range xs {
+			n += len(x.Rest)
+		}
+		b.SetBytes(int64(n))
+		for b.Loop() {
+			for _, x := range xs {
+				var err error
+				if x.Table != nil {
+					_, err = props.DecodeDataTable(x.Rest, x.Context)
+				} else {
+					_, err = props.Decode(x.Rest, x.Context)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("tagged", func(b *testing.B) {
+		script, err := iostore.LoadScriptObjects(corpus.Path(b, taggedGlobal), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := iostore.Open(corpus.Path(b, taggedContainer), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		r := c.Resolver(script)
+		var tagged []*props.Export
+		n := 0
+		for i, ch := range c.Chunks() {
+			if ch.Type != iostore.ChunkExportBundleData {
+				continue
+			}
+			p, err := c.ReadPackage(i, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for j := range p.Exports {
+				if x, err := zenprops.DecodeExport(p, r, j); err == nil {
+					x.Rest = p.Exports[j].Data
+					n += len(x.Rest)
+					tagged = append(tagged, x)
+				}
+			}
+		}
+		b.SetBytes(int64(n))
+		for b.Loop() {
+			for _, x := range tagged {
+				var err error
+				if x.Table != nil {
+					_, err = props.DecodeDataTable(x.Rest, x.Context)
+				} else {
+					_, err = props.Decode(x.Rest, x.Context)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// FuzzUnversioned checks that unversioned data decodes without panics and
+// that what decodes encodes back to the same bytes. Seeds are the
+// unversioned exports of the fixture containers.
+func FuzzUnversioned(f *testing.F) {
+	if os.Getenv(corpus.EnvVar) == "" {
+		f.Skip("UNRMOD_CORPUS is not set")
+	}
+	m := fixtureMappings(f)["CUE4ParseFixtures-Zstandard.usmap"]
+	xs := unversionedExports(f, m)
+	names := xs[0].Context.Names
+	for _, x := range xs {
+		if len(x.Context.Names) > len(names) {
+			names = x.Context.Names
+		}
+		if len(x.Rest) < 4096 {
+			f.Add(x.Rest, x.Context.Class, x.Table != nil)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, class string, table bool) {
+		ctx := &props.Context{Names: names, FileVersionUE5: 1018, Object: true, Schema: m, Class: class,
+			ObjectName: func(int32) string { return "/Script/CUE4ParseFixtures.FixtureTableRow" }}
+		if table {
+			tb, err := props.DecodeDataTable(data, ctx)
+			if err != nil {
+				return
+			}
+			b, err := props.EncodeTable(tb, ctx)
+			if err != nil || string(b) != string(data) {
+				t.Fatalf("decode then encode: %v, %d bytes of %d", err, len(b), len(data))
+			}
+			return
+		}
+		l, err := props.Decode(data, ctx)
+		if err != nil {
+			return
+		}
+		b, err := props.Encode(l, ctx)
+		if err != nil || string(b) != string(data) {
+			t.Fatalf("decode then encode: %v, %d bytes of %d", err, len(b), len(data))
+		}
+	})
+}
