@@ -344,6 +344,8 @@ func (e *encoder) value(dst []byte, v Value, top bool) []byte {
 			dst = e.tagOld(dst, x.InnerTag, len(elems))
 		}
 		return append(dst, elems...)
+	case *EnumInt:
+		return e.uvalue(dst, x)
 	case *Raw:
 		return append(dst, x.Bytes...)
 	case nil:

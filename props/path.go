@@ -135,7 +135,9 @@ func resolve(l *List, steps []step) (*location, error) {
 			return nil, notFound(loc.list, label.String(), tags)
 		}
 		loc.kind, loc.prop = leafProperty, p
-		loc.sizes = append(loc.sizes, p.SizeOffset)
+		if p.SizeOffset >= 0 { // unversioned values have no Size
+			loc.sizes = append(loc.sizes, p.SizeOffset)
+		}
 		loc.start, loc.end = p.ValueOffset, p.ValueOffset+int(p.Size)
 		loc.value, loc.typ = p.Value, p.Type
 		for _, i := range indices {

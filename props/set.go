@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/unrmod/unrmod/usmap"
 	"math"
 	"strconv"
 	"strings"
@@ -78,6 +79,14 @@ func Set(data []byte, ctx *Context, target Target, in Input) ([]byte, Change, er
 	ch := Change{Target: target.String()}
 	if ctx == nil {
 		return nil, ch, errors.New("props.Set: nil Context")
+	}
+	if ctx.unversioned() {
+		// A property left at its default or stored as zero gets its
+		// bytes first; then the value changes in place as in tags.
+		var err error
+		if data, err = materialize(data, ctx, target); err != nil {
+			return nil, ch, err
+		}
 	}
 	l, err := decodeTarget(data, ctx, target.Row)
 	if err != nil {
@@ -178,7 +187,12 @@ func edit(data []byte, ctx *Context, loc *location, in Input, ch *Change) ([]byt
 			}
 			out := append([]byte(nil), data...)
 			at := loc.prop.BoolOffset
-			if ctx.completeTypes() {
+			if ctx.unversioned() {
+				out[at] = 0
+				if b {
+					out[at] = 1
+				}
+			} else if ctx.completeTypes() {
 				out[at] ^= FlagBoolTrue
 			} else if b {
 				out[at] = 1
@@ -484,6 +498,30 @@ func parseValue(ctx *Context, old Value, typ TypeName, text string) (Value, []st
 			warn = append(warn, fmt.Sprintf("the enumerator %q is not in the package's name map; it is added, and unrmod cannot check that the enum declares it", n.Text))
 		}
 		return EnumValue(n), warn, err
+	case *EnumInt:
+		// An unversioned enum: the enumerator's value from the schema.
+		in := strings.TrimSpace(text)
+		e := ctx.Schema.Enum(old.Enum)
+		if e == nil {
+			return nil, nil, fmt.Errorf("enum %s is not in the mappings: %w", old.Enum, ErrNotFound)
+		}
+		short := in
+		if i := strings.LastIndex(in, "::"); i >= 0 {
+			short = in[i+2:]
+		}
+		v, ok := e.ValueOf(short)
+		if !ok {
+			names := make([]string, len(e.Entries))
+			for i, x := range e.Entries {
+				names[i] = x.Name
+			}
+			return nil, nil, fmt.Errorf("enum %s has no enumerator %q (it has %s): %w", old.Enum, in, strings.Join(names, ", "), ErrType)
+		}
+		if old.Size < 8 && v >= 1<<(8*old.Size) {
+			return nil, nil, fmt.Errorf("enumerator %s is %d, beyond %d bytes: %w", in, v, old.Size, ErrRange)
+		}
+		d := &decoder{ctx: ctx}
+		return d.enumValue(&usmap.Type{Kind: usmap.EnumProperty, Enum: old.Enum}, v, old.Size), nil, nil
 	case *String:
 		return newString(text), nil, nil
 	case Object:

@@ -712,3 +712,133 @@ func (d *decoder) rowStruct(l *List) (string, error) {
 	}
 	return usmap.ShortName(d.ctx.ObjectName(int32(o))), nil
 }
+
+// materialize prepares unversioned data for Set: every property the path
+// goes through that is absent from its list (left at its default) or
+// marked zero (no bytes stored) is given its value's bytes, so that the
+// leaf can be changed in place; the header is rebuilt. It returns data
+// unchanged when every property on the path is stored already.
+func materialize(data []byte, ctx *Context, target Target) ([]byte, error) {
+	steps, err := parsePath(target.Path)
+	if err != nil {
+		return nil, err
+	}
+	var top *List
+	var table *Table
+	l := (*List)(nil)
+	if target.Row == "" {
+		if top, err = Decode(data, ctx); err != nil {
+			return nil, err
+		}
+		l = top
+	} else {
+		if table, err = DecodeDataTable(data, ctx); err != nil {
+			return nil, err
+		}
+		r := table.Row(target.Row)
+		if r == nil {
+			return data, nil // Set reports the missing row
+		}
+		l = r.Properties
+	}
+	changed := false
+	for _, st := range steps {
+		slots, err := ctx.Schema.Schema(l.Schema)
+		if err != nil {
+			return nil, err
+		}
+		var want int32
+		indices := st.indices
+		var p *Property
+		for _, q := range l.Properties {
+			if strings.EqualFold(q.Name.Text, st.name) {
+				p = q
+				break
+			}
+		}
+		isArray := p != nil && p.Type.Name.Text == "ArrayProperty"
+		if len(indices) > 0 && !isArray {
+			want, indices = int32(indices[0]), indices[1:]
+		}
+		p = nil
+		for _, q := range l.Properties {
+			if strings.EqualFold(q.Name.Text, st.name) && q.ArrayIndex == want {
+				p = q
+			}
+		}
+		if p == nil {
+			at := -1
+			for i, s := range slots {
+				if s.Property != nil && strings.EqualFold(s.Property.Name, st.name) && int32(s.ArrayIndex) == want {
+					at = i
+				}
+			}
+			if at < 0 {
+				return data, nil // Set reports what the path does not name
+			}
+			s := slots[at]
+			p = &Property{Slot: at, Zero: true}
+			p.Name = Name{Index: -1, Text: s.Property.Name}
+			p.ArrayIndex = want
+			d := &decoder{ctx: ctx}
+			p.Type = d.typeName(s.Property.Type)
+			if p.Value, err = absentValue(ctx, s.Property.Type, p.Type); err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Label(), err)
+			}
+			i := 0
+			for i < len(l.Properties) && l.Properties[i].Slot < at {
+				i++
+			}
+			l.Properties = append(l.Properties[:i], append([]*Property{p}, l.Properties[i:]...)...)
+		}
+		if p.Zero {
+			p.Zero, changed = false, true
+			if n, ok := p.Value.(NameValue); ok && n.Index < 0 {
+				nn, err := ctx.findName(n.Text, true)
+				if err != nil {
+					return nil, err
+				}
+				p.Value = NameValue(nn)
+			}
+		}
+		if len(indices) > 0 {
+			break // elements of arrays are stored as they are
+		}
+		s, ok := p.Value.(*Struct)
+		if !ok || s.Tagged == nil {
+			break
+		}
+		l = s.Tagged
+	}
+	if !changed {
+		return data, nil
+	}
+	if table != nil {
+		return EncodeTable(table, ctx)
+	}
+	return Encode(top, ctx)
+}
+
+// absentValue is the value Set starts from for a property absent from an
+// unversioned list: the type's zero, an empty string or array, or a
+// struct with no properties stored.
+func absentValue(ctx *Context, t *usmap.Type, tn TypeName) (Value, error) {
+	switch t.Kind {
+	case usmap.StrProperty:
+		return &String{Zero: true}, nil
+	case usmap.ArrayProperty:
+		return &Array{Inner: tn.Param(0), Elements: []Element{}}, nil
+	case usmap.StructProperty:
+		if nativeLayout(t.Struct) == nil && ctx.Schema.Struct(t.Struct) != nil {
+			if _, opaque := nativeOpaque[t.Struct]; !opaque {
+				return &Struct{Type: t.Struct, Tagged: &List{Schema: t.Struct}}, nil
+			}
+		}
+	}
+	d := &decoder{ctx: ctx}
+	v, err := d.zeroValue(tn, t)
+	if err != nil {
+		return nil, fmt.Errorf("a %s absent from an unversioned list cannot be added: %w", tn, ErrUnsupported)
+	}
+	return v, nil
+}

@@ -475,3 +475,153 @@ func FuzzUnversioned(f *testing.F) {
 		}
 	})
 }
+
+// TestUnversionedSet sets values of the unversioned DataTable of the
+// fixture project: a value stored as zero (a zero-mask bit, no bytes), a
+// value stored, an enum and a member of a nested struct. Each change must
+// read back, with every other value as it was, and the header rewritten
+// where a zero becomes a value.
+func TestUnversionedSet(t *testing.T) {
+	m := fixtureMappings(t)["CUE4ParseFixtures-Brotli.usmap"]
+	script, err := iostore.LoadScriptObjects(corpus.Path(t, taggedGlobal), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := corpusGlob(t, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc")[0]
+	c, err := iostore.Open(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	i, err := c.FindPackage("/Game/Fixtures/DataTables/DT_AllProperties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.ReadPackage(i, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Resolver(script)
+	for _, tc := range []struct {
+		row, path, value, want string
+		zero                   bool // the value was stored as zero
+	}{
+		{"Defaults", "Number", "42", "42", true},
+		{"Defaults", "Kind", "Beta", "EFixtureEnum::Beta", true},
+		{"Defaults", "Nested.Marker", "-5", "-5", true},
+		{"Defaults", "Nested.Position.Y", "2.5", "2.5", true},
+		{"Defaults", "Nested.bEnabled", "true", "true", true},
+		{"Alpha", "Number", "7", "7", false},
+		{"Alpha", "Message", "changed", `"changed"`, false},
+		{"Beta", "Kind", "EFixtureEnum::Alpha", "EFixtureEnum::Alpha", false},
+		{"Beta", "Values[1]", "9", "9", false},
+	} {
+		t.Run(tc.row+"/"+tc.path, func(t *testing.T) {
+			ctx, err := zenprops.ContextWith(p, r, 0, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := p.Exports[0].Data
+			before, err := props.DecodeDataTable(data, ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, ch, err := props.Set(data, ctx, props.Target{Row: tc.row, Path: tc.path}, props.Input{Text: tc.value})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.New != tc.want || ch.Already {
+				t.Errorf("change %+v, want new %s", ch, tc.want)
+			}
+			after, err := props.DecodeDataTable(out, ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range after.Rows {
+				b, a := before.Rows[k].Properties.String(), after.Rows[k].Properties.String()
+				if after.Rows[k].Name.Text != tc.row && a != b {
+					t.Errorf("row %s changed:\n%s\n%s", after.Rows[k].Name.Text, b, a)
+				}
+			}
+			row := after.Row(tc.row)
+			top, _, nested := strings.Cut(tc.path, ".")
+			top, _, _ = strings.Cut(top, "[")
+			leaf := row.Properties.Find(top, 0)
+			if leaf == nil || leaf.Zero {
+				t.Fatalf("%s is not stored after the change", tc.path)
+			}
+			if got := row.Properties.String(); !strings.Contains(got, tc.want) {
+				t.Errorf("row %s reads:\n%s", tc.row, got)
+			}
+			hb, ha := before.Row(tc.row).Properties.Header.Bytes, row.Properties.Header.Bytes
+			if !nested && tc.zero == (string(hb) == string(ha)) {
+				t.Errorf("header %x → %x; a zero value set must rewrite it, another must not", hb, ha)
+			}
+			if b, err := props.EncodeTable(after, ctx); err != nil || string(b) != string(out) {
+				t.Errorf("the changed table does not re-encode to its bytes: %v", err)
+			}
+		})
+	}
+}
+
+// TestUnversionedSetAbsent sets properties of an unversioned texture: one
+// absent from its list (left at the class default) is added at its slot,
+// one stored is changed; both read back.
+func TestUnversionedSetAbsent(t *testing.T) {
+	m := fixtureMappings(t)["CUE4ParseFixtures-Uncompressed.usmap"]
+	script, err := iostore.LoadScriptObjects(corpus.Path(t, taggedGlobal), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.Open(corpusGlob(t, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc")[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	i, err := c.FindPackage("/Game/Fixtures/Textures/T_BGRA8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.ReadPackage(i, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := zenprops.ContextWith(p, c.Resolver(script), 0, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := p.Exports[0].Data
+	before, err := props.Decode(data, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Find("LODBias", 0) != nil || before.Find("NeverStream", 0) == nil {
+		t.Fatalf("the texture's list changed:\n%s", before)
+	}
+	out, _, err := props.Set(data, ctx, props.Target{Path: "LODBias"}, props.Input{Text: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = props.Set(out, ctx, props.Target{Path: "NeverStream"}, props.Input{Text: "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := props.Decode(out, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := after.Find("LODBias", 0); x == nil || x.Value.String() != "3" {
+		t.Errorf("LODBias: %v", x)
+	}
+	if x := after.Find("NeverStream", 0); x == nil || x.Value.String() != "false" {
+		t.Errorf("NeverStream: %v", x)
+	}
+	if len(after.Properties) != len(before.Properties)+1 || string(after.Rest) != string(before.Rest) {
+		t.Errorf("%d properties and %d bytes after them; were %d and %d", len(after.Properties), len(after.Rest), len(before.Properties), len(before.Rest))
+	}
+	for k, q := range after.Properties[1:] {
+		if q.Slot <= after.Properties[k].Slot {
+			t.Errorf("properties out of schema order at %s", q.Name.Text)
+		}
+	}
+}
