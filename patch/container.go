@@ -55,14 +55,16 @@ type ContainerResult struct {
 // containerJob is one container target being applied: what it changes,
 // decided and checked in memory before anything is written.
 type containerJob struct {
-	t   *Target
-	ct  *ContainerTarget
-	dir string
-	in  string
-	c   *iostore.Container
-	hdr *zen.ContainerHeader
-	v   iostore.TocVersion
-	res *ContainerResult
+	// schema reads unversioned properties (nil: they are refused).
+	schema *schema
+	t      *Target
+	ct     *ContainerTarget
+	dir    string
+	in     string
+	c      *iostore.Container
+	hdr    *zen.ContainerHeader
+	v      iostore.TocVersion
+	res    *ContainerResult
 	// data holds each changed or added chunk's new content by id; removed
 	// ones map to nil.
 	data  map[iostore.ChunkID][]byte
@@ -96,6 +98,15 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
 		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{}}
+	if m, err := loadMappings(t, dir); err != nil {
+		return nil, nil, err
+	} else if m != nil {
+		so, err := loadScript(t, dir, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		j.schema = &schema{m: m, r: c.Resolver(so)}
+	}
 	if _, ok := c.ContainerHeaderChunk(); ok {
 		if j.hdr, err = c.ContainerHeader(); err != nil {
 			return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
@@ -236,7 +247,7 @@ func (j *containerJob) patchPackage(pt *PackageTarget) error {
 		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
 	}
 	before := p.Problems(nil)
-	changes, err := ApplyZen(p, pt.Ops, j.dir)
+	changes, err := applyZen(p, pt.Ops, j.dir, j.schema)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ type FileOp struct {
 	Source string
 }
 
-var containerKeys = []string{"container", "aes-key", "output", "mode", "compression", "layout", "packages", "files"}
+var containerKeys = []string{"container", "aes-key", "output", "mode", "compression", "layout", "mappings", "global", "packages", "files"}
 
 func (ps *parser) containerTarget(n *yaml.Node) (*Target, error) {
 	m, err := ps.fields(n, "a container target", containerKeys, []string{"container"})
@@ -87,6 +87,9 @@ func (ps *parser) containerTarget(n *yaml.Node) (*Target, error) {
 	}
 	ct.Container = slashes(ct.Container)
 	ct.Pak = isPakPath(ct.Container)
+	if err := ps.schemaKeys(t, m); err != nil {
+		return nil, err
+	}
 	if o, ok := m["output"]; ok {
 		if t.Output, err = ps.nonEmpty(o, "output"); err != nil {
 			return nil, err

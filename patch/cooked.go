@@ -14,6 +14,7 @@ import (
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 	"github.com/unrmod/unrmod/writer"
 )
 
@@ -23,10 +24,12 @@ import (
 
 // cookedContext is the state of one cooked asset while operations apply.
 type cookedContext struct {
-	p   *uasset.Package
-	r   *assetprops.Resolver
-	pkg string // the package name object paths start with
-	dir string
+	p *uasset.Package
+	r *assetprops.Resolver
+	// mappings reads unversioned properties (nil: they are refused).
+	mappings *usmap.Mappings
+	pkg      string // the package name object paths start with
+	dir      string
 }
 
 // cookedOp is an operation on a cooked asset.
@@ -74,7 +77,12 @@ type extraOutput struct {
 // at the operation; p is then partly changed, so callers that must stay
 // all-or-nothing apply to a copy (Decode again).
 func ApplyCooked(p *uasset.Package, pkg string, ops []Op, dir string) ([]Change, error) {
-	c := &cookedContext{p: p, r: assetprops.NewResolver(p, pkg), pkg: pkg, dir: dir}
+	return applyCooked(p, pkg, ops, dir, nil)
+}
+
+// applyCooked is ApplyCooked with the mappings of unversioned properties.
+func applyCooked(p *uasset.Package, pkg string, ops []Op, dir string, m *usmap.Mappings) ([]Change, error) {
+	c := &cookedContext{p: p, r: assetprops.NewResolver(p, pkg), pkg: pkg, dir: dir, mappings: m}
 	var out []Change
 	for _, op := range ops {
 		cop, ok := op.(cookedOp)
@@ -140,7 +148,10 @@ func (op *SetProperty) applyCooked(c *cookedContext) ([]Change, error) {
 	if op.Index != 0 {
 		path = fmt.Sprintf("%s[%d]", op.Property, op.Index)
 	}
-	ch, err := assetprops.Set(p, i, props.Target{Row: op.Row, Path: path}, props.Input{Text: op.Value, Type: op.Type})
+	ch, err := assetprops.SetWith(p, i, props.Target{Row: op.Row, Path: path}, props.Input{Text: op.Value, Type: op.Type}, c.mappings)
+	if errors.Is(err, props.ErrUnversioned) {
+		return nil, &Error{Pos: op.Pos, Msg: fmt.Sprintf("%v; give the target mappings: (the game's .usmap file)", err), Err: err}
+	}
 	if err != nil {
 		pos := op.Pos
 		if errors.Is(err, props.ErrType) || errors.Is(err, props.ErrRange) {
@@ -176,7 +187,11 @@ func applyCookedTarget(t *Target, dir string, f *ufile.File, tf *targetFiles, op
 		return nil, nil, nil, errorf(t.Pos, "layout: compact: a cooked asset is always written in the layout the engine saves, its offsets recomputed by the encoder; remove the key")
 	}
 	decode := func() (*uasset.Package, error) { return f.Asset(nil) }
-	cp, err := patchCooked(t.Pos, in, out, decode, t.Ops, dir)
+	m, err := loadMappings(t, dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cp, err := patchCooked(t.Pos, in, out, decode, t.Ops, dir, m)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -218,11 +233,12 @@ type cookedPatch struct {
 }
 
 // patchCooked decodes a cooked asset (with decode, twice: the asset to
-// patch and the original to compare with), applies ops and encodes it for
+// patch and the original to compare with), applies ops (with m, the
+// mappings of unversioned properties, or nil) and encodes it for
 // out, checking that the output decodes and has no problem the input has
 // not. in names the input (a file, or a pak's path of it), whose path
 // implies the package name when the summary records none.
-func patchCooked(pos Pos, in, out string, decode func() (*uasset.Package, error), ops []Op, dir string) (*cookedPatch, error) {
+func patchCooked(pos Pos, in, out string, decode func() (*uasset.Package, error), ops []Op, dir string, m *usmap.Mappings) (*cookedPatch, error) {
 	load := func() (*uasset.Package, error) {
 		p, err := decode()
 		if err != nil {
@@ -240,7 +256,7 @@ func patchCooked(pos Pos, in, out string, decode func() (*uasset.Package, error)
 	}
 	cp := &cookedPatch{pkg: cookedPackageName(p, in)}
 	cp.counts = Counts{NamesBefore: len(p.Names), ImportsBefore: len(p.Imports), ExportsBefore: len(p.Exports)}
-	if cp.changes, err = ApplyCooked(p, cp.pkg, ops, dir); err != nil {
+	if cp.changes, err = applyCooked(p, cp.pkg, ops, dir, m); err != nil {
 		return nil, err
 	}
 	for _, ch := range cp.changes {

@@ -16,6 +16,7 @@ import (
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // A container target whose container is a .pak patches the cooked assets
@@ -42,6 +43,8 @@ type pakJob struct {
 	// codecs are Options.Codecs: the compression methods files are read
 	// and written with (nil: the built-in ones).
 	codecs *ue.Codecs
+	// mappings are the target's mappings: (unversioned properties), or nil.
+	mappings *usmap.Mappings
 	// data holds each changed or added file's new contents by its
 	// lower-cased path; removed files map to nil. paths keeps the paths
 	// as written, order the patch's order.
@@ -72,7 +75,11 @@ func applyPakTarget(t *Target, dir string, tf *targetFiles, opt Options) (*Targe
 	if err := r.CheckIndex(); err != nil {
 		return fail(err)
 	}
-	j := &pakJob{ct: ct, dir: dir, in: in, r: r, codecs: opt.Codecs, res: &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
+	m, err := loadMappings(t, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	j := &pakJob{ct: ct, dir: dir, in: in, r: r, codecs: opt.Codecs, mappings: m, res: &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[string][]byte{}, paths: map[string]string{}}
 	for _, pt := range ct.Packages {
 		if err := j.patchPackage(pt); err != nil {
@@ -157,7 +164,7 @@ func (j *pakJob) patchPackage(pt *PackageTarget) error {
 		}
 	}
 	decode := func() (*uasset.Package, error) { return a.Asset(nil) }
-	cp, err := patchCooked(pt.Pos, a.Path, a.Path, decode, pt.Ops, j.dir)
+	cp, err := patchCooked(pt.Pos, a.Path, a.Path, decode, pt.Ops, j.dir, j.mappings)
 	if err != nil {
 		return err
 	}

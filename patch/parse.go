@@ -213,7 +213,25 @@ func (ps *parser) patchFile(n *yaml.Node) (*File, error) {
 	return f, nil
 }
 
-var targetKeys = []string{"file", "output", "guid", "layout", "ops"}
+var targetKeys = []string{"file", "output", "guid", "layout", "mappings", "global", "ops"}
+
+// schemaKeys reads a target's mappings: and global: keys.
+func (ps *parser) schemaKeys(t *Target, m map[string]*yaml.Node) error {
+	var err error
+	if v, ok := m["mappings"]; ok {
+		if t.Mappings, err = ps.nonEmpty(v, "mappings"); err != nil {
+			return err
+		}
+		t.Mappings, t.mappingsPos = slashes(t.Mappings), ps.pos(v)
+	}
+	if v, ok := m["global"]; ok {
+		if t.Global, err = ps.nonEmpty(v, "global"); err != nil {
+			return err
+		}
+		t.Global, t.globalPos = slashes(t.Global), ps.pos(v)
+	}
+	return nil
+}
 
 func (ps *parser) target(n *yaml.Node) (*Target, error) {
 	if n.Kind == yaml.MappingNode {
@@ -266,6 +284,9 @@ func (ps *parser) target(n *yaml.Node) (*Target, error) {
 		if t.Layout, err = writer.ParseLayout(s); err != nil {
 			return nil, ps.errf(l, "%v", err)
 		}
+	}
+	if err := ps.schemaKeys(t, m); err != nil {
+		return nil, err
 	}
 	if t.Ops, err = ps.ops(m["ops"]); err != nil {
 		return nil, err

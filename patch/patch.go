@@ -78,6 +78,16 @@ type Target struct {
 	// Container is set for a container target: the .utoc it patches, and
 	// what it changes there (File and Ops are then empty).
 	Container *ContainerTarget
+	// Mappings is the game's property schema (a .usmap file, relative to
+	// the patch file) that set-property needs on packages cooked with
+	// unversioned properties; "" for none.
+	Mappings    string
+	mappingsPos Pos
+	// Global is the global container (global.utoc) whose script objects
+	// name the classes of zen packages, for Mappings; "" looks for one
+	// beside the container (or zen package file) and one folder up.
+	Global    string
+	globalPos Pos
 }
 
 // Op is one operation of a patch, as parsed: what to change, independent

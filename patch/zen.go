@@ -42,7 +42,17 @@ func applyZenTarget(t *Target, dir, in string, src []byte, out string, opt Optio
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	changes, err := ApplyZen(p, t.Ops, dir)
+	var sc *schema
+	if m, err := loadMappings(t, dir); err != nil {
+		return nil, nil, nil, err
+	} else if m != nil {
+		so, err := loadScript(t, dir, in)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sc = &schema{m: m, r: &zen.Resolver{Script: so}}
+	}
+	changes, err := applyZen(p, t.Ops, dir, sc)
 	if err != nil {
 		return nil, nil, nil, err
 	}

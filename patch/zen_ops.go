@@ -23,6 +23,8 @@ import (
 type zenContext struct {
 	p   *zen.Package
 	dir string // resolves data files written in the patch
+	// schema reads unversioned properties (nil: they are refused).
+	schema *schema
 	// names indexes p.Names[:named] by nameKey, so that lookups do not scan
 	// the table; entries are checked on use, names appended since are
 	// indexed on the next lookup, and a shrunk table is indexed again.
@@ -79,7 +81,12 @@ type zenOp interface {
 // with an *Error at the operation; p is then partly changed, so callers
 // that must stay all-or-nothing apply to a copy (DecodePackage again).
 func ApplyZen(p *zen.Package, ops []Op, dir string) ([]Change, error) {
-	c := &zenContext{p: p, dir: dir}
+	return applyZen(p, ops, dir, nil)
+}
+
+// applyZen is ApplyZen with the schema of unversioned properties.
+func applyZen(p *zen.Package, ops []Op, dir string, sc *schema) ([]Change, error) {
+	c := &zenContext{p: p, dir: dir, schema: sc}
 	var out []Change
 	for _, op := range ops {
 		zop, ok := op.(zenOp)
@@ -507,7 +514,15 @@ func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := zenprops.ContextFor(p, i)
+	var ctx *props.Context
+	if c.schema != nil {
+		ctx, err = zenprops.ContextWith(p, c.schema.r, i, c.schema.m)
+	} else {
+		ctx, err = zenprops.ContextFor(p, i)
+	}
+	if errors.Is(err, props.ErrUnversioned) {
+		return nil, &Error{Pos: op.Pos, Msg: fmt.Sprintf("%s: %v; give the target mappings: (the game's .usmap file)", p.ExportPath(i), err), Err: err}
+	}
 	if err != nil {
 		return nil, errorf(op.Pos, "%s: %v", p.ExportPath(i), err)
 	}

@@ -347,7 +347,13 @@ func DecodeExportWith(p *uasset.Package, i int, m *usmap.Mappings) (*props.Expor
 // value already in effect leaves p unchanged (Change.Already). On error p
 // is unchanged.
 func Set(p *uasset.Package, i int, target props.Target, in props.Input) (props.Change, error) {
-	ctx, err := ContextFor(p, i)
+	return SetWith(p, i, target, in, nil)
+}
+
+// SetWith is Set with the game's property schema m, which assets cooked
+// with unversioned properties need (see ContextWith).
+func SetWith(p *uasset.Package, i int, target props.Target, in props.Input, m *usmap.Mappings) (props.Change, error) {
+	ctx, err := ContextWith(p, i, m)
 	if err != nil {
 		return props.Change{Target: target.String()}, err
 	}
