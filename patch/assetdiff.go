@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"github.com/unrmod/unrmod/usmap"
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -18,6 +19,13 @@ import (
 // and DataTable rows. pkgA and pkgB name the packages ("" takes each
 // summary's package name); fileA and fileB name the files in the result.
 func DiffAsset(fileA string, a *uasset.Package, pkgA string, fileB string, b *uasset.Package, pkgB string) *PackageDiff {
+	return DiffAssetWith(fileA, a, pkgA, fileB, b, pkgB, nil)
+}
+
+// DiffAssetWith is DiffAsset with the game's property schema m, with
+// which the property values of assets cooked with unversioned properties
+// are compared too (nil: their data is compared by its bytes).
+func DiffAssetWith(fileA string, a *uasset.Package, pkgA string, fileB string, b *uasset.Package, pkgB string, m *usmap.Mappings) *PackageDiff {
 	ra, rb := assetprops.NewResolver(a, pkgA), assetprops.NewResolver(b, pkgB)
 	d := &PackageDiff{A: fileA, B: fileB}
 	d.Header = diffAssetHeader(a, b)
@@ -30,7 +38,7 @@ func DiffAsset(fileA string, a *uasset.Package, pkgA string, fileB string, b *ua
 	}
 	d.Names = diffNameLists(names(a), names(b), nil, nil)
 	d.Imports = diffAssetImports(a, ra, b, rb)
-	d.Exports = diffAssetExports(a, ra, b, rb)
+	d.Exports = diffAssetExports(a, ra, b, rb, m)
 	return d
 }
 
@@ -89,14 +97,14 @@ func assetRelativePath(r *assetprops.Resolver, i int) string {
 	return p
 }
 
-func diffAssetExports(a *uasset.Package, ra *assetprops.Resolver, b *uasset.Package, rb *assetprops.Resolver) []ExportDiff {
+func diffAssetExports(a *uasset.Package, ra *assetprops.Resolver, b *uasset.Package, rb *assetprops.Resolver, m *usmap.Mappings) []ExportDiff {
 	out := []ExportDiff{}
 	key := func(r *assetprops.Resolver) func(int) string {
 		return func(i int) string { return assetRelativePath(r, i) }
 	}
 	pairs, onlyA, onlyB := diffMatch(len(a.Exports), len(b.Exports), key(ra), key(rb), ra.ClassName, rb.ClassName)
 	for _, pr := range pairs {
-		if e, ok := diffAssetExport(a, ra, pr[0], b, rb, pr[1]); ok {
+		if e, ok := diffAssetExport(a, ra, pr[0], b, rb, pr[1], m); ok {
 			out = append(out, e)
 		}
 	}
@@ -115,7 +123,7 @@ func diffAssetExports(a *uasset.Package, ra *assetprops.Resolver, b *uasset.Pack
 
 // diffAssetExport compares export i of a with export j of b; ok is false
 // when they do not differ.
-func diffAssetExport(a *uasset.Package, ra *assetprops.Resolver, i int, b *uasset.Package, rb *assetprops.Resolver, j int) (ExportDiff, bool) {
+func diffAssetExport(a *uasset.Package, ra *assetprops.Resolver, i int, b *uasset.Package, rb *assetprops.Resolver, j int, m *usmap.Mappings) (ExportDiff, bool) {
 	ea, eb := &a.Exports[i], &b.Exports[j]
 	d := ExportDiff{Change: DiffChanged, Path: ra.ExportPath(i), Class: ra.ClassName(i), OldIndex: i, NewIndex: j}
 	field := func(name, old, new string) {
@@ -138,22 +146,22 @@ func diffAssetExport(a *uasset.Package, ra *assetprops.Resolver, i int, b *uasse
 		d.OldSize, d.NewSize = len(ea.Data), len(eb.Data)
 		d.OldOffset, d.NewOffset = int32(ea.SerialOffset), int32(eb.SerialOffset)
 		d.OldXXH3, d.NewXXH3 = diffHash(ea.Data), diffHash(eb.Data)
-		diffAssetProperties(a, ra, i, b, rb, j, &d)
+		diffAssetProperties(a, ra, i, b, rb, j, m, &d)
 	}
 	return d, len(d.Fields) > 0 || d.Data != "" || len(d.Properties) > 0
 }
 
 // diffAssetProperties compares the properties (and DataTable rows) of two
 // exports whose data differs, and says how the rest of the data differs.
-func diffAssetProperties(a *uasset.Package, ra *assetprops.Resolver, i int, b *uasset.Package, rb *assetprops.Resolver, j int, d *ExportDiff) {
+func diffAssetProperties(a *uasset.Package, ra *assetprops.Resolver, i int, b *uasset.Package, rb *assetprops.Resolver, j int, m *usmap.Mappings, d *ExportDiff) {
 	var oa, ob *props.Export
 	var err error
 	switch {
-	case a.UnversionedProperties() || b.UnversionedProperties():
+	case m == nil && (a.UnversionedProperties() || b.UnversionedProperties()):
 		err = fmt.Errorf("%w", props.ErrUnversioned)
 	default:
-		if oa, err = assetprops.DecodeExport(a, i); err == nil {
-			ob, err = assetprops.DecodeExport(b, j)
+		if oa, err = assetprops.DecodeExportWith(a, i, m); err == nil {
+			ob, err = assetprops.DecodeExportWith(b, j, m)
 		}
 	}
 	if err != nil {

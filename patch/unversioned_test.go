@@ -13,6 +13,7 @@ import (
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/ufile"
 	"github.com/unrmod/unrmod/usmap"
@@ -69,6 +70,11 @@ targets:
 			if err != nil {
 				t.Fatal(err)
 			}
+			v := report.FileVerify{OK: true}
+			report.CheckZenProperties(&v, q, mc.Resolver(so), m)
+			if !v.OK {
+				t.Errorf("the patched package's properties: %+v", v.Problems)
+			}
 			x, err := zenprops.DecodeExportWith(q, mc.Resolver(so), 0, m)
 			if err != nil {
 				t.Fatal(err)
@@ -84,6 +90,33 @@ targets:
 						t.Errorf("row %s lacks %q:\n%s", row, w, got)
 					}
 				}
+			}
+			// diff shows the values that changed, read with the mappings.
+			oc, err := iostore.Open(utoc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer oc.Close()
+			oi, err := oc.FindPackage("/Game/Fixtures/DataTables/DT_AllProperties")
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig, err := oc.ReadPackage(oi, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := patch.DiffZenWith("a", orig, oc.Resolver(so), "b", q, mc.Resolver(so), m)
+			var diffs []string
+			for _, e := range d.Exports {
+				for _, pd := range e.Properties {
+					diffs = append(diffs, pd.Row+" "+pd.Name+": "+pd.Old+" → "+pd.New)
+				}
+			}
+			if len(diffs) != 3 || !strings.Contains(strings.Join(diffs, "\n"), "Defaults Number: 0 → 77") {
+				t.Errorf("diff:\n%s", strings.Join(diffs, "\n"))
+			}
+			if d := patch.DiffZen("a", orig, oc.Resolver(so), "b", q, mc.Resolver(so)); len(d.Exports) != 1 || len(d.Exports[0].Properties) != 0 {
+				t.Errorf("without mappings the data differs by its bytes: %+v", d.Exports)
 			}
 			// Without mappings: the refusal.
 			text = strings.Replace(text, "    mappings: "+filepath.ToSlash(mappings)+"\n", "", 1)
@@ -150,6 +183,9 @@ targets:
 	p, err := f.Asset(nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v := report.VerifyAssetWith(f.Path, p, m); !v.OK || !v.Asset.PropertiesChecked {
+		t.Errorf("the patched asset does not verify with its properties: %+v", v.Problems)
 	}
 	x, err := assetprops.DecodeExportWith(p, 0, m)
 	if err != nil {

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"github.com/unrmod/unrmod/usmap"
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -16,11 +17,18 @@ import (
 // ra and rb name the objects the packages refer to; nil leaves script
 // imports as hashes. fileA and fileB name the packages in the result.
 func DiffZen(fileA string, a *zen.Package, ra *zen.Resolver, fileB string, b *zen.Package, rb *zen.Resolver) *PackageDiff {
+	return DiffZenWith(fileA, a, ra, fileB, b, rb, nil)
+}
+
+// DiffZenWith is DiffZen with the game's property schema m, with which
+// the property values of packages cooked with unversioned properties are
+// compared too (nil: their data is compared by its bytes).
+func DiffZenWith(fileA string, a *zen.Package, ra *zen.Resolver, fileB string, b *zen.Package, rb *zen.Resolver, m *usmap.Mappings) *PackageDiff {
 	d := &PackageDiff{A: fileA, B: fileB, Header: []HeaderDiff{}, Imports: []ImportDiff{}, Exports: []ExportDiff{}}
 	d.Header = diffZenHeader(a, b)
 	d.Names = diffNameLists(a.Names, b.Names, nil, nil)
 	d.Imports = diffZenImports(a, ra, b, rb)
-	d.Exports = diffZenExports(a, ra, b, rb)
+	d.Exports = diffZenExports(a, ra, b, rb, m)
 	return d
 }
 
@@ -65,7 +73,7 @@ func diffZenImports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Re
 	return out
 }
 
-func diffZenExports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Resolver) []ExportDiff {
+func diffZenExports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Resolver, m *usmap.Mappings) []ExportDiff {
 	out := []ExportDiff{}
 	key := func(p *zen.Package) func(int) string {
 		return func(i int) string { return p.RelativePath(i, ".") }
@@ -75,7 +83,7 @@ func diffZenExports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Re
 	}
 	pairs, onlyA, onlyB := diffMatch(len(a.Exports), len(b.Exports), key(a), key(b), class(a, ra), class(b, rb))
 	for _, pr := range pairs {
-		if e, ok := diffZenExport(a, ra, pr[0], b, rb, pr[1]); ok {
+		if e, ok := diffZenExport(a, ra, pr[0], b, rb, pr[1], m); ok {
 			out = append(out, e)
 		}
 	}
@@ -92,7 +100,7 @@ func diffZenExports(a *zen.Package, ra *zen.Resolver, b *zen.Package, rb *zen.Re
 
 // diffZenExport compares export i of a with export j of b; ok is false when
 // they do not differ.
-func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int) (ExportDiff, bool) {
+func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int, m *usmap.Mappings) (ExportDiff, bool) {
 	ea, eb := &a.Exports[i], &b.Exports[j]
 	d := ExportDiff{Change: DiffChanged, Path: a.ExportPath(i), Class: ra.ClassName(a, i), OldIndex: i, NewIndex: j}
 	field := func(name, old, new string) {
@@ -117,16 +125,16 @@ func diffZenExport(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *
 		d.OldSize, d.NewSize = len(ea.Data), len(eb.Data)
 		d.OldOffset, d.NewOffset = int32(ea.DataOffset), int32(eb.DataOffset)
 		d.OldXXH3, d.NewXXH3 = diffHash(ea.Data), diffHash(eb.Data)
-		diffZenProperties(a, ra, i, b, rb, j, &d)
+		diffZenProperties(a, ra, i, b, rb, j, m, &d)
 	}
 	return d, len(d.Fields) > 0 || d.Data != "" || len(d.Properties) > 0
 }
 
 // diffZenProperties compares the properties (and DataTable rows) of two
 // exports whose data differs, and says how the rest of the data differs.
-func diffZenProperties(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int, d *ExportDiff) {
-	oa, errA := zenprops.DecodeExport(a, ra, i)
-	ob, errB := zenprops.DecodeExport(b, rb, j)
+func diffZenProperties(a *zen.Package, ra *zen.Resolver, i int, b *zen.Package, rb *zen.Resolver, j int, m *usmap.Mappings, d *ExportDiff) {
+	oa, errA := zenprops.DecodeExportWith(a, ra, i, m)
+	ob, errB := zenprops.DecodeExportWith(b, rb, j, m)
 	if errA != nil || errB != nil {
 		err := errA
 		if err == nil {

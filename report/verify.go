@@ -2,16 +2,20 @@ package report
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/ue"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // Verify is what `unrmod verify` found in the files it checked.
@@ -227,8 +231,15 @@ func VerifyContainerHeader(file string, h *zen.ContainerHeader) FileVerify {
 // check: exports such as AssetImportData serialize editor-only data before
 // their tagged properties, which the property codec does not read.
 func VerifyAsset(file string, p *uasset.Package) FileVerify {
+	return VerifyAssetWith(file, p, nil)
+}
+
+// VerifyAssetWith is VerifyAsset with the game's property schema m, with
+// which the properties of an asset cooked with unversioned properties are
+// checked too (assetprops.ProblemsWith).
+func VerifyAssetWith(file string, p *uasset.Package, m *usmap.Mappings) FileVerify {
 	a := &AssetVerify{Release: p.Release.String(), ReleaseDetected: p.ReleaseDetected,
-		Cooked: p.Cooked(), PropertiesChecked: p.Cooked() && !p.UnversionedProperties()}
+		Cooked: p.Cooked(), PropertiesChecked: p.Cooked() && (!p.UnversionedProperties() || m != nil)}
 	if p.ReleaseDetected && len(p.Fitting) > 1 {
 		for _, f := range p.Fitting {
 			a.Fitting = append(a.Fitting, f.String())
@@ -238,13 +249,34 @@ func VerifyAsset(file string, p *uasset.Package) FileVerify {
 		Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports), Asset: a}
 	qs := p.Problems()
 	if a.PropertiesChecked {
-		qs = append(qs, assetprops.Problems(p)...)
+		qs = append(qs, assetprops.ProblemsWith(p, m)...)
 	}
 	for _, q := range qs {
 		r.Problems = append(r.Problems, problem(q.Struct, q.Offset, q.Msg, q.String()))
 	}
 	r.OK = len(r.Problems) == 0
 	return r
+}
+
+// CheckZenProperties adds to r the problems of reading the properties of
+// zen package p cooked with unversioned properties with the game's schema
+// m (names names its classes): every export whose class and structs m
+// has must decode. Exports m cannot read (a class or struct it lacks, a
+// native struct of a layout unrmod does not know) are not problems. A
+// tagged package, or a nil m, adds nothing.
+func CheckZenProperties(r *FileVerify, p *zen.Package, names *zen.Resolver, m *usmap.Mappings) {
+	if m == nil || p.PackageFlags&zen.FlagUnversionedProperties == 0 {
+		return
+	}
+	for i := range p.Exports {
+		_, err := zenprops.DecodeExportWith(p, names, i, m)
+		if err == nil || errors.Is(err, usmap.ErrMissing) || errors.Is(err, props.ErrNoSchema) {
+			continue
+		}
+		msg := "properties do not decode: " + err.Error()
+		r.Problems = append(r.Problems, Problem{Struct: fmt.Sprintf("export %d %s", i, p.ExportPath(i)), Message: msg, Text: msg})
+	}
+	r.OK = len(r.Problems) == 0
 }
 
 // VerifyZen verifies zen package p, read from file (a file name, or

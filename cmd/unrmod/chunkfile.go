@@ -8,6 +8,7 @@ import (
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // headerInfoDoc is the output of "unrmod info" for a container-header chunk.
@@ -160,13 +161,13 @@ func (d *headerDumpDoc) writeEntries(b *strings.Builder, title string, es []repo
 // verifyChunkFile checks a chunk given as a file: a container header must
 // decode and its entries must be consistent (no package listed twice, none
 // importing itself); a zen package must decode and pass every check.
-func verifyChunkFile(c *ufile.File, zf *zenFlags) report.FileVerify {
+func verifyChunkFile(c *ufile.File, zf *zenFlags, m *usmap.Mappings) report.FileVerify {
 	if c.Kind == ufile.ZenPackage {
 		z, err := openZenFile("verify", c.Path, c.Data, zf)
 		if err != nil {
 			return report.FileVerify{File: c.Path, Kind: "zen-package", Problems: []report.Problem{containerReadProblem(err)}}
 		}
-		return verifyZen(z)
+		return verifyZen(z, m)
 	}
 	h, err := c.ContainerHeader()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/unrmod/unrmod/patch"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // diffCommand returns the "diff" command.
@@ -72,9 +73,14 @@ they do not, as with git diff --exit-code, so scripts can test it.`,
 			exitCode := fs.Bool("exit-code", false, "exit with status 1 when the packages differ (as git diff --exit-code), for scripts")
 			key := addKeyFlag(fs)
 			zf := addZenFlags(fs, key)
+			mf := addMappingsFlag(fs)
 			return func(s streams, args []string) error {
 				if len(args) != 2 {
 					return usagef("diff", "want OLD and NEW, got %d argument(s)%s", len(args), diffArgList(args))
+				}
+				m, err := mf.load()
+				if err != nil {
+					return err
 				}
 				fa, err := pakPackageArg(recognise(args[0]), zf)
 				if err != nil {
@@ -84,9 +90,9 @@ they do not, as with git diff --exit-code, so scripts can test it.`,
 				if err != nil {
 					return err
 				}
-				d, err := diffAssetArgs(fa, fb)
+				d, err := diffAssetArgs(fa, fb, m)
 				if err == nil && d == nil {
-					d, err = diffZenArgs(fa, fb, zf)
+					d, err = diffZenArgs(fa, fb, zf, m)
 				}
 				if err != nil {
 					return err
@@ -128,7 +134,7 @@ func diffArgList(args []string) string {
 
 // diffAssetArgs compares two cooked assets (each .uasset with its .uexp),
 // or returns nil when neither argument is one.
-func diffAssetArgs(a, b *ufile.File) (*patch.PackageDiff, error) {
+func diffAssetArgs(a, b *ufile.File, m *usmap.Mappings) (*patch.PackageDiff, error) {
 	ca, cb := a.Kind == ufile.CookedAsset, b.Kind == ufile.CookedAsset
 	switch {
 	case !ca && !cb:
@@ -146,12 +152,12 @@ func diffAssetArgs(a, b *ufile.File) (*patch.PackageDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	return patch.DiffAsset(a.Path, pa, report.CookedPackageName(a.Path, pa), b.Path, pb, report.CookedPackageName(b.Path, pb)), nil
+	return patch.DiffAssetWith(a.Path, pa, report.CookedPackageName(a.Path, pa), b.Path, pb, report.CookedPackageName(b.Path, pb), m), nil
 }
 
 // diffZenArgs compares two zen packages, or returns nil when the arguments
 // are not zen packages (legacy packages are compared by the caller).
-func diffZenArgs(a, b *ufile.File, zf *zenFlags) (*patch.PackageDiff, error) {
+func diffZenArgs(a, b *ufile.File, zf *zenFlags, m *usmap.Mappings) (*patch.PackageDiff, error) {
 	za, err := openZenArg("diff", a, zf)
 	if err != nil || za == nil {
 		return nil, err
@@ -165,5 +171,5 @@ func diffZenArgs(a, b *ufile.File, zf *zenFlags) (*patch.PackageDiff, error) {
 		return nil, fmt.Errorf("%s is a zen package, %s is not: diff compares two packages of the same kind", za.name, b.Path)
 	}
 	defer zb.Close()
-	return patch.DiffZen(za.name, za.pkg, za.resolver, zb.name, zb.pkg, zb.resolver), nil
+	return patch.DiffZenWith(za.name, za.pkg, za.resolver, zb.name, zb.pkg, zb.resolver, m), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // verifyCommand returns the "verify" command.
@@ -105,14 +106,19 @@ differently.`,
 			asJSON := fset.Bool("json", false, "print one JSON document instead of text")
 			key := addKeyFlag(fset)
 			zf := addZenFlags(fset, key)
+			mf := addMappingsFlag(fset)
 			return func(s streams, args []string) error {
 				if len(args) == 0 {
 					return usagef("verify", "missing FILE")
 				}
+				m, err := mf.load()
+				if err != nil {
+					return err
+				}
 				if k := recognise(args[0]).Kind; *zf.pkg != "" && (len(args) != 1 || k != ufile.Container && k != ufile.Pak) {
 					return usagef("verify", "%v: give one container or pak with --package", errNotZen)
 				}
-				args, err := verifyTargets(args)
+				args, err = verifyTargets(args)
 				if err != nil {
 					return err
 				}
@@ -120,7 +126,7 @@ differently.`,
 				bad := 0
 				var records safefile.CommitFinder // reads each folder once
 				for _, file := range args {
-					r, err := verifyOne(s, file, key, zf)
+					r, err := verifyOne(s, file, key, zf, m)
 					if err != nil {
 						return err
 					}
@@ -159,7 +165,7 @@ differently.`,
 // that replaces them, so that it never reports a container half replaced
 // as corrupt. A file still busy when the wait ends is a problem of its own
 // ("not checked"), not a corruption.
-func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (report.FileVerify, error) {
+func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags, m *usmap.Mappings) (report.FileVerify, error) {
 	if safefile.IsRecord(filepath.Base(file)) {
 		return verifyRecord(file), nil
 	}
@@ -176,7 +182,7 @@ func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (report.FileV
 			return report.FileVerify{}, err
 		}
 		defer z.Close()
-		return verifyZen(z), nil
+		return verifyZen(z, m), nil
 	case f.Kind == ufile.Container:
 		return verifyContainerFile(file, key), nil
 	case f.Kind == ufile.Pak && *zf.pkg != "":
@@ -184,15 +190,15 @@ func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags) (report.FileV
 		if err != nil {
 			return report.FileVerify{}, err
 		}
-		r, err := verifyAsset(a, zf)
+		r, err := verifyAsset(a, zf, m)
 		r.File = file + ":" + a.Path
 		return r, err
 	case f.Kind == ufile.Pak:
 		return verifyPakFile(file, key), nil
 	case f.Kind == ufile.ZenPackage || f.Kind == ufile.ContainerHeader:
-		return verifyChunkFile(f, zf), nil
+		return verifyChunkFile(f, zf, m), nil
 	case f.Kind == ufile.CookedAsset:
-		return verifyAsset(f, zf)
+		return verifyAsset(f, zf, m)
 	}
 	return verifyFile(f), nil
 }
@@ -260,7 +266,7 @@ func verifyFile(f *ufile.File) report.FileVerify {
 
 // verifyAsset decodes and verifies a cooked asset, as the release --engine
 // names when given.
-func verifyAsset(f *ufile.File, zf *zenFlags) (report.FileVerify, error) {
+func verifyAsset(f *ufile.File, zf *zenFlags, m *usmap.Mappings) (report.FileVerify, error) {
 	var opts *uasset.Options
 	if *zf.engine != "" {
 		r, err := uasset.ParseRelease(*zf.engine)
@@ -273,7 +279,7 @@ func verifyAsset(f *ufile.File, zf *zenFlags) (report.FileVerify, error) {
 	if err != nil {
 		return report.FileVerify{File: f.Path, Kind: "cooked-asset", Problems: []report.Problem{containerReadProblem(err)}}, nil
 	}
-	return report.VerifyAsset(f.Path, p), nil
+	return report.VerifyAssetWith(f.Path, p, m), nil
 }
 
 // packageReadProblem turns the error of reading a legacy package into a

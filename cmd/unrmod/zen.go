@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/unrmod/unrmod/usmap"
 	"io"
 	"os"
 	"path/filepath"
@@ -314,8 +315,10 @@ func (d *zenDumpDoc) writeText(w io.Writer) error {
 
 // verifyZen checks a zen package: the decoded package's problems, with its
 // container's store entry and chunk id when it was read from one.
-func verifyZen(z *zenSource) report.FileVerify {
-	return report.VerifyZen(z.name, z.pkg, &z.opts)
+func verifyZen(z *zenSource, m *usmap.Mappings) report.FileVerify {
+	r := report.VerifyZen(z.name, z.pkg, &z.opts)
+	report.CheckZenProperties(&r, z.pkg, z.resolver, m)
+	return r
 }
 
 // errNotZen is the error of --package on something that is not a container

@@ -7,6 +7,7 @@ import (
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/ue"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // Problems adds to (*uasset.Package).Problems what only reading the
@@ -18,7 +19,17 @@ import (
 // no property problem. The cost is that of decoding every export's
 // properties.
 func Problems(p *uasset.Package) []ue.Problem {
-	if p.UnversionedProperties() {
+	return ProblemsWith(p, nil)
+}
+
+// ProblemsWith is Problems with the game's property schema m, with which
+// the exports of a package cooked with unversioned properties are read
+// and checked too (nil leaves them unchecked, as Problems does). An
+// export whose class, or a struct it holds, is not in m, or that holds a
+// native struct of a layout unrmod does not know, cannot be read; it is
+// not counted as a problem.
+func ProblemsWith(p *uasset.Package, m *usmap.Mappings) []ue.Problem {
+	if p.UnversionedProperties() && m == nil {
 		return nil
 	}
 	if err := checkPropertyVersion(p); err != nil {
@@ -31,9 +42,9 @@ func Problems(p *uasset.Package) []ue.Problem {
 	}
 	for i := range p.Exports {
 		e := &p.Exports[i]
-		x, err := DecodeExport(p, i)
+		x, err := DecodeExportWith(p, i, m)
 		if err != nil {
-			if errors.Is(err, props.ErrUnversioned) {
+			if errors.Is(err, props.ErrUnversioned) || errors.Is(err, usmap.ErrMissing) || errors.Is(err, props.ErrNoSchema) {
 				continue
 			}
 			add(i, e.SerialOffset, "do not decode: %v", err)
