@@ -53,3 +53,17 @@ func CookedExportData(p *uasset.Package, i int) ([]byte, error) {
 	}
 	return e.Data, nil
 }
+
+// PropertySpan describes where an export's decoded properties (and a
+// DataTable's rows) lie in its data of size bytes, for the summary of
+// export-data: "properties at 0x0..0x1A2 (12 properties), 40 bytes of
+// native data after them".
+func PropertySpan(x *props.Export, size int) string {
+	end := x.Properties.TailEnd
+	what := fmt.Sprintf("%d properties", len(x.Properties.Properties))
+	if x.Table != nil {
+		end = x.Table.End
+		what += fmt.Sprintf(", %d rows", len(x.Table.Rows))
+	}
+	return fmt.Sprintf("properties at 0x%X..0x%X (%s), %d bytes of native data after them", x.Properties.Start, end, what, size-end)
+}

@@ -56,6 +56,10 @@ class, exports by path with their class, super, template, flags, sizes and
 data hashes; for assets cooked with tagged properties, changed data is
 compared property by property and DataTable rows row by row.
 
+Packages and assets cooked with unversioned properties (most UE5 games)
+have no tags: with --mappings (the game's .usmap schema) their changed
+data is compared property by property too; without it, by its bytes.
+
 Exit status: 0 when both packages were read, whether or not they differ
 (identical packages print 'no differences'); 1 when a package cannot be
 read; 2 on a usage error.

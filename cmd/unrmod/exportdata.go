@@ -7,11 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/unrmod/unrmod/iostore/zen/zenprops"
+	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/ufile"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // maxCandidates bounds the close matches listed for an unknown object.
@@ -43,7 +46,11 @@ a replace-export patch takes as data: for the same export.
 FILE may also be a cooked UE4/UE5 asset (a .uasset or .umap with its
 .uexp); OBJECT is then the export's path, its path inside the package or
 its name. The bytes are the export's data as they stand in the .uexp,
-checked against the export's SerialSize.`,
+checked against the export's SerialSize.
+
+With --mappings (the game's .usmap) the summary also says where the
+export's properties end and its native data starts, for a package cooked
+with unversioned properties as for a tagged one.`,
 		examples: []string{
 			"unrmod export-data Maps/CTF-Face.unr LevelInfo0 -o LevelInfo0.bin",
 			"unrmod export-data Textures/BluffFX.utx DevGarbage.Lball --class FireTexture -o - | xxd | head",
@@ -55,6 +62,7 @@ checked against the export's SerialSize.`,
 			out := fs.String("o", "", "write the data to `OUT`, or - for standard output (required)")
 			class := fs.String("class", "", "only consider exports of class `CLASS` (for objects that share a path)")
 			zf := addZenFlags(fs, addKeyFlag(fs))
+			mf := addMappingsFlag(fs)
 			return func(s streams, args []string) error {
 				switch {
 				case len(args) < 2:
@@ -70,6 +78,10 @@ checked against the export's SerialSize.`,
 				if *out != "-" && safefile.SameFile(file, *out) {
 					return usagef("export-data", "output %s is the input file; export-data never modifies its input", *out)
 				}
+				m, err := mf.load()
+				if err != nil {
+					return err
+				}
 				var data []byte
 				var what string
 				f, err := pakPackageArg(recognise(file), zf)
@@ -81,7 +93,7 @@ checked against the export's SerialSize.`,
 					return err
 				}
 				if f.Kind == ufile.CookedAsset {
-					if data, what, err = cookedExportData(f, object, *class); err != nil {
+					if data, what, err = cookedExportData(f, object, *class, m); err != nil {
 						return err
 					}
 				} else if z != nil {
@@ -96,6 +108,9 @@ checked against the export's SerialSize.`,
 					}
 					data = z.pkg.Exports[i].Data
 					what = fmt.Sprintf("%s (class %s)", z.pkg.ExportPath(i), z.resolver.ClassName(z.pkg, i))
+					if m != nil {
+						what += "; " + spanNote(zenprops.DecodeExportWith(z.pkg, z.resolver, i, m))(len(data))
+					}
 				} else {
 					p, err := readLegacy("export-data", f)
 					if err != nil {
@@ -133,7 +148,7 @@ checked against the export's SerialSize.`,
 
 // cookedExportData returns the data of the export of cooked asset f that
 // object names (optionally of class class), and says which it is.
-func cookedExportData(f *ufile.File, object, class string) ([]byte, string, error) {
+func cookedExportData(f *ufile.File, object, class string, m *usmap.Mappings) ([]byte, string, error) {
 	p, err := f.Asset(nil)
 	if err != nil {
 		return nil, "", err
@@ -158,7 +173,22 @@ func cookedExportData(f *ufile.File, object, class string) ([]byte, string, erro
 	if err != nil {
 		return nil, "", err
 	}
-	return data, fmt.Sprintf("%s (class %s)", r.ExportPath(i), r.ClassName(i)), nil
+	what := fmt.Sprintf("%s (class %s)", r.ExportPath(i), r.ClassName(i))
+	if m != nil {
+		what += "; " + spanNote(assetprops.DecodeExportWith(p, i, m))(len(data))
+	}
+	return data, what, nil
+}
+
+// spanNote says where the decoded export's properties lie, or why they
+// could not be read.
+func spanNote(x *props.Export, err error) func(size int) string {
+	return func(size int) string {
+		if err != nil {
+			return "its properties were not read: " + err.Error()
+		}
+		return report.PropertySpan(x, size)
+	}
 }
 
 // findExport returns the index of the one export that object names. Imports

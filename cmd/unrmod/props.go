@@ -46,7 +46,10 @@ member by member, with their members in the JSON "fields"; other values
 
 Packages cooked with unversioned properties (PKG_UnversionedProperties, as
 many UE5 games ship) store values without tags: reading them needs the
-game's property schema, so unrmod says so instead of guessing.`,
+game's property schema, a .usmap file dumped from the running game (UE4SS,
+Dumper-7), given with --mappings; without it unrmod says so instead of
+guessing. Zen packages name their classes through the global container
+(--global, or a global.utoc beside the container).`,
 		examples: []string{
 			"unrmod props Maps/CTF-Face.unr LevelInfo0",
 			"unrmod props System/Engine.u \"Class'Engine.LevelInfo'\" --yaml",
@@ -54,6 +57,7 @@ game's property schema, so unrmod says so instead of guessing.`,
 			"unrmod props examples/containers/UnrmodDemo427_P.utoc --package /Game/Data/DT_DemoItems --row Stick",
 			"unrmod props examples/packages/zen/DT_DemoItems.uasset --json",
 			"unrmod props out/Game/Content/Data/DT_Items.uasset --row Stick",
+			"unrmod props Paks/pakchunk0-Windows.utoc --package /Game/Data/DT_Items --mappings Game.usmap",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			asJSON := fs.Bool("json", false, "print one JSON document")

@@ -91,7 +91,13 @@ hold editor data before their properties). It prints 'ok  FILE (UE 4.27
 cooked asset: N names, N imports, N exports)'; for an unversioned cook,
 the releases whose layout fits it (UE 5.2–5.5). --engine names the
 release that cooked it when releases that fit write properties
-differently.`,
+differently.
+
+Properties cooked unversioned (no tags) are checked only with --mappings,
+the game's .usmap schema: every export of a zen package (with --package,
+or a file) or cooked asset whose class the mappings hold must decode, and
+a cooked asset's properties must end where its header records. Exports
+the mappings cannot read (a class or struct they lack) are not problems.`,
 		examples: []string{
 			"unrmod verify Maps/CTF-Face.unr",
 			"unrmod verify System/*.u Textures/*.utx",
