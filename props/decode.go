@@ -11,7 +11,6 @@ import (
 
 	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/ue"
-	"github.com/unrmod/unrmod/usmap"
 )
 
 // Limits that keep bad input from costing more than its size.
@@ -40,8 +39,6 @@ type decoder struct {
 	depth int
 	// path names the property being decoded, for messages.
 	path []seg
-	// schemas caches the unversioned schemas by struct name.
-	schemas map[string][]usmap.Slot
 }
 
 // seg is one step of a path: a property name, an element index, or a

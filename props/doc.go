@@ -31,6 +31,21 @@
 // it is moved unchanged. A property absent from the list (one left at its
 // class default) is added when the caller names its type.
 //
+// Packages cooked with unversioned properties (PKG_UnversionedProperties)
+// store no tags: an object's data is a header of fragments over its
+// class's schema (skip so many slots, then so many values, and whether
+// some are zero), a zero mask, and the values of the slots present and not
+// zero, in schema order. With Context.Schema (a *usmap.Mappings, the
+// game's .usmap) and Context.Class set, Decode, DecodeDataTable, Encode
+// and Set read and write such lists: Property.Slot is the schema slot and
+// Property.Zero the zero-mask bit, enums are EnumInt values (the integer
+// and its enumerator's name), nested structs are their own unversioned
+// lists, the engine's native structs are read natively, and a struct
+// whose layout is neither known nor in the mappings stops the export with
+// ErrNoSchema. An unchanged list encodes to its bytes; Set gives a zero
+// or absent property its bytes and rebuilds the header as the engine's
+// builder does.
+//
 // Errors are *ue.FormatError values wrapping ue.ErrCorrupt (zen.ErrCorrupt) for bad data
 // (with the byte offset in the export data), ErrUnversioned for packages
 // that have no property tags, and errors wrapping ErrNotFound, ErrType,

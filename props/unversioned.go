@@ -43,21 +43,8 @@ var ErrNoSchema = errors.New("no schema")
 // unversioned reports whether lists are unversioned.
 func (c *Context) unversioned() bool { return c.Schema != nil }
 
-// schema returns the slots of a struct or class, cached per decoder.
-func (d *decoder) schema(name string) ([]usmap.Slot, error) {
-	if s, ok := d.schemas[name]; ok {
-		return s, nil
-	}
-	s, err := d.ctx.Schema.Schema(name)
-	if err != nil {
-		return nil, err
-	}
-	if d.schemas == nil {
-		d.schemas = map[string][]usmap.Slot{}
-	}
-	d.schemas[name] = s
-	return s, nil
-}
+// schema returns the slots of a struct or class (the mappings cache them).
+func (d *decoder) schema(name string) ([]usmap.Slot, error) { return d.ctx.Schema.Schema(name) }
 
 // ulist reads an unversioned list of struct or class name at c's
 // position: the header, the zero mask and the values. Unversioned objects

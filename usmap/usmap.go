@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
@@ -131,6 +132,9 @@ type Mappings struct {
 
 	enums   map[string]*Enum
 	structs map[string]*Struct
+
+	mu      sync.Mutex
+	schemas map[string][]Slot // Schema's results, by name as asked
 }
 
 // Enum is an enum: its name and its entries.
@@ -311,8 +315,31 @@ type Slot struct {
 // Schema returns the schema of the struct or class named name: the slots
 // of its own properties, then of its super's, and so on up the chain, as
 // unversioned properties count them. It fails when a struct of the chain
-// is missing or the chain loops.
+// is missing or the chain loops. Schemas are made once and shared: the
+// caller must not modify the slice. It is safe for concurrent use, as
+// long as the Mappings' structs are not changed.
 func (m *Mappings) Schema(name string) ([]Slot, error) {
+	m.mu.Lock()
+	s, ok := m.schemas[name]
+	m.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := m.schema(name)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if m.schemas == nil {
+		m.schemas = map[string][]Slot{}
+	}
+	m.schemas[name] = s
+	m.mu.Unlock()
+	return s, nil
+}
+
+// schema builds Schema's result.
+func (m *Mappings) schema(name string) ([]Slot, error) {
 	var slots []Slot
 	seen := map[*Struct]bool{}
 	for n := name; n != ""; {
