@@ -60,10 +60,16 @@ func CookedExportData(p *uasset.Package, i int) ([]byte, error) {
 // native data after them".
 func PropertySpan(x *props.Export, size int) string {
 	end := x.Properties.TailEnd
-	what := fmt.Sprintf("%d properties", len(x.Properties.Properties))
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	what := plural(len(x.Properties.Properties), "property", "properties")
 	if x.Table != nil {
 		end = x.Table.End
-		what += fmt.Sprintf(", %d rows", len(x.Table.Rows))
+		what += ", " + plural(len(x.Table.Rows), "row", "rows")
 	}
 	return fmt.Sprintf("properties at 0x%X..0x%X (%s), %d bytes of native data after them", x.Properties.Start, end, what, size-end)
 }

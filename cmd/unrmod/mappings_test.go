@@ -48,7 +48,7 @@ func TestMappingsFlag(t *testing.T) {
 	dir := t.TempDir()
 	_, stderr, code = runCLI(t, "export-data", utoc, "DT_AllProperties", "--package", dt, "--global", global, "--mappings", m,
 		"-o", filepath.Join(dir, "dt.bin"))
-	if code != 0 || !strings.Contains(stderr, "properties at 0x0..0x14F (1 properties, 3 rows)") {
+	if code != 0 || !strings.Contains(stderr, "properties at 0x0..0x14F (1 property, 3 rows)") {
 		t.Errorf("export-data --mappings: exit %d, %s", code, stderr)
 	}
 
