@@ -98,7 +98,7 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
 		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{}}
-	if m, err := loadMappings(t, dir); err != nil {
+	if m, err := loadMappings(t, dir, opt.Codecs); err != nil {
 		return nil, nil, err
 	} else if m != nil {
 		so, err := loadScript(t, dir, in)

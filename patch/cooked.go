@@ -187,7 +187,7 @@ func applyCookedTarget(t *Target, dir string, f *ufile.File, tf *targetFiles, op
 		return nil, nil, nil, errorf(t.Pos, "layout: compact: a cooked asset is always written in the layout the engine saves, its offsets recomputed by the encoder; remove the key")
 	}
 	decode := func() (*uasset.Package, error) { return f.Asset(nil) }
-	m, err := loadMappings(t, dir)
+	m, err := loadMappings(t, dir, opt.Codecs)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -75,7 +75,7 @@ func applyPakTarget(t *Target, dir string, tf *targetFiles, opt Options) (*Targe
 	if err := r.CheckIndex(); err != nil {
 		return fail(err)
 	}
-	m, err := loadMappings(t, dir)
+	m, err := loadMappings(t, dir, opt.Codecs)
 	if err != nil {
 		return nil, nil, err
 	}

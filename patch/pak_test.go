@@ -102,7 +102,7 @@ func checkPakAsset(t *testing.T, in, out, pkg, want string) {
 	for i := range all {
 		all[i] = i
 	}
-	pr, err := report.NewCookedProperties(b.Path, pb, "", all, false, "")
+	pr, err := report.NewCookedProperties(b.Path, pb, "", all, false, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/usmap"
 )
 
@@ -20,11 +21,11 @@ type schema struct {
 
 // loadMappings reads a target's mappings: file (relative to dir), or
 // returns nil when the target names none.
-func loadMappings(t *Target, dir string) (*usmap.Mappings, error) {
+func loadMappings(t *Target, dir string, codecs *ue.Codecs) (*usmap.Mappings, error) {
 	if t.Mappings == "" {
 		return nil, nil
 	}
-	m, err := usmap.Open(localPath(dir, t.Mappings), nil)
+	m, err := usmap.Open(localPath(dir, t.Mappings), &usmap.Options{Codecs: codecs})
 	if err != nil {
 		return nil, &Error{Pos: t.mappingsPos, Msg: "mappings: " + err.Error(), Err: err}
 	}

@@ -43,7 +43,7 @@ func applyZenTarget(t *Target, dir, in string, src []byte, out string, opt Optio
 		return nil, nil, nil, err
 	}
 	var sc *schema
-	if m, err := loadMappings(t, dir); err != nil {
+	if m, err := loadMappings(t, dir, opt.Codecs); err != nil {
 		return nil, nil, nil, err
 	} else if m != nil {
 		so, err := loadScript(t, dir, in)

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -372,9 +372,14 @@ func (m *Mappings) schema(name string) ([]Slot, error) {
 // package needs.
 var ErrMissing = errors.New("not in the mappings")
 
-// Open reads the .usmap file name.
+// MaxFileSize is the largest .usmap file Open reads (real ones are a few
+// MiB; the payload limit is Options.MaxPayload).
+const MaxFileSize = 256 << 20
+
+// Open reads the .usmap file name, refusing anything but a regular file and
+// a file larger than MaxFileSize.
 func Open(name string, opts *Options) (*Mappings, error) {
-	data, err := os.ReadFile(name)
+	data, err := safefile.ReadRegular(name, MaxFileSize, "a .usmap file")
 	if err != nil {
 		return nil, err
 	}

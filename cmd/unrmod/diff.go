@@ -82,7 +82,7 @@ they do not, as with git diff --exit-code, so scripts can test it.`,
 				if len(args) != 2 {
 					return usagef("diff", "want OLD and NEW, got %d argument(s)%s", len(args), diffArgList(args))
 				}
-				m, err := mf.load()
+				m, err := mf.load(key)
 				if err != nil {
 					return err
 				}

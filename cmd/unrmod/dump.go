@@ -95,7 +95,7 @@ An IoStore container (.utoc) prints every chunk as 'unrmod ls --long' does;
 				if err != nil {
 					return err
 				}
-				m, err := mf.load()
+				m, err := mf.load(key)
 				if err != nil {
 					if z != nil {
 						z.Close()

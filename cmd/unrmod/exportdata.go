@@ -61,7 +61,8 @@ with unversioned properties as for a tagged one.`,
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write the data to `OUT`, or - for standard output (required)")
 			class := fs.String("class", "", "only consider exports of class `CLASS` (for objects that share a path)")
-			zf := addZenFlags(fs, addKeyFlag(fs))
+			key := addKeyFlag(fs)
+			zf := addZenFlags(fs, key)
 			mf := addMappingsFlag(fs)
 			return func(s streams, args []string) error {
 				switch {
@@ -78,7 +79,7 @@ with unversioned properties as for a tagged one.`,
 				if *out != "-" && safefile.SameFile(file, *out) {
 					return usagef("export-data", "output %s is the input file; export-data never modifies its input", *out)
 				}
-				m, err := mf.load()
+				m, err := mf.load(key)
 				if err != nil {
 					return err
 				}

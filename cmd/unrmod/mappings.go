@@ -15,10 +15,15 @@ func addMappingsFlag(fs *flag.FlagSet) *mappingsFlag {
 	return &mappingsFlag{fs.String("mappings", "", "the game's property schema `FILE` (.usmap, as UE4SS or Dumper-7 write it), which packages cooked with unversioned properties need")}
 }
 
-// load reads the mappings, or returns nil when none were given.
-func (m *mappingsFlag) load() (*usmap.Mappings, error) {
+// load reads the mappings, or returns nil when none were given; an Oodle
+// .usmap is read through the run's Oodle library (key's --oodle).
+func (m *mappingsFlag) load(key *keyFlag) (*usmap.Mappings, error) {
 	if m == nil || *m.path == "" {
 		return nil, nil
 	}
-	return usmap.Open(*m.path, nil)
+	codecs, err := key.codecs(*m.path)
+	if err != nil {
+		return nil, err
+	}
+	return usmap.Open(*m.path, &usmap.Options{Codecs: codecs})
 }

@@ -79,7 +79,7 @@ guessing. Zen packages name their classes through the global container
 						return usagef("props", "an OBJECT is empty")
 					}
 				}
-				m, err := mf.load()
+				m, err := mf.load(key)
 				if err != nil {
 					return err
 				}

@@ -117,7 +117,7 @@ the mappings cannot read (a class or struct they lack) are not problems.`,
 				if len(args) == 0 {
 					return usagef("verify", "missing FILE")
 				}
-				m, err := mf.load()
+				m, err := mf.load(key)
 				if err != nil {
 					return err
 				}
