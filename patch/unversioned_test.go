@@ -198,3 +198,67 @@ targets:
 		}
 	}
 }
+
+// TestUnversionedPakTarget sets a zero and a non-zero property of the
+// unversioned DataTable inside the engine's unversioned pak, the pak named
+// as the target with mappings:: the _P pak's asset verifies with its
+// properties and reads back; without mappings the patch is refused.
+func TestUnversionedPakTarget(t *testing.T) {
+	root := corpus.Dir(t)
+	paks, _ := filepath.Glob(filepath.Join(root, "pak/cue4parse_ue5_8/LegacyPak/Unversioned/*/*.pak"))
+	if len(paks) == 0 {
+		t.Fatal("no unversioned pak")
+	}
+	mappings := filepath.Join(root, "mappings/cue4parse_ue5_8/CUE4ParseFixtures-Zstandard.usmap")
+	m, err := usmap.Open(mappings, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(withMappings bool) string {
+		s := "unrmod: 1\ntargets:\n  - container: " + filepath.ToSlash(paks[0]) + "\n    output: mods/z_Unversioned_P\n"
+		if withMappings {
+			s += "    mappings: " + filepath.ToSlash(mappings) + "\n"
+		}
+		return s + `    packages:
+      - package: DT_AllProperties
+        ops:
+          - set-property: {object: DT_AllProperties, row: Defaults, property: LargeNumber, value: "-12"}
+          - set-property: {object: DT_AllProperties, row: Beta, property: Nested.bEnabled, value: "true"}
+`
+	}
+	dir := t.TempDir()
+	if _, err := applyYAML(t, dir, text(false), patch.Options{}); err == nil || !strings.Contains(err.Error(), "mappings") {
+		t.Fatalf("without mappings: %v, want a refusal naming mappings", err)
+	}
+	if _, err := applyYAML(t, dir, text(true), patch.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pak.Open(filepath.Join(dir, "mods", "z_Unversioned_P.pak"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if len(r.Files) != 2 {
+		t.Errorf("the mod pak holds %d files, want the asset's two", len(r.Files))
+	}
+	f, err := ufile.PakAsset(&r.Reader, "DT_AllProperties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Asset(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := report.VerifyAssetWith(f.Path, p, m); !v.OK || !v.Asset.PropertiesChecked {
+		t.Errorf("the patched asset does not verify with its properties: %+v", v.Problems)
+	}
+	x, err := assetprops.DecodeExportWith(p, 0, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"LargeNumber (Int64Property) = -12", "bEnabled (BoolProperty) = true"} {
+		if !strings.Contains(x.Table.String(), w) {
+			t.Errorf("the patched table lacks %q", w)
+		}
+	}
+}
