@@ -88,38 +88,11 @@ func ToZen(a *uasset.Package, opts *Options) (*zen.Package, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if a == nil {
-		return nil, errorf("", "asset", ErrNotConvertible, "no asset given")
-	}
-	if !cooked(a) {
-		flag := "PKG_Cooked"
-		if !ue5(a) {
-			flag = "PKG_FilterEditorOnly"
-		}
-		return nil, errorf(a.FileName, "package file summary", ErrNotCooked,
-			"package flags 0x%08X lack %s: an editor asset holds editor-only data a game cannot load; cook it first", a.Summary.PackageFlags, flag)
-	}
-	engine, err := TargetEngine(a, o.Engine)
+	s, engine, err := sourceOf(a, &o)
 	if err != nil {
 		return nil, err
 	}
-	l := engine.Layout()
-	if l != zen.LayoutUE4 && l < zen.LayoutUE53 {
-		return nil, errorf(a.FileName, "package", ErrUnsupportedEngine,
-			"converting to UE %s zen packages (layout %v) is not done: this package converts to 4.26, 4.27 and 5.3 and later", engine, l)
-	}
-	if a, err = settled(a); err != nil {
-		return nil, err
-	}
-	name, err := packageName(a, o.PackageName)
-	if err != nil {
-		return nil, err
-	}
-	s, err := newSource(a, name)
-	if err != nil {
-		return nil, err
-	}
-	if l == zen.LayoutUE4 {
+	if engine.Layout() == zen.LayoutUE4 {
 		return s.toUE4(o)
 	}
 	return s.toUE5(engine)

@@ -92,3 +92,6 @@ func (q *nodeQueue) Pop() any {
 	q.nodes = q.nodes[:len(q.nodes)-1]
 	return v
 }
+
+func (q *nodeQueue) push(v int) { heap.Push(q, v) }
+func (q *nodeQueue) pop() int   { return heap.Pop(q).(int) }

@@ -1,8 +1,6 @@
 package convert
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 
 	"github.com/unrmod/unrmod/cityhash"
@@ -10,10 +8,24 @@ import (
 )
 
 // toUE4 converts for UE 4.26/4.27 as IoStoreUtilities does: every name
-// kept, imports and public exports as path hashes, one export bundle in
-// load order, and arcs from the bundles of the packages whose exports the
-// preload dependencies name.
+// kept, imports and public exports as path hashes, export bundles in load
+// order, and arcs from the bundles of the packages whose exports the
+// preload dependencies name; the package is converted as a set of one.
 func (s *source) toUE4(o Options) (*zen.Package, error) {
+	u, err := s.prepareUE4()
+	if err != nil {
+		return nil, err
+	}
+	out, err := setUE4([]*ue4Package{u}, o)
+	if err != nil {
+		return nil, err
+	}
+	return out[0].Package, nil
+}
+
+// prepareUE4 converts what of a 4.26/4.27 package is its own: names,
+// imports, exports and the internal arcs of its export graph.
+func (s *source) prepareUE4() (*ue4Package, error) {
 	a, sum := s.a, &s.a.Summary
 	p := &zen.Package{
 		Layout:           zen.LayoutUE4,
@@ -82,14 +94,18 @@ func (s *source) toUE4(o Options) (*zen.Package, error) {
 		}
 	}
 
-	// AddPreloadDependencies and ComputeLoadOrder: internal arcs order the
-	// package's nodes; a dependency on another package's object gives an
-	// arc from that package's bundle.
-	g := newGraph(make([]bool, len(a.Exports)))
-	external := map[zen.PackageID]int32{}
+	// AddPreloadDependencies: internal arcs order the package's nodes; a
+	// dependency on another package's object is kept for the set's pass
+	// (setUE4), which gives it an arc from that package's bundle.
+	u := &ue4Package{s: s, p: p, id: zen.PackageIDFromName(s.name), g: newGraph(make([]bool, len(a.Exports)))}
+	for _, im := range s.imports {
+		if im.isPackage && !im.script {
+			u.imported = append(u.imported, zen.PackageIDFromName(a.NameOf(im.fromPackage)))
+		}
+	}
 	deps := a.PreloadDependencies
 	for i, le := range a.Exports {
-		g.add(node(i, zen.CommandCreate), node(i, zen.CommandSerialize))
+		u.g.add(node(i, zen.CommandCreate), node(i, zen.CommandSerialize))
 		if le.FirstExportDependency < 0 || sum.PreloadDependencyCount < 0 {
 			continue
 		}
@@ -120,16 +136,18 @@ func (s *source) toUE4(o Options) (*zen.Package, error) {
 			for _, d := range deps[at : at+int64(r.n)] {
 				switch {
 				case d.IsExport() && d.Export() < len(a.Exports):
-					g.add(node(d.Export(), r.from), node(i, r.to))
+					u.g.add(node(d.Export(), r.from), node(i, r.to))
 				case d.IsImport() && d.Import() < len(a.Imports):
 					if p.Imports[d.Import()].Kind() != zen.KindPackageImport {
 						continue
 					}
 					im := s.imports[d.Import()]
-					id := zen.PackageID(cityhash.PathHash(a.NameOf(im.fromPackage)))
-					if _, ok := external[id]; !ok {
-						external[id] = o.importedBundle()
-					}
+					u.deps = append(u.deps, importDep{
+						to:    node(i, r.to),
+						from:  r.from,
+						index: p.Imports[d.Import()],
+						pkg:   zen.PackageIDFromName(a.NameOf(im.fromPackage)),
+					})
 				default:
 					return nil, errorf(s.file, exportLabel(a, i), ErrNotConvertible,
 						"a preload dependency is package index %d, outside the %d imports and %d exports", d, len(a.Imports), len(a.Exports))
@@ -138,21 +156,7 @@ func (s *source) toUE4(o Options) (*zen.Package, error) {
 			at += int64(r.n)
 		}
 	}
-	order, ok := g.loadOrderByIndex()
-	if !ok {
-		return nil, errorf(s.file, "preload dependencies", ErrNotConvertible,
-			"the exports' dependencies form a loop: no load order satisfies them")
-	}
-	p.BundleEntries = order
-	p.Bundles = []zen.ExportBundle{{FirstEntry: 0, EntryCount: uint32(len(order))}}
-	if len(order) == 0 {
-		p.Bundles = nil
-	}
-	for id, from := range external {
-		p.Graph = append(p.Graph, zen.GraphPackage{Package: id, Arcs: []zen.Arc{{From: from, To: 0}}})
-	}
-	slices.SortFunc(p.Graph, func(x, y zen.GraphPackage) int { return cmp.Compare(x.Package, y.Package) })
-	return p, nil
+	return u, nil
 }
 
 // sourcePackageName returns the package a localized package stands in

@@ -53,9 +53,16 @@ const (
 	// writer builds the header again) but gives the store entries' fields
 	// no package holds.
 	Header
+	// Cooked is a cooked asset (.uasset/.umap in the legacy format, with
+	// its .uexp): Pack converts it to the zen package the engine makes of
+	// it (ConvertCooked), which becomes the ExportBundleData chunk.
+	Cooked
+	// CookedExports is a cooked asset's .uexp: read with the asset, not
+	// stored on its own.
+	CookedExports
 )
 
-var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk data", "memory-mapped bulk data", "chunk", "container header"}
+var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk data", "memory-mapped bulk data", "chunk", "container header", "cooked asset", "cooked export data"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -101,7 +108,7 @@ func (p *Plan) Bytes() int64 {
 	var n int64
 	for _, f := range p.Files {
 		if f.Kind != Loose && f.Kind != Header {
-			n += f.Size
+			n += f.Size // a cooked asset's .uasset and .uexp stand for its package
 		}
 	}
 	return n
@@ -190,6 +197,7 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 	plan := &Plan{Dir: dir}
 	byID := map[iostore.ChunkID]string{}
 	packages := map[string]bool{}
+	stems := map[string]bool{} // cooked assets' paths without extension, lower-case
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -233,6 +241,12 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 			f.ID = id
 			if kind == Package {
 				packages[strings.ToLower(name)] = true
+				if cooked, err := isCooked(p); err != nil {
+					return err
+				} else if cooked {
+					f.Kind = Cooked
+					stems[strings.ToLower(strings.TrimSuffix(rel, path.Ext(rel)))] = true
+				}
 			}
 		} else if id, typ, ok := extractedChunk(rel, v); ok {
 			f.ID, f.Kind = id, Chunk
@@ -261,6 +275,15 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	for k := range plan.Files {
+		f := &plan.Files[k]
+		if f.Kind == Loose && strings.EqualFold(path.Ext(f.Path), ".uexp") {
+			if !stems[strings.ToLower(strings.TrimSuffix(f.Path, path.Ext(f.Path)))] {
+				return nil, fmt.Errorf("%s: the export data of a cooked asset, but the folder has no cooked %s.uasset or .umap beside it", filepath.Join(dir, filepath.FromSlash(f.Path)), strings.TrimSuffix(path.Base(f.Path), path.Ext(f.Path)))
+			}
+			f.Kind = CookedExports
+		}
 	}
 	for _, f := range plan.Files {
 		if (f.Kind == BulkData || f.Kind == OptionalBulkData || f.Kind == MemoryMappedBulkData) && !packages[strings.ToLower(f.Package)] {
@@ -308,6 +331,12 @@ type Options struct {
 	// TocVersion, when not 0, replaces the version Engine selects (a game
 	// whose containers use another, e.g. Grounded 2's mix of 6 and 8).
 	TocVersion iostore.TocVersion
+	// Jobs is how many cooked assets are converted at once (see
+	// ConvertCooked); 0 means one per CPU.
+	Jobs int
+	// ConvertProgress, when not nil, is called as cooked assets are
+	// converted (ConvertOptions.Progress), before any chunk is written.
+	ConvertProgress func(done, total int)
 	// NoPak leaves out the companion .pak (see WriteCompanion), which Pack
 	// otherwise writes beside the .utoc with the loose files, together
 	// with the container.
@@ -447,13 +476,31 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		}
 		return nil
 	}
+	// The cooked assets are converted together, before anything is
+	// stored: a 4.26/4.27 package's bundles depend on the others'.
+	var cookedAssets []CookedAsset
+	for _, f := range plan.Files {
+		if f.Kind == Cooked {
+			cookedAssets = append(cookedAssets, CookedAsset{Path: filepath.Join(plan.Dir, filepath.FromSlash(f.Path)), Package: f.Package})
+		}
+	}
+	cooked := map[string]*CookedPackage{}
+	if len(cookedAssets) > 0 {
+		conv, err := ConvertCooked(cookedAssets, &ConvertOptions{Engine: opts.Engine, Jobs: opts.Jobs, Progress: opts.ConvertProgress})
+		if err != nil {
+			return fail(err)
+		}
+		for i := range conv {
+			cooked[cookedAssets[i].Path] = &conv[i]
+		}
+	}
 	var noOrder []string // UE4 packages no base entry gives a load order
 	for _, f := range plan.Files {
 		if f.Kind == Loose {
 			res.Loose = append(res.Loose, f)
 			continue
 		}
-		if f.Kind == Header {
+		if f.Kind == Header || f.Kind == CookedExports {
 			continue
 		}
 		file := filepath.Join(plan.Dir, filepath.FromSlash(f.Path))
@@ -463,7 +510,32 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		}
 		var r io.Reader
 		var closer io.Closer
-		if f.Kind == Package {
+		size := f.Size
+		if f.Kind == Cooked {
+			c := cooked[file]
+			p := c.Package
+			if p.Layout < lo || p.Layout > hi {
+				return fail(fmt.Errorf("%s: converted for %v, the container is for UE %v, which reads %v", file, p.Layout, opts.Engine, lo))
+			}
+			be := base(p.ID())
+			e, err := p.StoreEntry(hv, be)
+			if err != nil {
+				return fail(fmt.Errorf("%s: %w", file, err))
+			}
+			if hv == zen.HeaderUE4 {
+				// The conversion knows what the engine writes: the
+				// imported packages in import-map order and, when the
+				// game's header has no entry to keep, the load order of
+				// the converted packages among themselves.
+				e.ImportedPackages = c.ImportedPackages
+				if be == nil {
+					e.LoadOrder = c.LoadOrder
+				}
+			}
+			w.AddStoreEntry(e)
+			res.Packages++
+			r, size = bytes.NewReader(c.Data), int64(len(c.Data))
+		} else if f.Kind == Package {
 			data, err := os.ReadFile(file)
 			if err != nil {
 				return fail(err)
@@ -507,7 +579,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			return fail(err)
 		}
 		res.Chunks++
-		res.Bytes += f.Size
+		res.Bytes += size
 	}
 	if len(noOrder) > 0 {
 		res.Warnings = append(res.Warnings, Warning{Kind: NoLoadOrder, Packages: noOrder, Of: res.Packages, BaseGiven: opts.Base != nil || plan.Header != nil})
@@ -546,4 +618,21 @@ func checkPackage(file string, data []byte) error {
 		return fmt.Errorf("%s: a legacy cooked package (.uasset/.uexp), not a zen package: IoStore containers hold packages cooked for IoStore (as unrmod extract writes them)", file)
 	}
 	return nil
+}
+
+// legacyTag is the first four bytes of a cooked asset's .uasset (the
+// package file tag 0x9E2A83C1, little-endian); no zen package starts so.
+var legacyTag = []byte{0xC1, 0x83, 0x2A, 0x9E}
+
+// isCooked reports whether the .uasset/.umap at p is a cooked asset in the
+// legacy format rather than a zen package.
+func isCooked(p string) (bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	return n == 4 && bytes.Equal(head, legacyTag), nil
 }
