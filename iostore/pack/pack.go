@@ -540,9 +540,6 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			if err != nil {
 				return fail(err)
 			}
-			if err := checkPackage(file, data); err != nil {
-				return fail(err)
-			}
 			p, err := zen.DecodePackage(file, data, nil)
 			if err != nil {
 				return fail(err)
@@ -610,14 +607,6 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-// checkPackage refuses a legacy cooked .uasset, which is not a zen package.
-func checkPackage(file string, data []byte) error {
-	if f, _ := ufile.Recognise(file, data); f.Tagged() {
-		return fmt.Errorf("%s: a legacy cooked package (.uasset/.uexp), not a zen package: IoStore containers hold packages cooked for IoStore (as unrmod extract writes them)", file)
-	}
-	return nil
 }
 
 // legacyTag is the first four bytes of a cooked asset's .uasset (the

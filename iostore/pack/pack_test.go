@@ -303,9 +303,12 @@ func TestScanRefusals(t *testing.T) {
 		{"name mismatch", func(t *testing.T, root string) {
 			os.WriteFile(filepath.Join(root, "Game", "Content", "Other.uasset"), pkg, 0o644)
 		}, "but its path makes it /Game/Other"},
-		{"legacy uasset", func(t *testing.T, root string) {
+		{"damaged cooked asset", func(t *testing.T, root string) {
 			os.WriteFile(filepath.Join(root, "Game", "Content", "Legacy.uasset"), []byte{0xC1, 0x83, 0x2A, 0x9E, 0, 0, 0, 0}, 0o644)
-		}, "legacy cooked package"},
+		}, "Legacy.uasset: header at 0x0"},
+		{"export data alone", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, "Game", "Content", "Alone.uexp"), []byte{0xC1, 0x83, 0x2A, 0x9E}, 0o644)
+		}, "Alone.uexp: the export data of a cooked asset, but the folder has no cooked Alone.uasset"},
 		{"wrong engine", func(t *testing.T, root string) {}, "cooked for"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
