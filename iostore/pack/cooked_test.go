@@ -1,6 +1,7 @@
 package pack_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -220,3 +221,99 @@ func allExports(n int) []int {
 	}
 	return l
 }
+
+// TestPackCookedUE58 packs the cooked assets of the UE 5.8 fixture
+// project's legacy paks (tagged properties) for 5.8 and compares the
+// container with the engine's container of the same project: every chunk
+// (package and bulk data) byte for byte, and every store entry field for
+// field.
+func TestPackCookedUE58(t *testing.T) {
+	engineCt, err := iostore.Open(corpus.Path(t, "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engineCt.Close()
+	engineHdr, err := engineCt.ContainerHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e58 := zen.Engine{Major: 5, Minor: 8}
+	for _, rel := range []string{
+		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Zlib/CUE4ParseFixtures-Legacy-Tagged-Zlib.pak",
+		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak",
+	} {
+		t.Run(filepath.Base(rel), func(t *testing.T) {
+			dir := extractPak(t, rel)
+			plan, err := pack.Scan(dir, pack.TocVersionFor(e58))
+			if err != nil {
+				t.Fatal(err)
+			}
+			utoc := filepath.Join(t.TempDir(), "Fixtures_P.utoc")
+			res, err := pack.Pack(plan, utoc, &pack.Options{Engine: e58, Jobs: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Packages == 0 || res.Packages != plan.Count(pack.Cooked) || plan.Count(pack.Package) != 0 {
+				t.Fatalf("packed %d packages of %d cooked assets (%d zen packages)", res.Packages, plan.Count(pack.Cooked), plan.Count(pack.Package))
+			}
+			c, err := iostore.Open(utoc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if r := c.Verify(nil); !r.OK() {
+				t.Fatalf("verify: %v", r.Problems)
+			}
+			h, err := c.ContainerHeader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks := 0
+			for _, ch := range c.Chunks() {
+				if ch.ID.Type(c.Header().Version) == iostore.ChunkContainerHeader {
+					continue
+				}
+				got, err := c.ReadChunk(ch.Index)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, ok := engineCt.Find(ch.ID)
+				if !ok {
+					t.Errorf("%s: chunk %v is not in the engine's container", ch.Path, ch.ID)
+					continue
+				}
+				want, err := engineCt.ReadChunk(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p := engineCt.Chunks()[k].Path; p != ch.Path {
+					t.Errorf("chunk %v: path %s, the engine's %s", ch.ID, ch.Path, p)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s: chunk %v is %d bytes, differing from the engine's %d", ch.Path, ch.ID, len(got), len(want))
+				}
+				chunks++
+			}
+			if chunks != res.Chunks-1 {
+				t.Errorf("compared %d chunks of %d", chunks, res.Chunks-1)
+			}
+			if len(h.Packages) != res.Packages {
+				t.Fatalf("%d store entries for %d packages", len(h.Packages), res.Packages)
+			}
+			for _, got := range h.Packages {
+				k := engineHdr.PackageIndex(got.PackageID)
+				if k < 0 {
+					t.Errorf("package %v is not in the engine's container header", got.PackageID)
+					continue
+				}
+				want := engineHdr.Packages[k]
+				gj, _ := json.Marshal(got)
+				wj, _ := json.Marshal(want)
+				if string(gj) != string(wj) {
+					t.Errorf("store entry\n got %s\nwant %s", gj, wj)
+				}
+			}
+		})
+	}
+}
+
