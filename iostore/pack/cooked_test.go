@@ -316,4 +316,3 @@ func TestPackCookedUE58(t *testing.T) {
 		})
 	}
 }
-
