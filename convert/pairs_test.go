@@ -117,6 +117,14 @@ func testPairs(t *testing.T, dir string) {
 			if got = checkOutput(t, p); !bytes.Equal(got, pr.zen) {
 				t.Errorf("converted for %s: %s", e, firstDiff(got, pr.zen))
 			}
+			// A set of one is the package alone.
+			set, err := ToZenSet([]Asset{{Asset: a}}, &SetOptions{Options: Options{Engine: e}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := checkOutput(t, set[0].Package); !bytes.Equal(got, pr.zen) {
+				t.Errorf("converted as a set of one for %s: %s", e, firstDiff(got, pr.zen))
+			}
 		})
 	}
 }
