@@ -30,7 +30,13 @@ func packCommand() *command {
 
 DIR is laid out like the game's root, as 'unrmod extract' writes it. Zen
 packages (.uasset, .umap) and their bulk data (.ubulk, .uptnl, .m.ubulk)
-become chunks. A package's name comes from its path, as the engine maps it:
+become chunks. Cooked assets (a .uasset or .umap with its .uexp, as the
+editor cooks them for paks) are converted to the zen packages the engine's
+packer makes of them, all of them together (for UE 4.26/4.27 the export
+bundles of packages that depend on each other are decided together); their
+bulk files become chunks as they are. A dependency of a cooked asset on a
+package not in DIR (the game's) is written as the engine writes it for a
+package it does not pack. A package's name comes from its path, as the engine maps it:
 <Game>/Content/X.uasset is /Game/X, Engine/Content/X is /Engine/X and
 .../Plugins/.../<Plugin>/Content/X is /<Plugin>/X; it must be the name the
 package holds. Chunks that extract wrote without a path (chunks/<Type>/<id>.bin)
@@ -59,8 +65,8 @@ The output is read back and verified before it replaces anything; a
 failed pack leaves no file. No output file (.utoc, .ucas partitions, .pak)
 may be a file of --base, through a link or by a name that differs only in
 the case of its extension: such an output is refused before anything is
-read. A progress bar is drawn on standard error when
-it is a terminal.
+read. Progress bars (converting, then packing) are
+drawn on standard error when it is a terminal.
 
 An -o ending in .pak packs DIR into that one pak instead, for games that
 load cooked assets (.uasset/.uexp/.ubulk) from paks: every file under DIR,
@@ -74,6 +80,7 @@ a pak with the same mount point, paths and bytes. The pak is read back and
 checked before it replaces anything.`,
 		examples: []string{
 			"unrmod pack extracted/ -o mods/z_MyMod_P --engine 4.27",
+			"unrmod pack MyCookedMod/ -o Paks/~mods/z_MyMod_P --engine 4.27 --base Paks/pakchunk0-WindowsNoEditor.utoc",
 			"unrmod pack mymod/ -o Paks/~mods/z_MyMod_P --base Paks/pakchunk0-WindowsNoEditor.utoc",
 			"unrmod pack out/ -o /tmp/Game-Windows --engine 5.5 --compression none --dry-run",
 			"unrmod pack extracted/ -o Paks/~mods/z_MyMod_P.pak --engine 4.25",
@@ -88,7 +95,7 @@ checked before it replaces anything.`,
 			partSize := fs.String("partition-size", "0", "split the .ucas into partitions of at most `SIZE` (bytes, or with K/M/G); 0 keeps one file")
 			perfect := fs.Bool("perfect-hash", false, "write perfect-hash seeds (UE5 TOC versions)")
 			keyGUID := fs.String("key-guid", "", "the `GUID` the game knows the AES key by (32 hex digits; default all zero)")
-			jobs := fs.Int("j", 0, "compress `N` blocks at once (default: the number of CPUs)")
+			jobs := fs.Int("j", 0, "compress `N` blocks, or convert N cooked assets, at once (default: the number of CPUs)")
 			dry := fs.Bool("dry-run", false, "print what would be packed and write nothing")
 			asJSON := fs.Bool("json", false, "print the report as one JSON document")
 			key := addKeyFlag(fs)
@@ -212,10 +219,17 @@ checked before it replaces anything.`,
 					return printPackPlan(s.out, plan, utoc, opts, v, *asJSON)
 				}
 				wo.Session = s.sess
+				opts.Jobs = *jobs
+				var conv *progress
+				if n := plan.Count(pack.Cooked); n > 0 {
+					conv = newCountProgress(s.err, "convert", int64(2*n))
+					opts.ConvertProgress = func(done, total int) { conv.set(int64(done), int64(total)) }
+				}
 				bar := newProgress(s.err, "pack", plan.Bytes())
 				wo.Progress = bar.add
 				start := time.Now()
 				res, err := pack.Pack(plan, utoc, opts)
+				conv.finish()
 				bar.finish()
 				if err != nil {
 					return err
@@ -293,7 +307,7 @@ func printPackPlan(w io.Writer, plan *pack.Plan, utoc string, opts *pack.Options
 	}{Container: utoc, Engine: opts.Engine.String(), TocVersion: int(v), Files: []entry{}}
 	for _, f := range plan.Files {
 		e := entry{Path: f.Path, Kind: f.Kind.String(), Package: f.Package, Size: f.Size}
-		if f.Kind != pack.Loose {
+		if f.Kind != pack.Loose && f.Kind != pack.CookedExports {
 			e.Chunk = f.ID.String()
 		}
 		doc.Files = append(doc.Files, e)
@@ -302,7 +316,7 @@ func printPackPlan(w io.Writer, plan *pack.Plan, utoc string, opts *pack.Options
 		return writeJSON(w, doc)
 	}
 	fmt.Fprintf(w, "would pack %d packages, %d chunks in all (%d bytes) into %s for UE %s (TOC version %d); %d loose files into the .pak\n",
-		plan.Count(pack.Package), len(plan.Files)-plan.Count(pack.Loose)-plan.Count(pack.Header), plan.Bytes(), utoc, opts.Engine, v, plan.Count(pack.Loose))
+		plan.Count(pack.Package)+plan.Count(pack.Cooked), len(plan.Files)-plan.Count(pack.Loose)-plan.Count(pack.Header)-plan.Count(pack.CookedExports), plan.Bytes(), utoc, opts.Engine, v, plan.Count(pack.Loose))
 	for _, e := range doc.Files {
 		chunk := e.Chunk
 		if chunk == "" {

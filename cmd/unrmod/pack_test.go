@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -197,5 +198,54 @@ func TestPackLoadOrderWarningCLI(t *testing.T) {
 				t.Errorf("want one load-order warning naming --base on stderr and in the report %q\nstderr: %s", doc.Warnings, stderr)
 			}
 		})
+	}
+}
+
+// TestPackCookedCLI extracts a real Grounded pak mod (cooked UE 4.27
+// DataTables) and packs its cooked assets into a mod container against
+// Grounded's container header: every asset becomes a package, the .uexp
+// files are not loose files of the .pak, the container verifies.
+func TestPackCookedCLI(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(dir, "ex")
+	if _, stderr, code := runCLI(t, "extract", corpus.Path(t, "other/grounded/500-CreativeUnlock_P.pak"), "-o", ex); code != 0 {
+		t.Fatalf("extract: %s", stderr)
+	}
+	base := corpus.Path(t, "other/ue4_27_global_chunks/ContainerHeader_1.bin")
+	out := filepath.Join(dir, "mods", "z_CreativeUnlock_P")
+	stdout, stderr, code := runCLI(t, "pack", ex, "-o", out, "--engine", "4.27", "--base", base, "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "would pack 11 packages, 11 chunks") || !strings.Contains(stdout, "cooked export data") {
+		t.Fatalf("dry run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "pack", ex, "-o", out, "--engine", "4.27", "--base", base, "--json", "-j", "2")
+	if code != 0 {
+		t.Fatalf("pack: exit %d\n%s", code, stderr)
+	}
+	var doc packDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Packages != 11 || doc.Chunks != 12 || doc.Loose != 0 || len(doc.Warnings) != 0 {
+		t.Errorf("report %+v", doc)
+	}
+	if _, stderr, code := runCLI(t, "verify", out+".utoc"); code != 0 {
+		t.Fatalf("verify: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, "verify", out+".pak"); code != 0 {
+		t.Fatalf("verify the .pak: %s", stderr)
+	}
+}
+
+// TestCountProgressBar checks the conversion's bar, which counts assets.
+func TestCountProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	if p := newCountProgress(&b, "convert", 4); p != nil {
+		t.Error("a bar on a buffer, which is not a terminal")
+	}
+	p := drawCountProgress(&b, "convert", 4)
+	p.set(4, 4)
+	p.finish()
+	if out := b.String(); !strings.Contains(out, "convert") || !strings.Contains(out, "4 / 4") || !strings.Contains(out, "100 %") {
+		t.Errorf("bar output %q", out)
 	}
 }

@@ -34,6 +34,25 @@ func drawProgress(w io.Writer, what string, total int64) *progress {
 	return &progress{p: p, bar: bar}
 }
 
+// newCountProgress starts a bar named what counting total steps (not
+// bytes) on w, or returns nil when w is not a terminal.
+func newCountProgress(w io.Writer, what string, total int64) *progress {
+	if !stderrIsTerminal(w) {
+		return nil
+	}
+	return drawCountProgress(w, what, total)
+}
+
+// drawCountProgress starts a counting bar on w, terminal or not.
+func drawCountProgress(w io.Writer, what string, total int64) *progress {
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithAutoRefresh())
+	bar := p.AddBar(total,
+		mpb.PrependDecorators(decor.Name(what+" "), decor.CountersNoUnit("%d / %d")),
+		mpb.AppendDecorators(decor.Percentage()),
+	)
+	return &progress{p: p, bar: bar}
+}
+
 // add moves the bar n bytes on (a Writer's Progress callback).
 func (p *progress) add(n int64) {
 	if p != nil {
