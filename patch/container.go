@@ -342,8 +342,9 @@ func findPath(c *iostore.Container, path string) (int, bool) {
 func (j *containerJob) fileOp(f *FileOp) error {
 	c := j.c
 	var data []byte
+	var src string
 	if f.Source != "" {
-		src := filepath.FromSlash(f.Source)
+		src = filepath.FromSlash(f.Source)
 		if !filepath.IsAbs(src) {
 			src = filepath.Join(j.dir, src)
 		}
@@ -406,6 +407,17 @@ func (j *containerJob) fileOp(f *FileOp) error {
 			j.removed[id.PackageID()] = true
 		}
 	case isPackage:
+		var cooked *pack.CookedPackage
+		if pack.IsCooked(data) {
+			// A cooked asset: the package is what the engine's packer
+			// makes of it.
+			var err error
+			if cooked, err = j.convert(f, src, name); err != nil {
+				return err
+			}
+			data = cooked.Data
+			cf.NewSize = int64(len(data))
+		}
 		q, err := zen.DecodePackage(f.Source, data, nil)
 		if err != nil {
 			return errorf(f.Pos, "%s: %s is not a zen package this container can hold: %v", f.Kind, f.Source, err)
@@ -424,6 +436,12 @@ func (j *containerJob) fileOp(f *FileOp) error {
 		}
 		if err := j.setEntry(q, f.Pos); err != nil {
 			return err
+		}
+		if e, ok := j.entries[q.ID()]; ok && cooked != nil && j.hdr.Version == zen.HeaderUE4 {
+			// The conversion knows the imported packages in the
+			// engine's order.
+			e.ImportedPackages = cooked.ImportedPackages
+			j.entries[q.ID()] = e
 		}
 	}
 	j.data[id] = data
@@ -658,4 +676,58 @@ func (tr *TargetResult) containerSummary() string {
 		fmt.Fprintf(&b, "\n  note: %s", n)
 	}
 	return b.String()
+}
+
+// convert converts the cooked asset at src (with its .uexp beside it) for
+// the container's engine, as package name (from the file's path in the
+// container; "" takes it from the asset). The engine is the asset's own
+// release when it records it or its layout tells it, and the container
+// reads that release's packages; else each release that writes the
+// container's header version: when the asset converts to different
+// packages for two of them, it is refused, since the container does not
+// say which release made it. In a mod container the packages the
+// asset depends on are the game's, whose bundles the engine names −1; in
+// the game's own container (mode: full) they are packed with it.
+func (j *containerJob) convert(f *FileOp, src, name string) (*pack.CookedPackage, error) {
+	if j.hdr == nil {
+		return nil, errorf(f.Pos, "%s: %s is a cooked asset, and the container has no container header to tell the engine release to convert it for", f.Kind, f.Source)
+	}
+	// The asset's own release, when it records it or its layout tells it.
+	lo, hi := j.hdr.Version.PackageLayouts()
+	conv, err := pack.ConvertCooked([]pack.CookedAsset{{Path: src, Package: name}},
+		&pack.ConvertOptions{Jobs: 1, ImportsInContainer: j.ct.Mode == ModeFull})
+	if err == nil && conv[0].Package.Layout >= lo && conv[0].Package.Layout <= hi {
+		j.res.Notes = append(j.res.Notes, fmt.Sprintf("%s: converted the cooked asset %s to a zen package for its own release (%v)", f.Path, f.Source, conv[0].Package.Layout))
+		return &conv[0], nil
+	}
+	var got *pack.CookedPackage
+	var engine zen.Engine
+	var firstErr error
+	for _, e := range zen.Engines() {
+		if e.HeaderVersion() != j.hdr.Version {
+			continue
+		}
+		conv, err := pack.ConvertCooked([]pack.CookedAsset{{Path: src, Package: name}},
+			&pack.ConvertOptions{Engine: e, Jobs: 1, ImportsInContainer: j.ct.Mode == ModeFull})
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if got != nil && !bytes.Equal(got.Data, conv[0].Data) {
+			return nil, errorf(f.Pos, "%s: %s converts to different packages for UE %s and UE %s, which both write this container's header (version %s); convert it with unrmod convert --engine and add the package", f.Kind, f.Source, engine, e, j.hdr.Version)
+		}
+		if got == nil {
+			got, engine = &conv[0], e
+		}
+	}
+	if got == nil {
+		if firstErr == nil {
+			firstErr = fmt.Errorf("no engine release unrmod knows writes container header version %s", j.hdr.Version)
+		}
+		return nil, errorf(f.Pos, "%s: %s: %v", f.Kind, f.Source, firstErr)
+	}
+	j.res.Notes = append(j.res.Notes, fmt.Sprintf("%s: converted the cooked asset %s to a zen package for UE %s", f.Path, f.Source, engine))
+	return got, nil
 }

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"sync"
@@ -41,6 +42,10 @@ type ConvertOptions struct {
 	// Jobs is how many assets are read, converted and encoded at once; 0
 	// means one per CPU.
 	Jobs int
+	// ImportsInContainer says that the packages outside the set the assets
+	// depend on are packed in the same container, one export bundle each
+	// (arcs from bundle 0), rather than the game's (bundle −1).
+	ImportsInContainer bool
 	// Progress, when not nil, is called from one goroutine at a time with
 	// the number of assets done (read and converted, then encoded: each
 	// asset counts twice) and the total (twice the number of assets).
@@ -52,7 +57,8 @@ type ConvertOptions struct {
 // run: for 4.26/4.27 their export bundles and the arcs between them
 // depend on each other, and a dependency on a package outside the set is
 // an arc from bundle −1, which the engine writes for a package it does not
-// pack (the game's, for a mod). The result is in the order of assets.
+// pack (the game's, for a mod), unless ImportsInContainer. The result is in
+// the order of assets.
 func ConvertCooked(assets []CookedAsset, opts *ConvertOptions) ([]CookedPackage, error) {
 	var o ConvertOptions
 	if opts != nil {
@@ -93,7 +99,7 @@ func ConvertCooked(assets []CookedAsset, opts *ConvertOptions) ([]CookedPackage,
 		return nil, err
 	}
 	conv, err := convert.ToZenSet(in, &convert.SetOptions{
-		Options:  convert.Options{Engine: o.Engine, ImportsFromBaseGame: true},
+		Options:  convert.Options{Engine: o.Engine, ImportsFromBaseGame: !o.ImportsInContainer},
 		Jobs:     jobs,
 		Progress: func(int) { step() },
 	})
@@ -171,3 +177,8 @@ func firstErr(errs []error) error {
 	}
 	return nil
 }
+
+// IsCooked reports whether data, the contents of a .uasset or .umap, is a
+// cooked asset in the legacy format (the package file tag) rather than a
+// zen package.
+func IsCooked(data []byte) bool { return bytes.HasPrefix(data, legacyTag) }
