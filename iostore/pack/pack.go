@@ -2,7 +2,9 @@
 // container: zen packages (.uasset, .umap) with their bulk data (.ubulk,
 // .uptnl, .m.ubulk) become chunks of a .utoc/.ucas pair, named and checked
 // as the engine's packer does (docs/containers.md, "Packing"), and the
-// container header is built from the packages. Files that are not package
+// container header is built from the packages. Cooked assets in the legacy
+// format (.uasset/.umap with .uexp) are converted to zen packages first,
+// all together (ConvertCooked). Files that are not package
 // data are listed for the companion .pak.
 //
 // The folder is laid out like the game's root, as unrmod extract writes it:
