@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"testing"
@@ -60,6 +61,33 @@ func FuzzToZen(f *testing.F) {
 		b2, err := d.Encode()
 		if err != nil || string(b2) != string(b) {
 			t.Fatalf("converted package does not re-encode identically (%v)", err)
+		}
+	})
+}
+
+// FuzzShaderArchive decodes pak-era and IoStore shader libraries: no
+// panic, and what decodes encodes back to the same bytes.
+func FuzzShaderArchive(f *testing.F) {
+	a := miniShaderArchive(f, 3)
+	f.Add(a.Encode())
+	z, err := ShaderArchiveToZen(a, "PCD3D_SM6", 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(z.Encode())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if a, err := DecodeShaderArchive("f", data); err == nil {
+			if !bytes.Equal(a.Encode(), data) {
+				t.Fatal("pak-era library does not encode back")
+			}
+			if z, err := ShaderArchiveToZen(a, "PCD3D_SM6", 64); err == nil {
+				if _, err := DecodeZenShaderArchive("z", z.Encode()); err != nil {
+					t.Fatalf("converted header does not decode: %v", err)
+				}
+			}
+		}
+		if z, err := DecodeZenShaderArchive("f", data); err == nil && !bytes.Equal(z.Encode(), data) {
+			t.Fatal("IoStore library header does not encode back")
 		}
 	})
 }
