@@ -24,7 +24,7 @@ type ShaderHash [20]byte
 // ShaderIndices[ShaderIndicesOffset:+NumShaders], its preload ranges
 // PreloadEntries[FirstPreloadIndex:+NumPreloadEntries].
 type ShaderMapEntry struct {
-	ShaderIndicesOffset, NumShaders     uint32
+	ShaderIndicesOffset, NumShaders      uint32
 	FirstPreloadIndex, NumPreloadEntries uint32
 }
 
