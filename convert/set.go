@@ -73,12 +73,7 @@ func ToZenSet(assets []Asset, opts *SetOptions) ([]Converted, error) {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	type result struct {
-		ue5 *zen.Package
-		ue4 *ue4Package
-		err error
-	}
-	res := make([]result, len(assets))
+	res := make([]prepared, len(assets))
 	var (
 		mu   sync.Mutex
 		done int
@@ -144,11 +139,14 @@ func ToZenSet(assets []Asset, opts *SetOptions) ([]Converted, error) {
 	return out, nil
 }
 
-func packageNameOf(r struct {
-	ue5 *zen.Package
-	ue4 *ue4Package
+// prepared is an asset of a set after its own part of the conversion.
+type prepared struct {
+	ue5 *zen.Package // a UE5 package, whole
+	ue4 *ue4Package  // or a 4.26/4.27 package before the set's graph
 	err error
-}) string {
+}
+
+func packageNameOf(r prepared) string {
 	if r.ue5 != nil {
 		return r.ue5.PackageName()
 	}
