@@ -191,11 +191,11 @@ func TestPackCookedGrounded(t *testing.T) {
 			}
 		}
 
-		zp, err := report.NewZenProperties(name, p, &zen.Resolver{}, allExports(len(p.Exports)), true, "")
+		zp, err := report.NewZenProperties(name, p, &zen.Resolver{}, allExports(len(p.Exports)), true, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp, err := report.NewCookedProperties(rel, a, name, allExports(len(a.Exports)), true, "")
+		lp, err := report.NewCookedProperties(rel, a, name, allExports(len(a.Exports)), true, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
