@@ -42,3 +42,113 @@ func NewCooked427(fileName string, names []string, imports []Import, exports []E
 	}
 	return p
 }
+
+// CookedUE5 is what NewCookedUE5 builds a cooked UE5 asset from: the
+// tables a zen package carries back, and the summary fields that are not
+// counts or offsets.
+type CookedUE5 struct {
+	// Release is the engine release (5.0 or later) whose layout is used.
+	Release  Release
+	FileName string
+	// Summary gives PackageName, PackageFlags, the versions (zero: an
+	// unversioned asset), Guid/SavedHash, the engine versions,
+	// PackageSource and NamesReferencedFromExportDataCount. Tag,
+	// LegacyFileVersion and every count, offset and size are set here or
+	// by Encode.
+	Summary             Summary
+	Names               []string
+	Imports             []Import
+	Exports             []Export // with Data, in export-map order
+	PreloadDependencies []PackageIndex
+	DataResources       []DataResource
+	// HeaderSize, when above the size the tables need, is the
+	// TotalHeaderSize to reach: the header is padded with zero bytes after
+	// its last table (the engine records the header size the export data
+	// was cooked behind).
+	HeaderSize int32
+}
+
+// NewCookedUE5 returns a cooked UE5 asset (a .uasset/.umap with a .uexp)
+// laid out as the UE5 cooker lays out its header: the summary, the name
+// map, the (empty) soft object paths, the import and export maps, the
+// (empty) Verse cell maps of 5.6 and later, an empty depends list per
+// export, the asset registry data of a cooked package (an empty object
+// list), the preload dependencies and, when there are any, the data
+// resources; the .uexp ends with the package tag and BulkDataStartOffset
+// points at it. Encode writes it, computing every count and offset.
+func NewCookedUE5(c CookedUE5) (*Package, error) {
+	ri, ok := releaseVersions(c.Release)
+	if !ok || ri.Legacy > -8 {
+		return nil, errorf(c.FileName, "package file summary", -1, ErrUnsupportedVersion, "release %s: NewCookedUE5 makes UE 5.0 and later assets", c.Release)
+	}
+	s := c.Summary
+	fv := ri.FileVersion
+	if !s.Unversioned() {
+		fv = FileVersion{s.FileVersionUE4, s.FileVersionUE5}
+	}
+	l := layout{FileVersion: fv, legacy: ri.Legacy, importPackageName: ri.importPackageName,
+		editorFiltered: s.PackageFlags&PkgFilterEditorOnly != 0, unversionedProps: s.PackageFlags&PkgUnversionedProperties != 0}
+	s.Tag, s.LegacyFileVersion = Tag, ri.Legacy
+	s.Generations = []Generation{{ExportCount: int32(len(c.Exports)), NameCount: int32(len(c.Names))}}
+	// Where the .uexp's tag starts: 4 bytes before the end of the export
+	// data, placed by the encoder (offsetFromEnd from an empty start).
+	s.TotalHeaderSize, s.BulkDataStartOffset = 0, -4
+	s.PayloadTOCOffset = -1
+	s.DataResourceOffset = -1
+	s.NameCount, s.ImportCount, s.ExportCount = 0, 0, 0
+	s.PreloadDependencyCount = int32(len(c.PreloadDependencies))
+	p := &Package{
+		FileName:            c.FileName,
+		Split:               true,
+		Version:             fv,
+		Release:             c.Release,
+		Summary:             s,
+		Imports:             append([]Import{}, c.Imports...),
+		Exports:             append([]Export{}, c.Exports...),
+		DependsMap:          make([][]PackageIndex, len(c.Exports)),
+		PreloadDependencies: append([]PackageIndex{}, c.PreloadDependencies...),
+		ExportTrailer:       []byte{0xC1, 0x83, 0x2A, 0x9E},
+		layout:              l,
+		bulk:                offsetFromEnd,
+	}
+	for i := range p.DependsMap {
+		p.DependsMap[i] = []PackageIndex{}
+	}
+	for _, n := range c.Names {
+		p.Names = append(p.Names, NewName(n))
+	}
+	secs := []section{{kind: secNames}}
+	if fv.UE5 >= ue5SoftObjectPathList {
+		secs = append(secs, section{kind: secSoftObjectPaths})
+	}
+	secs = append(secs, section{kind: secImports}, section{kind: secExports})
+	if fv.UE5 >= ue5VerseCells {
+		secs = append(secs, section{kind: secCellExports}, section{kind: secCellImports})
+	}
+	secs = append(secs, section{kind: secDepends}, section{kind: secAssetRegistry},
+		section{kind: secPreload, lead: make([]byte, 4)}) // the asset registry data: no objects
+	if len(c.DataResources) > 0 && fv.UE5 >= ue5DataResources {
+		p.DataResources = append([]DataResource{}, c.DataResources...)
+		p.DataResourceVersion = 1
+		if fv.UE5 >= ue5DataResourceCookedIndex {
+			p.DataResourceVersion = 2
+		}
+		secs = append(secs, section{kind: secDataResources})
+	}
+	secs = append(secs, section{kind: numSecKinds})
+	p.sections = secs
+	if c.HeaderSize > 0 {
+		h, _, err := p.Encode()
+		if err != nil {
+			return nil, err
+		}
+		if pad := int(c.HeaderSize) - len(h); pad > 0 {
+			p.sections[len(p.sections)-1].lead = make([]byte, pad)
+		}
+	}
+	return p, nil
+}
+
+// ue5DataResourceCookedIndex is the first object version whose cooker
+// writes data resources in version 2 (with the cooked index): UE 5.5.
+const ue5DataResourceCookedIndex = 1013

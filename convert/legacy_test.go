@@ -1,0 +1,252 @@
+package convert
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/ufile"
+)
+
+// fixtureSet opens the UE 5.8 fixture project's tagged zlib container and
+// the script objects of its global.utoc.
+func fixtureSet(t testing.TB) (*iostore.Container, *ContainerSource) {
+	t.Helper()
+	dir := corpus.Dir(t)
+	utocs, _ := filepath.Glob(filepath.Join(dir, "iostore/cue4parse_ue5_8/Tagged/Zlib/*.utoc"))
+	if len(utocs) != 1 {
+		t.Fatalf("want one container in iostore/cue4parse_ue5_8/Tagged/Zlib, found %d", len(utocs))
+	}
+	ct, err := iostore.Open(utocs[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ct.Close() })
+	script, err := iostore.LoadScriptObjects(filepath.Join(dir, "iostore/cue4parse_ue5_8/Tagged/global.utoc"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ct, NewContainerSource(script, ct)
+}
+
+// packageChunks lists the container's package chunks.
+func packageChunks(t testing.TB, ct *iostore.Container) []int {
+	var out []int
+	for i, c := range ct.Chunks() {
+		if c.Type == iostore.ChunkExportBundleData {
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the container holds no packages")
+	}
+	return out
+}
+
+// encodeLegacy encodes a converted asset and decodes it again as a reader
+// of the release would, checking it verifies clean.
+func encodeLegacy(t testing.TB, a *uasset.Package) (h, x []byte, back *uasset.Package) {
+	t.Helper()
+	h, x, err := a.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err = uasset.Decode(a.FileName, h, x, &uasset.Options{Release: a.Release})
+	if err != nil {
+		t.Fatalf("the converted asset does not decode: %v", err)
+	}
+	for _, pr := range back.Problems() {
+		t.Errorf("converted asset: %v", pr)
+	}
+	h2, x2, err := back.Encode()
+	if err != nil || !bytes.Equal(h, h2) || !bytes.Equal(x, x2) {
+		t.Errorf("the converted asset does not re-encode identically (%v)", err)
+	}
+	return h, x, back
+}
+
+// TestToLegacyRoundTrip converts every package of the UE 5.8 fixture
+// container into a cooked asset and back into a zen package: the result is
+// the engine's package chunk byte for byte.
+func TestToLegacyRoundTrip(t *testing.T) {
+	ct, src := fixtureSet(t)
+	converted, refused := 0, 0
+	t.Cleanup(func() {
+		t.Logf("%d packages converted and back, %d refused for imports of packages outside the container set", converted, refused)
+		if converted == 0 {
+			t.Error("no package converted")
+		}
+	})
+	for _, i := range packageChunks(t, ct) {
+		name := ct.PackageName(i)
+		t.Run(path.Base(name), func(t *testing.T) {
+			want, err := ct.ReadChunk(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := zen.DecodePackage(name, want, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := ToLegacy(p, &LegacyOptions{Engine: zen.Engine58, Imports: src})
+			var un *UnresolvedImportsError
+			if errors.As(err, &un) && len(un.Packages) > 0 && !un.ScriptObjects {
+				// Engine content the fixture project did not cook into
+				// its container: the refusal names each package, none of
+				// which the container set holds.
+				for _, n := range un.Packages {
+					if q, _ := src.Package(n); q != nil || !strings.Contains(err.Error(), n) {
+						t.Errorf("refused for %s, which the container holds or the error does not name: %v", n, err)
+					}
+				}
+				refused++
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			converted++
+			_, _, back := encodeLegacy(t, a)
+			z, err := ToZen(back, &Options{Engine: zen.Engine58})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := z.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("zen → legacy → zen: %s", firstDiff(got, want))
+			}
+		})
+	}
+}
+
+// TestToLegacyUE58Oracle converts the packages the fixture project also
+// cooked into a legacy pak and compares each with the engine's own cooked
+// asset: no semantic difference (patch.DiffAsset) but the custom versions
+// an unversioned zen package drops, the same name map in the same order,
+// the same import and export maps field for field, the same header size
+// and export data, the same bytes but where the engine wrote what the zen
+// package does not keep.
+func TestToLegacyUE58Oracle(t *testing.T) {
+	ct, src := fixtureSet(t)
+	paks, _ := filepath.Glob(filepath.Join(corpus.Dir(t), "pak/cue4parse_ue5_8/LegacyPak/Tagged/*/*.pak"))
+	var pk string
+	for _, p := range paks {
+		if strings.Contains(p, "Uncompressed") {
+			pk = p
+		}
+	}
+	if pk == "" {
+		t.Fatal("no uncompressed tagged legacy pak of the UE 5.8 fixture project")
+	}
+	r, err := pak.Open(pk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for _, f := range r.Files {
+		ext := path.Ext(f.Path)
+		if ext != ".uasset" && ext != ".umap" {
+			continue
+		}
+		n++
+		t.Run(path.Base(f.Path), func(t *testing.T) {
+			af, err := ufile.PakAsset(&r.Reader, f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			uexp, err := r.ReadFile(strings.TrimSuffix(f.Path, ext) + ".uexp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := uasset.Decode(f.Path, af.Data, uexp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ci, ok := ct.PackageChunk(zen.PackageIDFromName(want.Summary.PackageName))
+			if !ok {
+				t.Fatalf("the container has no package %s", want.Summary.PackageName)
+			}
+			p, err := ct.ReadPackage(ci, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := ToLegacy(p, &LegacyOptions{Engine: zen.Engine58, Imports: src, FileName: path.Base(f.Path)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, x, got := encodeLegacy(t, a)
+			d := patch.DiffAsset("engine", want, want.Summary.PackageName, "converted", got, got.Summary.PackageName)
+			for _, hd := range d.Header {
+				if hd.Field == "version" && len(want.Summary.CustomVersions) > 0 {
+					continue // the custom versions of an unversioned asset: the zen package has none
+				}
+				t.Errorf("header %s: engine %q, converted %q", hd.Field, hd.Old, hd.New)
+			}
+			if len(d.Names)+len(d.Imports)+len(d.Exports) > 0 {
+				t.Errorf("diff: names %v imports %v exports %v", d.Names, d.Imports, d.Exports)
+			}
+			compareTables(t, want, got)
+			if got.Summary.TotalHeaderSize != want.Summary.TotalHeaderSize {
+				t.Errorf("TotalHeaderSize %d, engine %d", got.Summary.TotalHeaderSize, want.Summary.TotalHeaderSize)
+			}
+			if !bytes.Equal(x, uexp) {
+				t.Errorf(".uexp: %s", firstDiff(x, uexp))
+			}
+			// The header's bytes: equal from the name map on, but for the
+			// preload dependencies on script objects the packer dropped.
+			if len(h) == len(af.Data) && want.Summary.PreloadDependencyCount == got.Summary.PreloadDependencyCount {
+				if o := int(want.Summary.NameOffset); !bytes.Equal(h[o:], af.Data[o:]) {
+					t.Errorf("header tables: %s", firstDiff(h[o:], af.Data[o:]))
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no cooked assets in the legacy pak")
+	}
+}
+
+// compareTables compares the names, imports and exports field for field
+// (the preload dependency ranges aside).
+func compareTables(t *testing.T, want, got *uasset.Package) {
+	t.Helper()
+	if fmt.Sprint(want.Names) != fmt.Sprint(got.Names) {
+		t.Errorf("name map:\n got %v\nwant %v", got.Names, want.Names)
+	}
+	if want.Summary.NamesReferencedFromExportDataCount != got.Summary.NamesReferencedFromExportDataCount {
+		t.Errorf("NamesReferencedFromExportDataCount %d, engine %d", got.Summary.NamesReferencedFromExportDataCount, want.Summary.NamesReferencedFromExportDataCount)
+	}
+	if fmt.Sprint(want.Imports) != fmt.Sprint(got.Imports) {
+		t.Errorf("import map:\n got %v\nwant %v", got.Imports, want.Imports)
+	}
+	for i := range min(len(want.Exports), len(got.Exports)) {
+		w, g := want.Exports[i], got.Exports[i]
+		w.Data, g.Data = nil, nil
+		w.FirstExportDependency, g.FirstExportDependency = 0, 0
+		w.SerializationBeforeSerializationDependencies, g.SerializationBeforeSerializationDependencies = 0, 0
+		w.CreateBeforeSerializationDependencies, g.CreateBeforeSerializationDependencies = 0, 0
+		if fmt.Sprintf("%+v", w) != fmt.Sprintf("%+v", g) {
+			t.Errorf("export %d:\n got %+v\nwant %+v", i, g, w)
+		}
+	}
+	if len(want.Exports) != len(got.Exports) {
+		t.Errorf("%d exports, engine %d", len(got.Exports), len(want.Exports))
+	}
+	if fmt.Sprint(want.DataResources) != fmt.Sprint(got.DataResources) {
+		t.Errorf("data resources:\n got %v\nwant %v", got.DataResources, want.DataResources)
+	}
+}
