@@ -744,9 +744,9 @@ func (b *legacyBuilder) legacyExports(m *legacyNames, refs []legacyExport) []uas
 			NotForServer:                 e.FilterFlags == 2,
 			// UObject::IsAsset: public, neither a class default object nor
 			// transient, directly in the package.
-			IsAsset:                public && e.ObjectFlags&(rfClassDefaultObject|rfTransient) == 0 && r.outer == 0,
-			GeneratePublicHash:     !public && e.PublicExportHash != 0,
-			FirstExportDependency:  d[0],
+			IsAsset:               public && e.ObjectFlags&(rfClassDefaultObject|rfTransient) == 0 && r.outer == 0,
+			GeneratePublicHash:    !public && e.PublicExportHash != 0,
+			FirstExportDependency: d[0],
 			SerializationBeforeSerializationDependencies: d[1],
 			CreateBeforeSerializationDependencies:        d[2],
 			SerializationBeforeCreateDependencies:        d[3],
