@@ -1,6 +1,9 @@
 package convert
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/unrmod/unrmod/iostore"
@@ -53,4 +56,106 @@ func (s *ContainerSource) Package(name string) (*zen.Package, error) {
 		return p, nil
 	}
 	return nil, nil
+}
+
+// ContainerSet is a game's containers opened together: every .utoc in a
+// folder, with the script objects of the global.utoc there or in the
+// folder above (where a game's Paks folder keeps it when its containers
+// sit in subfolders).
+type ContainerSet struct {
+	// Containers are the opened containers, the one asked for first.
+	Containers []*iostore.Container
+	// Global is the global.utoc whose script objects were read, or "".
+	Global string
+	// Source names imports from the set.
+	Source *ContainerSource
+}
+
+// OpenContainerSet opens utoc and every other .utoc beside it, and reads
+// the script objects of the global.utoc beside it or in the folder above.
+// Containers that do not open (an encrypted one without its key) are
+// left out; the one asked for must open. Close the set when done.
+func OpenContainerSet(utoc string, opts *iostore.Options) (*ContainerSet, error) {
+	first, err := iostore.Open(utoc, opts)
+	if err != nil {
+		return nil, err
+	}
+	set := &ContainerSet{Containers: []*iostore.Container{first}}
+	dir := filepath.Dir(utoc)
+	others, _ := filepath.Glob(filepath.Join(dir, "*.utoc"))
+	for _, o := range others {
+		if sameName(o, utoc) || strings.EqualFold(filepath.Base(o), "global.utoc") {
+			continue
+		}
+		if c, err := iostore.Open(o, opts); err == nil {
+			set.Containers = append(set.Containers, c)
+		}
+	}
+	var script *zen.ScriptObjects
+	for _, g := range []string{filepath.Join(dir, "global.utoc"), filepath.Join(filepath.Dir(dir), "global.utoc")} {
+		if _, err := os.Stat(g); err != nil {
+			continue
+		}
+		if script, err = iostore.LoadScriptObjects(g, opts); err != nil {
+			set.Close()
+			return nil, err
+		}
+		set.Global = g
+		break
+	}
+	set.Source = NewContainerSource(script, set.Containers...)
+	return set, nil
+}
+
+func sameName(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// Close closes the set's containers.
+func (s *ContainerSet) Close() error {
+	var first error
+	for _, c := range s.Containers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Bulk are a package's bulk data files: its bulk-data chunks as the
+// cooked asset's .ubulk, .uptnl and .m.ubulk hold them (nil: none).
+type Bulk struct {
+	Ubulk, Uptnl, MUbulk []byte
+}
+
+// Package returns the package a user names (as iostore's FindPackage
+// takes it) from the set's first container, with its bulk data chunks.
+func (s *ContainerSet) Package(name string) (*zen.Package, *Bulk, error) {
+	c := s.Containers[0]
+	i, err := c.FindPackage(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := c.ReadPackage(i, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	b := &Bulk{}
+	for _, k := range []struct {
+		t   iostore.ChunkType
+		dst *[]byte
+	}{{iostore.ChunkBulkData, &b.Ubulk}, {iostore.ChunkOptionalBulkData, &b.Uptnl}, {iostore.ChunkMemoryMappedBulkData, &b.MUbulk}} {
+		id, err := iostore.NewChunkID(uint64(p.ID()), 0, k.t, c.Header().Version)
+		if err != nil {
+			continue // a chunk type the container's version does not have
+		}
+		if j, ok := c.Find(id); ok {
+			if *k.dst, err = c.ReadChunk(j); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return p, b, nil
 }

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -816,4 +817,40 @@ func (b *legacyBuilder) scriptRanges(a *uasset.Package) {
 		a.Exports[i].ScriptSerializationStartOffset = int64(x.Properties.Start)
 		a.Exports[i].ScriptSerializationEndOffset = int64(x.Properties.End)
 	}
+}
+
+// EncodeLegacyChecked encodes a, the asset ToLegacy made from pkg, and
+// checks it before anything is written: it decodes again
+// without problems, encodes to the same bytes, and converts back (ToZen)
+// into pkg's own bytes. It returns the .uasset/.umap and the .uexp.
+func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []byte, err error) {
+	engine := zen.Engine{Major: a.Release.Major, Minor: a.Release.Minor}
+	header, uexp, err = a.Encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	back, err := uasset.Decode(a.FileName, header, uexp, &uasset.Options{Release: a.Release})
+	if err != nil {
+		return nil, nil, fmt.Errorf("the converted asset does not decode again: %w", err)
+	}
+	if pr := back.Problems(); len(pr) > 0 {
+		return nil, nil, errorf(a.FileName, pr[0].Struct, ErrNotConvertible, "the converted asset has %d problems, the first: %s", len(pr), pr[0].Msg)
+	}
+	z, err := ToZen(back, &Options{Engine: engine, PackageName: pkg.PackageName()})
+	if err != nil {
+		return nil, nil, fmt.Errorf("the converted asset does not convert back: %w", err)
+	}
+	got, err := z.Encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	want, err := pkg.Encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !bytes.Equal(got, want) {
+		return nil, nil, errorf(a.FileName, "package", ErrNotConvertible,
+			"the converted asset converts back into a package that differs from the original (%d bytes, %d); it would not load as the original does", len(got), len(want))
+	}
+	return header, uexp, nil
 }

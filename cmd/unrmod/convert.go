@@ -19,8 +19,8 @@ import (
 func convertCommand() *command {
 	return &command{
 		name:     "convert",
-		synopsis: "IN --to zen -o OUT [--engine VERSION] [--package NAME] [--base-game] [--json]",
-		summary:  "convert a cooked asset (.uasset/.uexp) into the zen package the engine makes from it",
+		synopsis: "IN --to zen|legacy -o OUT [--engine VERSION] [--package NAME] [--base-game] [--containers UTOC] [--json]",
+		summary:  "convert a cooked asset (.uasset/.uexp) into the zen package the engine makes from it, or back",
 		description: `Convert the cooked asset IN (.uasset or .umap, with its .uexp beside it) into
 the zen package the engine's IoStore packer makes from it for the release
 --engine names, byte for byte, and write it to OUT (the form 'unrmod extract'
@@ -47,34 +47,58 @@ stop on. The output is encoded, decoded again and verified before anything
 is written; OUT and the bulk files are written as one commit (all or none),
 then OUT is read back and compared. IN is never modified.
 
-The reverse direction (zen package to a cooked asset) is not done.`,
+--to legacy goes the other way: IN is a zen package file (as 'unrmod extract'
+writes them) or a container's .utoc with --package naming the package, and
+OUT receives the cooked asset the engine's cooker wrote (OUT.uasset or
+.umap, its .uexp, and the package's bulk data as .ubulk, .uptnl, .m.ubulk
+beside it), which UAssetGUI and the editor open. The imports are named from
+the container set: the other .utoc files beside the container and the
+global.utoc beside it or one folder up (for a zen package file, the set of
+the container --containers names). What the set cannot name is refused,
+naming each import and the file that would name it (global.utoc for script
+objects, the container of each missing package). UE 5.3 and later packages
+convert; 5.6-5.8 share a zen layout, so give --engine for them. The asset is
+verified before it is written: it decodes clean and converts back into the
+package byte for byte.`,
 		examples: []string{
 			"unrmod convert Saved/Cooked/Windows/MyGame/Content/UI/W_Menu.uasset --to zen --engine 5.4 -o mod/MyGame/Content/UI/W_Menu.uasset",
 			"unrmod convert TestModUI.uasset --to zen --engine 4.27 --package /Game/Mods/TestModUI -o out/TestModUI.uasset --json",
+			"unrmod convert Paks/pakchunk0-Windows.utoc --package /Game/Data/DT_Items --to legacy --engine 5.8 -o legacy/DT_Items.uasset",
+			"unrmod convert extracted/Game/Content/Data/DT_Items.uasset --to legacy --engine 5.8 --containers Paks/pakchunk0-Windows.utoc -o legacy/DT_Items.uasset",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write the zen package to `OUT` (required; its bulk files go beside it)")
 			to := fs.String("to", "", "the `FORMAT` to convert to: zen (required)")
 			engine := fs.String("engine", "", "the game's engine `VERSION` ("+zen.EngineNames()+")")
-			pkgName := fs.String("package", "", "the asset's long package `NAME`, e.g. /Game/Maps/Arena, when it does not record it")
+			pkgName := fs.String("package", "", "--to zen: the asset's long package `NAME` (/Game/Maps/Arena) when it does not record it; --to legacy from a container: the package to convert")
 			baseGame := fs.Bool("base-game", false, "UE 4.26/4.27: the packages the asset depends on come from the shipped game")
+			containers := fs.String("containers", "", "--to legacy from a zen package file: a `UTOC` of the game whose container set (and global.utoc) names the imports")
 			asJSON := fs.Bool("json", false, "print the report as one JSON document")
 			return func(s streams, args []string) error {
 				in, err := oneArg("convert", args, "IN")
 				if err != nil {
 					return err
 				}
+				if *out == "" || *out == "-" {
+					return usagef("convert", "missing -o OUT (a file path)")
+				}
 				switch strings.ToLower(*to) {
 				case "zen":
 				case "":
-					return usagef("convert", "missing --to zen")
+					return usagef("convert", "missing --to zen or --to legacy")
 				case "legacy", "uasset", "cooked":
-					return usagef("convert", "--to %s: converting a zen package into a cooked asset is not done yet", *to)
+					var e zen.Engine
+					if *engine != "" {
+						if e, err = zen.ParseEngine(*engine); err != nil {
+							return usagef("convert", "--engine: %v", err)
+						}
+					}
+					if *baseGame {
+						return usagef("convert", "--base-game is for --to zen")
+					}
+					return convertToLegacy(s, in, *out, e, *pkgName, *containers, *asJSON)
 				default:
-					return usagef("convert", "--to %s: the one format convert makes is zen", *to)
-				}
-				if *out == "" || *out == "-" {
-					return usagef("convert", "missing -o OUT (a file path)")
+					return usagef("convert", "--to %s: convert makes zen or legacy", *to)
 				}
 				opts := &convert.Options{PackageName: *pkgName, ImportsFromBaseGame: *baseGame}
 				if *engine != "" {

@@ -85,7 +85,8 @@ func TestConvertRefuses(t *testing.T) {
 		says string
 	}{
 		{"no --to", []string{"convert", lamp, "-o", out}, 2, "missing --to zen"},
-		{"to legacy", []string{"convert", lamp, "--to", "legacy", "-o", out}, 2, "not done"},
+		{"a cooked asset to legacy", []string{"convert", lamp, "--to", "legacy", "-o", out}, 1, "not a zen package or a container"},
+		{"unknown format", []string{"convert", lamp, "--to", "pak", "-o", out}, 2, "convert makes zen or legacy"},
 		{"no -o", []string{"convert", lamp, "--to", "zen"}, 2, "missing -o"},
 		{"bad engine", []string{"convert", lamp, "--to", "zen", "--engine", "9.9", "-o", out}, 2, "--engine"},
 		{"engine not told", []string{"convert", lamp, "--to", "zen", "-o", out}, 1, "--engine"},

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/uasset"
+)
+
+const (
+	fixtureZlib   = "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"
+	fixtureLegacy = "pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak"
+)
+
+// TestConvertToLegacy converts the UE 5.8 fixture packages that the
+// project also cooked into a legacy pak, from the container by name: the
+// .uexp and the .ubulk are the engine's byte for byte and the asset
+// decodes with the engine's name, import and export maps; a stale bulk
+// file beside OUT is removed.
+func TestConvertToLegacy(t *testing.T) {
+	utoc := corpus.Path(t, fixtureZlib)
+	r, err := pak.Open(corpus.Path(t, fixtureLegacy), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for _, f := range r.Files {
+		ext := path.Ext(f.Path)
+		if ext != ".uasset" && ext != ".umap" {
+			continue
+		}
+		n++
+		base := strings.TrimSuffix(f.Path, ext)
+		t.Run(path.Base(f.Path), func(t *testing.T) {
+			h, err := f.ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := r.ReadFile(base + ".uexp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := uasset.Decode(f.Path, h, x, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), path.Base(f.Path))
+			oc := uasset.CompanionNames(out)
+			os.WriteFile(oc.Uptnl, []byte("stale"), 0o644)
+			stdout, stderr, code := runCLI(t, "convert", utoc, "--package", want.Summary.PackageName, "--to", "legacy", "--engine", "5.8", "-o", out, "--json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var doc legacyDoc
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Package != want.Summary.PackageName || doc.Engine != "5.8" || !strings.HasSuffix(doc.Global, "global.utoc") {
+				t.Errorf("report %s (%v)", stdout, err)
+			}
+			gh, err1 := os.ReadFile(out)
+			gx, err2 := os.ReadFile(oc.Uexp)
+			if err1 != nil || err2 != nil || string(gx) != string(x) {
+				t.Fatalf("output %v %v, .uexp equal %v", err1, err2, string(gx) == string(x))
+			}
+			got, err := uasset.Decode(out, gh, gx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Summary.TotalHeaderSize != want.Summary.TotalHeaderSize || len(got.Names) != len(want.Names) || len(got.Imports) != len(want.Imports) || len(got.Exports) != len(want.Exports) {
+				t.Errorf("header %d bytes, %d names, %d imports, %d exports; engine %d, %d, %d, %d", got.Summary.TotalHeaderSize, len(got.Names), len(got.Imports), len(got.Exports),
+					want.Summary.TotalHeaderSize, len(want.Names), len(want.Imports), len(want.Exports))
+			}
+			if bulk, err := r.ReadFile(base + ".ubulk"); err == nil {
+				if b, err := os.ReadFile(oc.Ubulk); err != nil || string(b) != string(bulk) || len(doc.BulkFiles) != 1 {
+					t.Errorf("bulk data %s: %v, report %v", oc.Ubulk, err, doc.BulkFiles)
+				}
+			} else if _, err := os.Stat(oc.Ubulk); err == nil {
+				t.Errorf("%s written for a package without bulk data", oc.Ubulk)
+			}
+			if _, err := os.Stat(oc.Uptnl); err == nil {
+				t.Errorf("the stale %s was left", oc.Uptnl)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no cooked assets in the legacy pak")
+	}
+}
+
+// TestConvertToLegacyZenFile converts a zen package file as extract writes
+// it, naming its imports through --containers, and shows the refusals.
+func TestConvertToLegacyZenFile(t *testing.T) {
+	utoc := corpus.Path(t, fixtureZlib)
+	c, err := iostore.Open(utoc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dir := t.TempDir()
+	write := func(pkg string) string {
+		i, err := c.FindPackage(pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.ReadChunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "in", path.Base(pkg)+".uasset")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	da := write("/Game/Fixtures/Properties/DA_AllProperties")
+	out := filepath.Join(dir, "out", "DA_AllProperties.uasset")
+	if _, stderr, code := runCLI(t, "convert", da, "--to", "legacy", "--engine", "5.8", "--containers", utoc, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(uasset.CompanionNames(out).Uexp); err != nil {
+		t.Error(err)
+	}
+	out2 := filepath.Join(dir, "out2", "X.uasset")
+	sm := write("/Game/Fixtures/Meshes/SM_Fixture")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		says []string
+	}{
+		{"no global.utoc", []string{"convert", da, "--to", "legacy", "--engine", "5.8", "-o", out2}, 1, []string{"global.utoc", "import 0"}},
+		{"a package outside the set", []string{"convert", utoc, "--package", "SM_Fixture", "--to", "legacy", "--engine", "5.8", "-o", out2}, 1,
+			[]string{"/Engine/EngineMaterials/WorldGridMaterial", "containers holding"}},
+		{"outside the set, from a file", []string{"convert", sm, "--containers", utoc, "--to", "legacy", "--engine", "5.8", "-o", out2}, 1,
+			[]string{"/Engine/EngineMaterials/WorldGridMaterial"}},
+		{"engine not told", []string{"convert", da, "--to", "legacy", "--containers", utoc, "-o", out2}, 1, []string{"--engine"}},
+		{"container without --package", []string{"convert", utoc, "--to", "legacy", "--engine", "5.8", "-o", out2}, 2, []string{"--package"}},
+		{"a package not in the container", []string{"convert", utoc, "--package", "/Game/Nope", "--to", "legacy", "--engine", "5.8", "-o", out2}, 1, []string{"/Game/Nope"}},
+		{"--base-game", []string{"convert", da, "--to", "legacy", "--base-game", "-o", out2}, 2, []string{"--base-game"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr %q does not say %q", stderr, s)
+				}
+			}
+			if _, err := os.Stat(out2); err == nil {
+				t.Errorf("%s was written", out2)
+			}
+		})
+	}
+}
