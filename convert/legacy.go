@@ -83,7 +83,7 @@ func ToLegacy(pkg *zen.Package, opts *LegacyOptions) (*uasset.Package, error) {
 	if uint64(zen.PackageFlags(uasset.PkgCooked))&uint64(pkg.PackageFlags) == 0 {
 		return nil, errorf(file, "package summary", ErrNotCooked, "package flags 0x%08X lack PKG_Cooked", uint32(pkg.PackageFlags))
 	}
-	b := &legacyBuilder{pkg: pkg, file: file, name: name, src: o.Imports, r: rulesFor(engine)}
+	b := &legacyBuilder{pkg: pkg, file: file, name: name, src: o.Imports, r: rulesFor(engine), engine: engine}
 	if err := b.imports(); err != nil {
 		return nil, err
 	}
@@ -91,6 +91,7 @@ func ToLegacy(pkg *zen.Package, opts *LegacyOptions) (*uasset.Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.templateClasses(exports)
 	preload, err := b.preload(exports)
 	if err != nil {
 		return nil, err
@@ -167,11 +168,12 @@ func sameAsset(a, b zen.Engine) bool {
 
 // legacyBuilder holds the conversion of one package.
 type legacyBuilder struct {
-	pkg  *zen.Package
-	file string
-	name string
-	src  ImportSource
-	r    rules
+	pkg    *zen.Package
+	file   string
+	name   string
+	src    ImportSource
+	r      rules
+	engine zen.Engine
 
 	legacy []legacyImport
 	byRef  map[zen.ObjectIndex]int // zen import → legacy import index
@@ -186,6 +188,9 @@ type legacyImport struct {
 	object, classPackage, className nameText
 	outer                           uasset.PackageIndex
 	script                          bool
+	// unknownClass: a script object whose class the script objects do
+	// not tell (a class default object's subobject).
+	unknownClass bool
 }
 
 // nameText is a name-map entry and the FName number beside it.
@@ -327,6 +332,7 @@ func (b *legacyBuilder) scriptImport(script *zen.ScriptObjects, i int, x zen.Obj
 	}
 	li.outer = uasset.PackageIndex(-j - 1)
 	li.classPackage, li.className = b.scriptClass(script, x, e)
+	li.unknownClass = li.className.text == unknownClass
 	b.legacy[i] = li
 	return nil
 }
@@ -368,7 +374,7 @@ func (b *legacyBuilder) scriptClass(s *zen.ScriptObjects, x zen.ObjectIndex, e z
 		if isScriptClass(s, e.Outer) {
 			return plain(coreUObject), plain("Function")
 		}
-		return plain(coreUObject), plain("Object")
+		return plain(coreUObject), plain(unknownClass)
 	case len(name) > 1 && name[0] == 'E' && name[1] >= 'A' && name[1] <= 'Z':
 		return plain(coreUObject), plain("Enum")
 	}
@@ -532,6 +538,37 @@ func (b *legacyBuilder) ref(x zen.ObjectIndex, where, field string) (uasset.Pack
 	return 0, errorf(b.file, where, ErrNotConvertible, "%s %v is neither an export nor an import of the package", field, x)
 }
 
+// unknownClass is the class given to a script object whose class nothing
+// tells: UObject.
+const unknownClass = "Object"
+
+// templateClasses gives a script import whose class the script objects do
+// not tell (a default subobject of a native class default object) the
+// class of an export it is the template of: an instance has its
+// template's class.
+func (b *legacyBuilder) templateClasses(refs []legacyExport) {
+	for _, r := range refs {
+		if !r.template.IsImport() || !b.legacy[r.template.Import()].unknownClass {
+			continue
+		}
+		t := &b.legacy[r.template.Import()]
+		switch {
+		case r.class.IsImport():
+			c := b.legacy[r.class.Import()]
+			top := c
+			for k := 0; top.outer.IsImport() && k < len(b.legacy); k++ {
+				top = b.legacy[top.outer.Import()]
+			}
+			if c.outer.IsImport() && top.outer == 0 {
+				t.classPackage, t.className, t.unknownClass = top.object, c.object, false
+			}
+		case r.class.IsExport():
+			on := b.pkg.Exports[r.class.Export()].ObjectName
+			t.classPackage, t.className, t.unknownClass = plain(b.name), nameText{b.pkg.Names[on.Index()], int32(on.Number)}, false
+		}
+	}
+}
+
 // legacyExport is an export's references in legacy form.
 type legacyExport struct {
 	class, super, template, outer uasset.PackageIndex
@@ -595,6 +632,7 @@ func (b *legacyBuilder) preload(exports []legacyExport) ([]uasset.PackageIndex, 
 			continue
 		}
 		runs[1] = b.withScriptDeps(runs[1], exports[i].class, exports[i].template)
+		runs[0] = b.withScriptDeps(runs[0], exports[i].super)
 		b.depRanges[i] = [5]int32{int32(len(out)), int32(len(runs[3])), int32(len(runs[2])), int32(len(runs[1])), int32(len(runs[0]))}
 		out = append(out, runs[3]...)
 		out = append(out, runs[2]...)
@@ -604,11 +642,12 @@ func (b *legacyBuilder) preload(exports []legacyExport) ([]uasset.PackageIndex, 
 	return out, nil
 }
 
-// withScriptDeps puts back, in the serialize-before-create run, the
-// export's class and template where they are script imports.
-func (b *legacyBuilder) withScriptDeps(run []uasset.PackageIndex, class, template uasset.PackageIndex) []uasset.PackageIndex {
+// withScriptDeps puts back in a run the export's references (class and
+// template for serialize-before-create, super for create-before-create)
+// that are script imports, first and in that order.
+func (b *legacyBuilder) withScriptDeps(run []uasset.PackageIndex, refs ...uasset.PackageIndex) []uasset.PackageIndex {
 	var out []uasset.PackageIndex
-	for _, x := range []uasset.PackageIndex{class, template} {
+	for _, x := range refs {
 		if x.IsImport() && b.legacy[x.Import()].script && !slices.Contains(out, x) && !slices.Contains(run, x) {
 			out = append(out, x)
 		} else if slices.Contains(run, x) && !slices.Contains(out, x) {
@@ -683,6 +722,11 @@ func (b *legacyBuilder) nameMap(exports []legacyExport) (*legacyNames, int, erro
 	if err != nil {
 		return nil, 0, err
 	}
+	if b.engine.Less(engine55) {
+		// Up to 5.4 the cooker counts the exports' names and the package's
+		// own as referenced from export data: all of the zen package's.
+		n = len(p.Names)
+	}
 	m := &legacyNames{index: map[string]int{}}
 	for _, s := range p.Names[:n] {
 		m.names = append(m.names, s)
@@ -725,7 +769,25 @@ func (b *legacyBuilder) legacyImports(m *legacyNames) []uasset.Import {
 const (
 	rfClassDefaultObject = 0x10
 	rfTransient          = 0x40
+	rfDefaultSubObject   = 0x40000
 )
+
+// engine55 is UE 5.5, whose cooker changed bIsAsset, bGeneratePublicHash
+// and the names counted as referenced from export data.
+var engine55 = zen.Engine{Major: 5, Minor: 5}
+
+// isAsset tells the export's bIsAsset: UObject::IsAsset (public, neither a
+// class default object nor transient, directly in the package); before
+// 5.5 also named as the package is (FAssetData::IsUAsset).
+func (b *legacyBuilder) isAsset(e zen.Export, r legacyExport) bool {
+	if e.ObjectFlags&rfPublic == 0 || e.ObjectFlags&(rfClassDefaultObject|rfTransient) != 0 || r.outer != 0 {
+		return false
+	}
+	if b.engine.Less(engine55) {
+		return b.pkg.Names[e.ObjectName.Index()] == b.name[strings.LastIndexByte(b.name, '/')+1:] && e.ObjectName.Number == 0
+	}
+	return true
+}
 
 func (b *legacyBuilder) legacyExports(m *legacyNames, refs []legacyExport) []uasset.Export {
 	p := b.pkg
@@ -743,11 +805,14 @@ func (b *legacyBuilder) legacyExports(m *legacyNames, refs []legacyExport) []uas
 			NotAlwaysLoadedForEditorGame: true,
 			NotForClient:                 e.FilterFlags == 1,
 			NotForServer:                 e.FilterFlags == 2,
-			// UObject::IsAsset: public, neither a class default object nor
-			// transient, directly in the package.
-			IsAsset:               public && e.ObjectFlags&(rfClassDefaultObject|rfTransient) == 0 && r.outer == 0,
-			GeneratePublicHash:    !public && e.PublicExportHash != 0,
-			FirstExportDependency: d[0],
+			IsAsset:                      b.isAsset(e, r),
+			// 5.4 and before flag every export with a public hash, later
+			// releases those without RF_Public.
+			GeneratePublicHash: e.PublicExportHash != 0 && (!public || b.engine.Less(engine55)),
+			// An instance of a default subobject its template (another
+			// package's) defines.
+			IsInheritedInstance:                          e.ObjectFlags&rfDefaultSubObject != 0 && r.template.IsImport() && !b.engine.Less(engine55),
+			FirstExportDependency:                        d[0],
 			SerializationBeforeSerializationDependencies: d[1],
 			CreateBeforeSerializationDependencies:        d[2],
 			SerializationBeforeCreateDependencies:        d[3],
@@ -759,32 +824,40 @@ func (b *legacyBuilder) legacyExports(m *legacyNames, refs []legacyExport) []uas
 }
 
 // dataResources turns the bulk-data map back into data resources. The
-// zen package does not say which export owns a payload: the one whose
-// data holds an inline payload, else the owner of the payload before it,
-// else the first asset export.
+// zen package does not say which export owns a payload, and a loader does
+// not ask: a payload in a separate file is given to the asset export, an
+// inline payload (its offset counts from the start of its export's data,
+// and grows within one export) to the first export from the last inline
+// owner on whose data can hold it, moving on when its offset goes back.
 func (b *legacyBuilder) dataResources(refs []legacyExport) []uasset.DataResource {
 	p := b.pkg
 	if len(p.BulkData) == 0 {
 		return nil
 	}
-	owner := uasset.PackageIndex(1)
+	asset := uasset.PackageIndex(1)
 	for i, e := range p.Exports {
 		if e.ObjectFlags&rfPublic != 0 && refs[i].outer == 0 {
-			owner = uasset.PackageIndex(i + 1)
+			asset = uasset.PackageIndex(i + 1)
 			break
 		}
 	}
 	out := make([]uasset.DataResource, len(p.BulkData))
+	inline, lastEnd := 0, int64(-1) // inline: the last inline owner's export index + 1
 	for k, d := range p.BulkData {
-		if d.Flags&bulkDataInline(d.Flags) != 0 {
-			off := int64(0)
-			for i, e := range p.Exports {
-				if d.SerialOffset >= off && d.SerialOffset < off+int64(len(e.Data)) {
-					owner = uasset.PackageIndex(i + 1)
+		owner := asset
+		if d.Flags&bulkDataInSeparateFile == 0 {
+			from := max(inline, 1)
+			if inline == 0 || d.SerialOffset < lastEnd {
+				from = inline + 1
+			}
+			inline = min(from, len(p.Exports))
+			for i := from; i <= len(p.Exports); i++ {
+				if d.SerialOffset+d.SerialSize <= int64(len(p.Exports[i-1].Data)) {
+					inline = i
 					break
 				}
-				off += int64(len(e.Data))
 			}
+			owner, lastEnd = uasset.PackageIndex(inline), d.SerialOffset+d.SerialSize
 		}
 		out[k] = uasset.DataResource{SerialOffset: d.SerialOffset, DuplicateSerialOffset: d.DuplicateSerialOffset,
 			SerialSize: d.SerialSize, RawSize: d.SerialSize, OuterIndex: owner, LegacyBulkDataFlags: d.Flags, CookedIndex: d.CookedIndex}
@@ -792,15 +865,9 @@ func (b *legacyBuilder) dataResources(refs []legacyExport) []uasset.DataResource
 	return out
 }
 
-// bulkDataInline returns the mask telling an inline payload: one that is
-// neither in a separate file (BULKDATA_PayloadInSeperateFile 0x100) nor
-// at the end of the file... kept simple: payloads without 0x100.
-func bulkDataInline(flags uint32) uint32 {
-	if flags&0x100 != 0 {
-		return 0
-	}
-	return ^uint32(0)
-}
+// bulkDataInSeparateFile is BULKDATA_PayloadInSeperateFile: the payload is
+// in the .ubulk (or .uptnl, .m.ubulk), not in the export data.
+const bulkDataInSeparateFile = 0x100
 
 // scriptRanges records each export's tagged property range (UE5 1010+),
 // read with the property codec: the range is where the list lies in the
