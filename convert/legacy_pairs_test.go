@@ -53,7 +53,9 @@ func newAssetSource(t *testing.T, a *uasset.Package) *assetSource {
 			so.Objects = append(so.Objects, e)
 		}
 	}
-	idx := func(path string) zen.ObjectIndex { return zen.ObjectIndex(cityhash.ScriptImportIndex(lowerASCII(path))) }
+	idx := func(path string) zen.ObjectIndex {
+		return zen.ObjectIndex(cityhash.ScriptImportIndex(lowerASCII(path)))
+	}
 	// scriptClass adds /Script/Pkg.Class and its class default object.
 	scriptClass := func(pkg, class string) zen.ObjectIndex {
 		add(zen.ScriptObjectEntry{Name: name(pkg, 0), Index: idx(pkg), Outer: zen.NullObject, CDOClass: zen.NullObject})
