@@ -19,6 +19,14 @@ type ContainerSource struct {
 
 	mu    sync.Mutex
 	cache map[zen.PackageID]*zen.Package
+
+	classesOnce sync.Once
+	classes     map[zen.ObjectIndex]bool
+}
+
+func (s *ContainerSource) scriptClasses() map[zen.ObjectIndex]bool {
+	s.classesOnce.Do(func() { s.classes = scriptClasses(s.script) })
+	return s.classes
 }
 
 // NewContainerSource returns the source of script objects script (nil:

@@ -177,6 +177,7 @@ type legacyBuilder struct {
 
 	legacy []legacyImport
 	byRef  map[zen.ObjectIndex]int // zen import → legacy import index
+	classes map[zen.ObjectIndex]bool // see isScriptClass
 	// depRanges are each export's FirstExportDependency and its four
 	// counts in the asset's order (sbs, cbs, sbc, cbc).
 	depRanges [][5]int32
@@ -359,7 +360,7 @@ func (b *legacyBuilder) scriptClass(s *zen.ScriptObjects, x zen.ObjectIndex, e z
 			}
 		}
 	}
-	if isScriptClass(s, x) {
+	if b.isScriptClass(s, x) {
 		return plain(coreUObject), plain("Class")
 	}
 	name, _ := s.ObjectName(x)
@@ -371,7 +372,7 @@ func (b *legacyBuilder) scriptClass(s *zen.ScriptObjects, x zen.ObjectIndex, e z
 		}
 		return plain(coreUObject), plain("Function")
 	case !outer.Outer.IsNull():
-		if isScriptClass(s, e.Outer) {
+		if b.isScriptClass(s, e.Outer) {
 			return plain(coreUObject), plain("Function")
 		}
 		return plain(coreUObject), plain(unknownClass)
@@ -381,15 +382,35 @@ func (b *legacyBuilder) scriptClass(s *zen.ScriptObjects, x zen.ObjectIndex, e z
 	return plain(coreUObject), plain("ScriptStruct")
 }
 
-// isScriptClass reports whether a class default object among the script
-// objects names x as its class.
-func isScriptClass(s *zen.ScriptObjects, x zen.ObjectIndex) bool {
+// scriptClasses returns the script objects some class default object
+// names as its class.
+func scriptClasses(s *zen.ScriptObjects) map[zen.ObjectIndex]bool {
+	out := map[zen.ObjectIndex]bool{}
 	for _, o := range s.Objects {
-		if o.CDOClass == x {
-			return true
+		if !o.CDOClass.IsNull() {
+			out[o.CDOClass] = true
 		}
 	}
-	return false
+	return out
+}
+
+// classSet is implemented by sources that keep scriptClasses of their
+// script objects.
+type classSet interface {
+	scriptClasses() map[zen.ObjectIndex]bool
+}
+
+// isScriptClass reports whether a class default object among the script
+// objects names x as its class.
+func (b *legacyBuilder) isScriptClass(s *zen.ScriptObjects, x zen.ObjectIndex) bool {
+	if b.classes == nil {
+		if c, ok := b.src.(classSet); ok && b.src.ScriptObjects() == s {
+			b.classes = c.scriptClasses()
+		} else {
+			b.classes = scriptClasses(s)
+		}
+	}
+	return b.classes[x]
 }
 
 // packageImport names import i, an object of another package.
@@ -481,7 +502,7 @@ func (b *legacyBuilder) className(where string, q *zen.Package, x zen.ObjectInde
 			break
 		}
 		on := q.Exports[i].ObjectName
-		if int(on.Index()) < len(q.Names) {
+		if int(on.Index()) < len(q.Names) && int(q.Name.Index()) < len(q.Names) {
 			return nameText{q.Names[q.Name.Index()], int32(q.Name.Number)}, nameText{q.Names[on.Index()], int32(on.Number)}, nil
 		}
 	case zen.KindScriptImport:
@@ -678,34 +699,39 @@ func (m *legacyNames) ref(n nameText) uasset.NameRef {
 // gives the package's name map.
 func (b *legacyBuilder) referencedCount() (int, error) {
 	p := b.pkg
-	for n := 0; n <= len(p.Names); n++ {
-		have := make(map[string]bool, len(p.Names))
-		for _, s := range p.Names[:n] {
-			have[s] = true
+	first := make(map[string]int, len(p.Names)) // a name's first index
+	for i, s := range p.Names {
+		if _, ok := first[s]; !ok {
+			first[s] = i
 		}
+	}
+	tail := make([]string, 0, len(p.Exports)+1) // the names the packer appends, in order
+	for _, e := range p.Exports {
+		if int(e.ObjectName.Index()) >= len(p.Names) {
+			return 0, errorf(b.file, "export map", ErrNotConvertible, "an export names entry %d outside the %d names", e.ObjectName.Index(), len(p.Names))
+		}
+		tail = append(tail, p.Names[e.ObjectName.Index()])
+	}
+	if int(p.Name.Index()) >= len(p.Names) {
+		return 0, errorf(b.file, "package summary", ErrNotConvertible, "the package name is entry %d outside the %d names", p.Name.Index(), len(p.Names))
+	}
+	tail = append(tail, p.Names[p.Name.Index()])
+	// The packer appends at most one name per export and the package's.
+	for n := max(0, len(p.Names)-len(tail)); n <= len(p.Names); n++ {
 		got := n
+		seen := map[string]bool{}
 		ok := true
-		check := func(s string) {
-			if !ok || have[s] {
-				return
+		for _, s := range tail {
+			if first[s] < n || seen[s] {
+				continue
 			}
 			if got >= len(p.Names) || p.Names[got] != s {
 				ok = false
-				return
+				break
 			}
-			have[s] = true
+			seen[s] = true
 			got++
 		}
-		for _, e := range p.Exports {
-			if int(e.ObjectName.Index()) >= len(p.Names) {
-				return 0, errorf(b.file, "export map", ErrNotConvertible, "an export names entry %d outside the %d names", e.ObjectName.Index(), len(p.Names))
-			}
-			check(p.Names[e.ObjectName.Index()])
-		}
-		if int(p.Name.Index()) >= len(p.Names) {
-			return 0, errorf(b.file, "package summary", ErrNotConvertible, "the package name is entry %d outside the %d names", p.Name.Index(), len(p.Names))
-		}
-		check(p.Names[p.Name.Index()])
 		if ok && got == len(p.Names) {
 			return n, nil
 		}
@@ -733,8 +759,10 @@ func (b *legacyBuilder) nameMap(exports []legacyExport) (*legacyNames, int, erro
 		m.index[s] = len(m.names) - 1
 	}
 	var extra []string
+	inExtra := map[string]bool{}
 	need := func(s string) {
-		if _, ok := m.index[s]; !ok && !slices.Contains(extra, s) {
+		if _, ok := m.index[s]; !ok && !inExtra[s] {
+			inExtra[s] = true
 			extra = append(extra, s)
 		}
 	}
