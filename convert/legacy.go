@@ -175,8 +175,8 @@ type legacyBuilder struct {
 	r      rules
 	engine zen.Engine
 
-	legacy []legacyImport
-	byRef  map[zen.ObjectIndex]int // zen import → legacy import index
+	legacy  []legacyImport
+	byRef   map[zen.ObjectIndex]int  // zen import → legacy import index
 	classes map[zen.ObjectIndex]bool // see isScriptClass
 	// depRanges are each export's FirstExportDependency and its four
 	// counts in the asset's order (sbs, cbs, sbc, cbc).

@@ -31,7 +31,7 @@ func fixturePackage(t testing.TB, name string) (*zen.Package, *ContainerSource) 
 // noPackages names script objects only.
 type noPackages struct{ s *zen.ScriptObjects }
 
-func (n noPackages) ScriptObjects() *zen.ScriptObjects     { return n.s }
+func (n noPackages) ScriptObjects() *zen.ScriptObjects  { return n.s }
 func (noPackages) Package(string) (*zen.Package, error) { return nil, nil }
 
 func TestToLegacyRefuses(t *testing.T) {
