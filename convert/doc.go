@@ -11,7 +11,13 @@
 // passes unchanged: those files become the package's bulk-data chunks as
 // they are.
 //
+// ToLegacy goes the other way for UE 5.3 and later: it turns a zen package
+// back into the cooked asset the cooker wrote, naming its imports through
+// an ImportSource (the game's global.utoc script objects and the imported
+// packages; ContainerSource and OpenContainerSet make one from a container
+// set), and EncodeLegacyChecked verifies the result converts back into the
+// same package.
+//
 // convert sits above the formats it joins: it imports uasset and
-// iostore/zen, and neither imports it. The reverse direction (zen to a
-// cooked asset) is not here.
+// iostore/zen, and neither imports it.
 package convert

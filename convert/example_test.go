@@ -45,3 +45,38 @@ func ExampleToZen() {
 	}
 	fmt.Printf("%s (%v): %d exports, %d bytes\n", p.PackageName(), p.ID(), len(p.Exports), len(chunk))
 }
+
+// Take a package out of a game's container as the cooked asset UAssetGUI
+// and the editor open: the container set beside it (its other containers
+// and global.utoc) names the imports.
+func ExampleToLegacy() {
+	set, err := convert.OpenContainerSet("Paks/pakchunk0-Windows.utoc", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer set.Close()
+	p, bulk, err := set.Package("/Game/Data/DT_Items")
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := convert.ToLegacy(p, &convert.LegacyOptions{Engine: zen.Engine58, Imports: set.Source, FileName: "DT_Items.uasset"})
+	var un *convert.UnresolvedImportsError
+	switch {
+	case errors.As(err, &un):
+		log.Fatalf("%d imports need %v (global.utoc needed: %v)", len(un.Imports), un.Packages, un.ScriptObjects)
+	case err != nil:
+		log.Fatal(err)
+	}
+	header, exports, err := convert.EncodeLegacyChecked(a, p) // decodes clean and converts back into p
+	if err != nil {
+		log.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"DT_Items.uasset": header, "DT_Items.uexp": exports, "DT_Items.ubulk": bulk.Ubulk} {
+		if data != nil {
+			if err := os.WriteFile(name, data, 0o644); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	fmt.Printf("%s: %d names, %d imports, %d exports\n", p.PackageName(), len(a.Names), len(a.Imports), len(a.Exports))
+}
