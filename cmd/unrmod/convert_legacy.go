@@ -49,11 +49,26 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, pkgName, cont
 		return usagef("convert", "output %s is the input file; convert never modifies its input", out)
 	}
 	f := recognise(in)
+	// Lock what is read and written before reading, so that a run
+	// replacing the input is waited for.
+	o := uasset.CompanionNames(out)
+	uses := append(f.Uses(), safefile.Use{Path: out, Write: true, What: "the output asset"},
+		safefile.Use{Path: o.Uexp, Write: true, What: "the output's export data"})
+	for _, b := range []string{o.Ubulk, o.Uptnl, o.MUbulk} {
+		uses = append(uses, safefile.Use{Path: b, Write: true, What: "a bulk data file of the output"})
+	}
+	if err := safefile.CheckUses(uses...); err != nil {
+		return err
+	}
+	locks, err := s.sess.Lock(uses...)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
 	var (
 		p    *zen.Package
 		bulk = &convert.Bulk{}
 		set  *convert.ContainerSet
-		err  error
 	)
 	switch f.Kind {
 	case ufile.Container:
@@ -113,20 +128,6 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, pkgName, cont
 	if err != nil {
 		return err
 	}
-	o := uasset.CompanionNames(out)
-	uses := append(f.Uses(), safefile.Use{Path: out, Write: true, What: "the output asset"},
-		safefile.Use{Path: o.Uexp, Write: true, What: "the output's export data"})
-	for _, b := range []string{o.Ubulk, o.Uptnl, o.MUbulk} {
-		uses = append(uses, safefile.Use{Path: b, Write: true, What: "a bulk data file of the output"})
-	}
-	if err := safefile.CheckUses(uses...); err != nil {
-		return err
-	}
-	locks, err := s.sess.Lock(uses...)
-	if err != nil {
-		return err
-	}
-	defer locks.Release()
 	batch := &safefile.Batch{Session: s.sess}
 	defer batch.Abort()
 	files := map[string][]byte{out: head, o.Uexp: uexp}
