@@ -43,7 +43,7 @@ type LegacyOptions struct {
 
 // ToLegacy converts a zen package into the cooked asset (.uasset/.umap
 // with its .uexp) the engine's cooker wrote before the IoStore packer made
-// the package from it (docs/convert.md §8 gives the rules): the name map
+// the package from it (docs/convert.md §9 gives the rules): the name map
 // in the cooker's order, the import map named through the script objects
 // and the imported packages, the export map with the exports' data
 // unchanged, the preload dependencies, the data resources of the bulk data
