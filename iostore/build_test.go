@@ -106,6 +106,50 @@ func tcSynthetic(t testing.TB, v iostore.TocVersion, method string, key *ue.Key)
 	}
 }
 
+// tcPartition gives b the smallest partition size, in steps of 4096 bytes,
+// that holds its largest chunk: the engine keeps every chunk in one
+// partition, so smaller sizes are refused. When the chunks then fit in one
+// partition (compressed), it adds a chunk of incompressible bytes that
+// takes a second one.
+func tcPartition(t testing.TB, b *iostorebuild.Container) {
+	t.Helper()
+	parts := func() (int, error) {
+		dir := t.TempDir()
+		if _, err := b.WriteFiles(dir, "Probe"); err != nil {
+			return 0, err
+		}
+		m, err := filepath.Glob(filepath.Join(dir, "Probe*.ucas"))
+		return len(m), err
+	}
+	for size := uint64(4096); size <= 1<<20; size += 4096 {
+		b.PartitionSize = size
+		n, err := parts()
+		if err != nil && strings.Contains(err.Error(), "partition size") {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 2 {
+			id, err := iostore.NewChunkID(0x500, 0, iostore.ChunkBulkData, b.Version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(size, 2))
+			filler := make([]byte, size/2)
+			for i := range filler {
+				filler[i] = byte(r.Uint32())
+			}
+			b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: id, Path: "Maps/Filler.ubulk", Data: filler})
+			if n, err = parts(); err != nil || n < 2 {
+				t.Fatalf("%d partitions with a filler chunk (%v)", n, err)
+			}
+		}
+		return
+	}
+	t.Fatal("no partition size up to 1 MiB holds the chunks")
+}
+
 // tcLayout returns the zen package layout of the engine release that writes
 // TOC version v.
 func tcLayout(v iostore.TocVersion) zen.Layout {
@@ -189,18 +233,20 @@ func TestBuiltContainers(t *testing.T) {
 	for _, v := range []iostore.TocVersion{2, 3, 4, 5, 6, 8} {
 		for _, method := range []string{"None", "Zlib", "Gzip", "LZ4"} {
 			for _, enc := range []bool{false, true} {
-				for _, part := range []uint64{0, 4096} {
-					if part > 0 && !v.HasPartitions() {
+				for _, part := range []bool{false, true} {
+					if part && !v.HasPartitions() {
 						continue
 					}
-					name := fmt.Sprintf("v%d-%s-enc%v-part%d", v, method, enc, part)
+					name := fmt.Sprintf("v%d-%s-enc%v-parts%v", v, method, enc, part)
 					t.Run(name, func(t *testing.T) {
 						var key *ue.Key
 						if enc {
 							key = tcTestKey()
 						}
 						b := tcSynthetic(t, v, method, key)
-						b.PartitionSize = part
+						if part {
+							tcPartition(t, b)
+						}
 						c := tcBuildOpen(t, b, "Test", key)
 						tcCheckBuilt(t, c, b)
 					})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/safefile"
 )
@@ -18,7 +19,10 @@ import (
 func partitionedGame(t *testing.T, dir string) (string, int) {
 	t.Helper()
 	b := tcSynthetic(t, iostore.VersionReplaceIoChunkHashWithIoHash, "None", nil)
-	b.PartitionSize = 4096
+	tcPartition(t, b)
+	// A chunk that fills a partition of its own: a third one.
+	id, _ := iostore.NewChunkID(0x600, 0, iostore.ChunkBulkData, b.Version)
+	b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: id, Path: "Maps/Full.ubulk", Data: tcData(9, int(b.PartitionSize))})
 	utoc, err := b.WriteFiles(dir, "Game")
 	if err != nil {
 		t.Fatal(err)

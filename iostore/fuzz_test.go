@@ -30,7 +30,7 @@ func tcFuzzTOCSeeds(f *testing.F) [][]byte {
 			}
 			b := tcSynthetic(f, v, "Zlib", key)
 			if v.HasPartitions() && !enc {
-				b.PartitionSize = 4096
+				tcPartition(f, b)
 			}
 			toc, _, err := b.Build()
 			if err != nil {

@@ -150,6 +150,9 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	if src.casErr != nil {
 		return nil, nil, src.casErr
 	}
+	if err := CheckBlockSize(h.CompressionBlockSize); err != nil {
+		return nil, nil, fmt.Errorf("%s: not written again: %w", src.file, err)
+	}
 	res := &RewriteResult{}
 	method := rewriteMethod(src, opts)
 	res.Method = method
@@ -382,6 +385,7 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 		c.copied, c.metaKnown = false, false
 		c.off, c.first, c.n, c.size = w.virt, w.pending, 0, 0
 		c.meta = ChunkMeta{Flags: c.meta.Flags & MetaMemoryMapped}
+		w.chunkStart = true
 		if err := w.fill(c, change.Data); err != nil {
 			return err
 		}

@@ -179,17 +179,19 @@ func TestRewriteBuilt(t *testing.T) {
 	for _, v := range []iostore.TocVersion{2, 3, 5, 6, 8} {
 		for _, method := range []string{"None", "Zlib", "Gzip", "LZ4"} {
 			for _, enc := range []bool{false, true} {
-				for _, part := range []uint64{0, 4096} {
-					if part > 0 && !v.HasPartitions() {
+				for _, part := range []bool{false, true} {
+					if part && !v.HasPartitions() {
 						continue
 					}
-					t.Run(fmt.Sprintf("v%d-%s-enc%v-part%d", v, method, enc, part), func(t *testing.T) {
+					t.Run(fmt.Sprintf("v%d-%s-enc%v-parts%v", v, method, enc, part), func(t *testing.T) {
 						var key *ue.Key
 						if enc {
 							key = tcTestKey()
 						}
 						b := tcSynthetic(t, v, method, key)
-						b.PartitionSize = part
+						if part {
+							tcPartition(t, b)
+						}
 						src := tcBuildOpen(t, b, "Test", key)
 						dir := t.TempDir()
 						out := filepath.Join(dir, "preserve", "Test.utoc")

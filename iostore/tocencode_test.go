@@ -97,17 +97,19 @@ func TestTOCAppendBinaryBuilt(t *testing.T) {
 	for _, v := range []iostore.TocVersion{1, 2, 3, 4, 5, 6, 7, 8, 9, 10} {
 		for _, method := range []string{"None", "Zlib", "Gzip", "LZ4"} {
 			for _, enc := range []bool{false, true} {
-				for _, part := range []uint64{0, 4096} {
-					if part > 0 && !v.HasPartitions() {
+				for _, part := range []bool{false, true} {
+					if part && !v.HasPartitions() {
 						continue
 					}
-					t.Run(fmt.Sprintf("v%d-%s-enc%v-part%d", v, method, enc, part), func(t *testing.T) {
+					t.Run(fmt.Sprintf("v%d-%s-enc%v-parts%v", v, method, enc, part), func(t *testing.T) {
 						var key *ue.Key
 						if enc {
 							key = tcTestKey()
 						}
 						b := tcSynthetic(t, v, method, key)
-						b.PartitionSize = part
+						if part {
+							tcPartition(t, b)
+						}
 						toc, _, err := b.Build()
 						if err != nil {
 							t.Fatal(err)

@@ -24,6 +24,23 @@ import (
 // DefaultBlockSize is the engine's default compression block size (64 KiB).
 const DefaultBlockSize = 0x10000
 
+// GlobalContainerID is the container id the engine's packer leaves in the
+// global container (global.utoc): FIoContainerId's invalid value, not a
+// hash of the name. A Writer gives it to an output named global.utoc.
+const GlobalContainerID zen.ContainerID = math.MaxUint64
+
+// CheckBlockSize reports whether bs can be a container's compression block
+// size: a power of two of at least 16 bytes whose blocks' sizes fit the
+// 24-bit fields of a block entry. The engine's writer and readers round
+// offsets to the block size with a mask (Align), so another size makes
+// them misread the chunks.
+func CheckBlockSize(bs uint32) error {
+	if bs < 16 || bs > maxBlockSize || bs&(bs-1) != 0 {
+		return fmt.Errorf("block size %d is not a power of two from 16 to %d: the engine aligns offsets to the block size with a mask, so it misreads any other size", bs, uint32(1)<<23)
+	}
+	return nil
+}
+
 // WriterOptions configures a Writer. The zero value writes an uncompressed
 // UE 5.5+ container (TOC version 8) with 64 KiB blocks.
 type WriterOptions struct {
@@ -33,9 +50,12 @@ type WriterOptions struct {
 	// selects the chunk-meta hash: SHA-1 before UE5, BLAKE3-160 after.
 	Version TocVersion
 	// ContainerID is the container's id; 0 derives it from the output's
-	// base name, as the engine does (zen.ContainerIDFromName).
+	// base name, as the engine does (zen.ContainerIDFromName), except for
+	// the global container (global.utoc), which the engine writes with the
+	// invalid id GlobalContainerID.
 	ContainerID zen.ContainerID
-	// BlockSize is the compression block size; 0 means 64 KiB.
+	// BlockSize is the compression block size, a power of two (the
+	// engine aligns offsets to it with a mask); 0 means 64 KiB.
 	BlockSize uint32
 	// Method is the compression method of new blocks: "None" (or ""),
 	// "Zlib", "Gzip", "LZ4" or one added to Codecs.
@@ -54,7 +74,10 @@ type WriterOptions struct {
 	Key     *ue.Key
 	KeyGUID GUID
 	// PartitionSize splits the .ucas into NAME.ucas, NAME_s1.ucas, … of at
-	// most this many bytes (TOC version 3+); 0 writes one file.
+	// most this many bytes (TOC version 3+); 0 writes one file. As the
+	// engine does, a chunk's blocks all go to one partition: a chunk that
+	// does not fit in what is left of one starts the next, and a chunk
+	// whose stored blocks exceed PartitionSize is refused.
 	PartitionSize uint64
 	// PerfectHash writes perfect-hash seeds (TOC version 4+), so that the
 	// engine finds chunks without a map; the TOC order then follows the
@@ -158,6 +181,13 @@ type Writer struct {
 	bufCap  int
 	run     copyRun // placer: stored bytes still to copy
 	copyBuf []byte  // copyInto's buffer, made on first use
+	// The chunk being placed: its partition, where its stored bytes start
+	// in it and its first block (placer); newChunk sets chunkStart for
+	// the next job submitted.
+	curPart    int
+	curOff     uint64
+	curBlock   int
+	chunkStart bool
 	// The last partition written to, the bytes written to it and how
 	// many of them the system was asked to write back (see wrote).
 	wbPart            int
@@ -217,6 +247,10 @@ type job struct {
 
 	// A check, which only a worker sees (see checkCopied).
 	check *checkJob
+
+	// first marks the job that holds the first block of a chunk: the
+	// placer keeps a chunk's blocks in one partition.
+	first bool
 }
 
 // checkJob is the check of a chunk copied from src: the whole chunk,
@@ -268,8 +302,8 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
 	}
-	if o.BlockSize > maxBlockSize || o.BlockSize%16 != 0 {
-		return nil, fmt.Errorf("%s: block size %d must be a multiple of 16 up to %d", utocPath, o.BlockSize, maxBlockSize)
+	if err := CheckBlockSize(o.BlockSize); err != nil {
+		return nil, fmt.Errorf("%s: %w", utocPath, err)
 	}
 	if o.PartitionSize > 0 && o.PartitionSize < uint64(o.BlockSize) {
 		return nil, fmt.Errorf("%s: partition size %d is smaller than a block (%d bytes)", utocPath, o.PartitionSize, o.BlockSize)
@@ -280,6 +314,9 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 	if o.ContainerID == 0 {
 		base := strings.TrimSuffix(filepath.Base(utocPath), filepath.Ext(utocPath))
 		o.ContainerID = zen.ContainerIDFromName(base)
+		if strings.EqualFold(base, "global") {
+			o.ContainerID = GlobalContainerID
+		}
 	}
 	o.Workers = workerCount(o.Workers, math.MaxInt)
 	w.bs = uint64(o.BlockSize)
@@ -651,6 +688,9 @@ func (w *Writer) placer() {
 
 // place appends j's block, or the blocks of its run, to the output.
 func (w *Writer) place(j *job) error {
+	if j.first {
+		w.curPart, w.curOff, w.curBlock = len(w.parts)-1, w.sizes[len(w.parts)-1], len(w.blocks)
+	}
 	if j.src == nil {
 		p, err := w.room(uint64(len(j.out)))
 		if err != nil {
@@ -692,19 +732,43 @@ func (w *Writer) place(j *job) error {
 }
 
 // room returns the partition the next padded bytes go to, starting the
-// next one when they do not fit in the current one.
+// next one when they do not fit in the current one. A chunk's blocks stay
+// in one partition, as the engine's writer keeps them: the blocks the
+// current chunk already has in the full partition move to the new one.
 func (w *Writer) room(padded uint64) (int, error) {
 	p := len(w.parts) - 1
-	if ps := w.opts.PartitionSize; ps > 0 && w.sizes[p]+padded > ps {
-		if err := w.flushRun(); err != nil {
-			return 0, err
-		}
-		if err := w.newPartition(); err != nil {
-			return 0, err
-		}
-		p++
+	ps := w.opts.PartitionSize
+	if ps == 0 || w.sizes[p]+padded <= ps {
+		return p, nil
 	}
-	return p, nil
+	if err := w.flushRun(); err != nil {
+		return 0, err
+	}
+	moved := w.curPart == p && w.curBlock < len(w.blocks)
+	if moved && w.curOff == 0 || !moved && padded > ps {
+		return 0, fmt.Errorf("%s: a chunk's stored blocks take more than the partition size (%d bytes): the engine keeps every chunk in one partition; use a larger partition size", w.path, ps)
+	}
+	if err := w.newPartition(); err != nil {
+		return 0, err
+	}
+	if moved {
+		n := w.sizes[p] - w.curOff
+		if err := w.copyInto(p+1, w.parts[p], int64(w.curOff), int64(n)); err != nil {
+			return 0, fmt.Errorf("move a chunk's blocks into %s: %w", PartitionPath(w.path, p+1), err)
+		}
+		if err := w.parts[p].Truncate(int64(w.curOff)); err != nil {
+			return 0, fmt.Errorf("%s: %w", PartitionPath(w.path, p), err)
+		}
+		if _, err := w.parts[p].Seek(int64(w.curOff), io.SeekStart); err != nil {
+			return 0, fmt.Errorf("%s: %w", PartitionPath(w.path, p), err)
+		}
+		for k := w.curBlock; k < len(w.blocks); k++ {
+			w.blocks[k].Offset = w.blocks[k].Offset - uint64(p)*ps - w.curOff + uint64(p+1)*ps
+		}
+		w.sizes[p], w.sizes[p+1] = w.curOff, n
+	}
+	w.curPart, w.curOff = p+1, 0
+	return p + 1, nil
 }
 
 // addBlock records the entry of a block of padded bytes at the end of
@@ -786,6 +850,7 @@ func (w *Writer) wrote(p int, n int64) {
 // encode and to the placer.
 func (w *Writer) submit(j *job) {
 	j.done = make(chan struct{})
+	j.first, w.chunkStart = w.chunkStart, false
 	w.pending++
 	w.queue <- j
 	w.work <- j
@@ -793,6 +858,7 @@ func (w *Writer) submit(j *job) {
 
 // submitRun sends a run of blocks to copy to the placer.
 func (w *Writer) submitRun(j *job) {
+	j.first, w.chunkStart = w.chunkStart, false
 	w.pending += len(j.blocks)
 	w.queue <- j
 }
@@ -868,6 +934,7 @@ func (w *Writer) newChunk(h *ChunkHeader) (*wchunk, error) {
 		}
 	}
 	c := &wchunk{ChunkHeader: *h, off: w.virt, first: w.pending}
+	w.chunkStart = true
 	c.headerType = h.ID.Type(w.opts.Version) == ChunkContainerHeader
 	if h.MemoryMapped {
 		c.meta.Flags |= MetaMemoryMapped
