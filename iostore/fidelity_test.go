@@ -2,6 +2,7 @@ package iostore_test
 
 import (
 	"bytes"
+	stdzlib "compress/zlib"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -266,5 +267,56 @@ func TestWriterGlobalContainerID(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no global container in the corpus")
+	}
+}
+
+// TestWriterCompressesWhatEngineCompresses checks that a Zlib container
+// stores compressed the blocks zlib at the engine's level (6) shrinks:
+// nearly random data with a few repeats, which the fast compressor alone
+// left uncompressed.
+func TestWriterCompressesWhatEngineCompresses(t *testing.T) {
+	const bs = 0x10000
+	r := rand.New(rand.NewPCG(22, 7))
+	data := make([]byte, 4*bs)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	for off := 0; off < len(data); off += bs {
+		for range 150 {
+			src := off + r.IntN(bs-64)
+			dst := src + 8 + r.IntN(off+bs-src-16)
+			copy(data[dst:dst+7], data[src:src+7])
+		}
+	}
+	for off := 0; off < len(data); off += bs {
+		var z bytes.Buffer
+		zw, _ := stdzlib.NewWriterLevel(&z, 6)
+		zw.Write(data[off : off+bs])
+		zw.Close()
+		if z.Len() >= bs {
+			t.Fatalf("block at %d: zlib at level 6 does not shrink it (%d bytes): the data does not test the rule", off, z.Len())
+		}
+	}
+	out := filepath.Join(t.TempDir(), "Noise-Windows.utoc")
+	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Method: "Zlib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := iostore.NewChunkID(1, 0, iostore.ChunkBulkData, iostore.VersionReplaceIoChunkHashWithIoHash)
+	if err := w.AddChunk(id, "Game/Content/Noise.ubulk", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.Open(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for k, b := range c.TOC().Blocks {
+		if b.Method == 0 {
+			t.Errorf("block %d stored uncompressed (%d bytes), which zlib at the engine's level shrinks", k, b.CompressedSize)
+		}
 	}
 }

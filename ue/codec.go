@@ -2,6 +2,9 @@ package ue
 
 import (
 	"bytes"
+	stdgzip "compress/gzip"
+	stdzlib "compress/zlib"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -175,7 +178,8 @@ func zlibCodec() Codec {
 			return &zlibReader{zr}, nil
 		},
 		NewCompressor: func(level int) Compressor {
-			return streamCompressor(func(w io.Writer) (resetWriter, error) { return zlib.NewWriterLevel(w, level) })
+			return likeEngine(streamCompressor(func(w io.Writer) (resetWriter, error) { return zlib.NewWriterLevel(w, level) }),
+				streamCompressor(func(w io.Writer) (resetWriter, error) { return stdzlib.NewWriterLevel(w, engineZlibLevel) }))
 		},
 	}
 }
@@ -227,7 +231,8 @@ func gzipCodec() Codec {
 			return &gzipReader{gr}, nil
 		},
 		NewCompressor: func(level int) Compressor {
-			return streamCompressor(func(w io.Writer) (resetWriter, error) { return gzip.NewWriterLevel(w, level) })
+			return likeEngine(streamCompressor(func(w io.Writer) (resetWriter, error) { return gzip.NewWriterLevel(w, level) }),
+				streamCompressor(func(w io.Writer) (resetWriter, error) { return stdgzip.NewWriterLevel(w, engineZlibLevel) }))
 		},
 	}
 }
@@ -296,6 +301,82 @@ func readExactly(r io.Reader, dst []byte, what string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// engineZlibLevel is the level the engine compresses Zlib and Gzip blocks
+// at: FCompression::CompressMemory calls zlib with Z_DEFAULT_COMPRESSION,
+// which zlib takes as 6.
+const engineZlibLevel = 6
+
+// likeEngine returns a Compressor that compresses with fast and, when that
+// does not make src smaller, with engine: Go's compress/flate at the
+// engine's level, a port of zlib's own deflate with zlib's parameters for
+// that level. A writer stores a block that does not shrink uncompressed, as
+// the engine does; zlib at level 6 still shrinks nearly random data that
+// klauspost's fast levels give up on, and without the second try such a
+// block would be stored raw where the engine compresses it. The second try
+// costs time only on blocks the fast level does not shrink.
+//
+// Random bytes (already compressed media) never shrink, and trying them
+// again would make such blocks many times slower: the second try is
+// skipped when a quick scan finds too few repeated bytes for any deflate
+// stream to be shorter than the block (see repeatedBytes).
+func likeEngine(fast, engine Compressor) Compressor {
+	var tables sync.Pool
+	return func(dst, src []byte) ([]byte, error) {
+		out, err := fast(dst, src)
+		if err != nil || len(out) < len(src) {
+			return out, err
+		}
+		t, _ := tables.Get().(*matchTable)
+		if t == nil {
+			t = new(matchTable)
+		}
+		saved := repeatedBytes(src, t)
+		tables.Put(t)
+		if saved < minSavedForDeflate {
+			return out, nil
+		}
+		return engine(out[:0], src)
+	}
+}
+
+// minSavedForDeflate is how many bytes matches must save before a deflate
+// stream of data whose literals cost 8 bits each can be shorter than the
+// data: the dynamic Huffman tables alone take more.
+const minSavedForDeflate = 16
+
+// matchTable is repeatedBytes' hash table of 4-byte sequences.
+type matchTable [1 << 16]int32
+
+// repeatedBytes estimates how many bytes the repeats of src could save a
+// deflate stream: for every 4-byte sequence seen before (found through a
+// hash table of the last position of each hash, as fast LZ compressors
+// look), the match is extended and counted less the 3 bytes a match costs
+// at most. It reads each byte a few times, many times faster than
+// compressing.
+func repeatedBytes(src []byte, t *matchTable) int {
+	for i := range t {
+		t[i] = -1
+	}
+	saved := 0
+	for i := 0; i+4 <= len(src); {
+		v := binary.LittleEndian.Uint32(src[i:])
+		h := (v * 2654435761) >> 16
+		cand := t[h]
+		t[h] = int32(i)
+		if cand >= 0 && i-int(cand) <= 32768 && binary.LittleEndian.Uint32(src[cand:]) == v {
+			n := 4
+			for i+n < len(src) && n < 258 && src[int(cand)+n] == src[i+n] {
+				n++
+			}
+			saved += n - 3
+			i += n
+			continue
+		}
+		i++
+	}
+	return saved
 }
 
 // resetWriter is a stream compressor that can be reused.
