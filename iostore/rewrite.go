@@ -100,6 +100,10 @@ type RewriteResult struct {
 	// against their chunk hashes, because no decoder reads their blocks
 	// (Oodle); every other kept chunk was.
 	Unchecked int
+	// Identical says that the output's .utoc and .ucas files are byte for
+	// byte the source's, as compared after writing (either layout: a
+	// compact rewrite of a container with no gaps is identical too).
+	Identical bool
 }
 
 // Rewrite writes src again to utocPath (and its .ucas partitions) with
@@ -237,6 +241,12 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	}
 	res.DroppedSignature = h.ContainerFlags&FlagSigned != 0 && w.changed
 	res.Unchecked = w.UncheckedChunks()
+	if srcTOC, err := src.toc.AppendBinary(nil); err == nil {
+		if res.Identical, err = w.sameFiles(srcTOC, src.parts); err != nil {
+			w.Abort()
+			return nil, nil, err
+		}
+	}
 	return w, res, nil
 }
 

@@ -1,6 +1,7 @@
 package iostore
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -206,9 +207,10 @@ type Writer struct {
 	entries []zen.StoreEntry
 	header  *zen.ContainerHeader // template for the built container header
 
-	base    *TOC // preserve layout: the source TOC the output keeps
-	changed bool // preserve layout: a chunk was replaced, removed or added
-	staged  bool // Stage succeeded
+	base    *TOC   // preserve layout: the source TOC the output keeps
+	changed bool   // preserve layout: a chunk was replaced, removed or added
+	staged  bool   // Stage succeeded
+	toc     []byte // the staged .utoc's bytes
 }
 
 // wchunk is one chunk as written.
@@ -1248,8 +1250,48 @@ func (w *Writer) Stage() (err error) {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
-	w.staged = true
+	w.staged, w.toc = true, data
 	return nil
+}
+
+// StoredBytes returns the size of the staged .ucas partitions together
+// (see Stage): the blocks as stored, with their padding and any gaps.
+func (w *Writer) StoredBytes() int64 {
+	var n int64
+	for _, s := range w.sizes {
+		n += int64(s)
+	}
+	return n
+}
+
+// sameFiles reports whether the staged output is, byte for byte, the .utoc
+// toc and the partitions parts: the TOC and sizes are compared first, the
+// contents only when they agree.
+func (w *Writer) sameFiles(toc []byte, parts []Partition) (bool, error) {
+	if !w.staged || !bytes.Equal(w.toc, toc) || len(parts) != len(w.parts) {
+		return false, nil
+	}
+	for i, p := range parts {
+		if p.Size != int64(w.sizes[i]) {
+			return false, nil
+		}
+	}
+	a, b := make([]byte, copyBufSize), make([]byte, copyBufSize)
+	for i, p := range parts {
+		for off := int64(0); off < p.Size; off += copyBufSize {
+			n := int(min(copyBufSize, p.Size-off))
+			if _, err := p.R.ReadAt(a[:n], off); err != nil && !(err == io.EOF && n > 0) {
+				return false, fmt.Errorf("compare with %s: %w", p.Name, err)
+			}
+			if _, err := w.parts[i].ReadAt(b[:n], off); err != nil && !(err == io.EOF && n > 0) {
+				return false, fmt.Errorf("compare with %s: %w", PartitionPath(w.path, i), err)
+			}
+			if !bytes.Equal(a[:n], b[:n]) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }
 
 // Commit renames the staged output into place (see Stage) and removes

@@ -534,8 +534,11 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 	if psize == ^uint64(0) {
 		psize = 0
 	}
+	// Perfect-hash seeds as the engine's packer writes them, for every
+	// version with an overflow list (UE 5.0 on).
 	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Version: h.Version, BlockSize: h.CompressionBlockSize, Method: j.method(),
-		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint(), Session: j.sess, Codecs: j.codecs})
+		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint(), Session: j.sess, Codecs: j.codecs,
+		PerfectHash: h.Version.HasPerfectHashOverflow()})
 	if err != nil {
 		return nil, err
 	}

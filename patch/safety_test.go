@@ -585,7 +585,7 @@ func TestContainerOutputAliasesInput(t *testing.T) {
 }
 
 // writeGame writes the demo 4.27 container to dir as Game_P.utoc: as it
-// is, or split into partitions of 8 KiB.
+// is, or split into three partitions of 30.5 KiB.
 func writeGame(t *testing.T, dir string, partitioned bool) {
 	t.Helper()
 	demos, err := iostorebuild.DemoContainers()
@@ -594,7 +594,7 @@ func writeGame(t *testing.T, dir string, partitioned bool) {
 	}
 	b := *demos[0].Container
 	if partitioned {
-		b.BlockSize, b.PartitionSize = 4096, 8192
+		b.BlockSize, b.PartitionSize = 4096, 30<<10+512 // the bulk data alone; the engine keeps a chunk in one partition
 	}
 	utoc, err := b.WriteFiles(dir, "Game_P")
 	if err != nil {

@@ -58,6 +58,6 @@ func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, k
 		return nil, err
 	}
 	return &containerRewriteDoc{Input: in, Output: utoc, Layout: layout.String(), Chunks: res.Chunks, Copied: res.Copied,
-		Written: res.Written, DeadBytes: res.DeadBytes, Unchecked: res.Unchecked, Identical: layout == iostore.Preserve && res.Written == 0 && res.Removed == 0,
+		Written: res.Written, DeadBytes: res.DeadBytes, Unchecked: res.Unchecked, Identical: res.Identical,
 		Seconds: time.Since(start).Seconds()}, nil
 }

@@ -93,7 +93,7 @@ checked before it replaces anything.`,
 			mount := fs.String("mount-point", "", "directory-index mount `POINT`, e.g. ../../../Maine/Content/ (default: the files' common directory)")
 			blockSize := fs.String("block-size", "64K", "compression block `SIZE` (bytes, or with K/M)")
 			partSize := fs.String("partition-size", "0", "split the .ucas into partitions of at most `SIZE` (bytes, or with K/M/G); 0 keeps one file")
-			perfect := fs.Bool("perfect-hash", false, "write perfect-hash seeds (UE5 TOC versions)")
+			perfect := fs.Bool("perfect-hash", true, "write perfect-hash seeds, as the engine does (UE5 TOC versions; --perfect-hash=false leaves them out)")
 			keyGUID := fs.String("key-guid", "", "the `GUID` the game knows the AES key by (32 hex digits; default all zero)")
 			jobs := fs.Int("j", 0, "compress `N` blocks, or convert N cooked assets, at once (default: the number of CPUs)")
 			dry := fs.Bool("dry-run", false, "print what would be packed and write nothing")
@@ -201,7 +201,11 @@ checked before it replaces anything.`,
 					}
 					wo.MountPoint = strings.TrimSuffix(m, "/") + "/"
 				}
-				wo.Key, wo.PerfectHash, wo.Workers = key.key, *perfect, *jobs
+				wo.Key, wo.Workers = key.key, *jobs
+				opts.NoPerfectHash = !*perfect
+				if *perfect && isFlagSet(fs, "perfect-hash") {
+					wo.PerfectHash = true // asked for: refused for a TOC version without seeds
+				}
 				if *keyGUID != "" {
 					if wo.KeyGUID, err = parseGUID(*keyGUID); err != nil {
 						return usagef("pack", "--key-guid: %v", err)
@@ -242,9 +246,7 @@ checked before it replaces anything.`,
 					doc.Warnings = append(doc.Warnings, msg)
 					fmt.Fprintf(s.err, "unrmod: warning: %s\n", msg)
 				}
-				if st, err := os.Stat(iostore.PartitionPath(utoc, 0)); err == nil {
-					doc.Stored = st.Size()
-				}
+				doc.Stored = res.Stored
 				if *asJSON {
 					return writeJSON(s.out, doc)
 				}

@@ -343,6 +343,11 @@ type Options struct {
 	// otherwise writes beside the .utoc with the loose files, together
 	// with the container.
 	NoPak bool
+	// NoPerfectHash leaves out the perfect-hash seeds, which Pack writes
+	// for every TOC version that has an overflow list (UE 5.0 and later),
+	// as the engine's packer does: without them the game builds a map of
+	// the chunks when it mounts the container.
+	NoPerfectHash bool
 }
 
 // TocVersionFor returns the TOC version the engine's packer writes (its
@@ -382,6 +387,9 @@ type Result struct {
 	Packages int
 	Chunks   int
 	Bytes    int64 // uncompressed bytes stored
+	// Stored is the size of the .ucas files written (every partition):
+	// the blocks as stored, with their padding.
+	Stored int64
 	// Loose lists the files that are not package data, which the .pak
 	// holds.
 	Loose []File
@@ -441,6 +449,9 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 	wo.Version = TocVersionFor(opts.Engine)
 	if opts.TocVersion != 0 {
 		wo.Version = opts.TocVersion
+	}
+	if !opts.NoPerfectHash && wo.Version.HasPerfectHashOverflow() {
+		wo.PerfectHash = true
 	}
 	w, err := iostore.NewWriter(utocPath, &wo)
 	if err != nil {
@@ -605,7 +616,11 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 	if res.Chunks == 0 {
 		return fail(fmt.Errorf("%s: no package data to pack (no .uasset, .umap, .ubulk, .uptnl or extracted chunk under <Game>/Content, Engine/Content or a plugin's Content)", plan.Dir))
 	}
-	if err := w.Close(); err != nil {
+	if err := w.Stage(); err != nil {
+		return nil, err
+	}
+	res.Stored = w.StoredBytes()
+	if err := w.Commit(); err != nil {
 		return nil, err
 	}
 	return res, nil
