@@ -19,6 +19,13 @@ import (
 type Spec struct {
 	// Name is the long package name, e.g. "/Game/Data/DT_DemoItems".
 	Name string
+	// SourceName (4.26/4.27) is the package a localized or redirected
+	// package stands for; "" gives what the engine's packer does: the
+	// name without /L10N/<culture> for a localized package
+	// (zen.LocalizedSource), the name itself otherwise. The public
+	// exports' GlobalImportIndex hashes their path under it, as the
+	// packer gives a localized package's exports its source's.
+	SourceName string
 	// Layout is the engine generation to lay the package out for.
 	Layout zen.Layout
 	// Flags are the package flags; FilterEditorOnly is always set, as in
@@ -111,8 +118,15 @@ func Build(s Spec) (*zen.Package, error) {
 			all = append(all, obj)
 		}
 	}
+	source := s.SourceName
+	if source == "" {
+		source, _, _ = zen.LocalizedSource(s.Name)
+	}
 	if !s.Layout.IsUE5() {
 		all = append(all, s.Name)
+		if source != s.Name {
+			all = append(all, source)
+		}
 	}
 	sort.SliceStable(all, func(a, b int) bool { return strings.ToLower(all[a]) < strings.ToLower(all[b]) })
 	for _, n := range all {
@@ -120,7 +134,7 @@ func Build(s Spec) (*zen.Package, error) {
 	}
 	p.Name = name(s.Name)
 	if !s.Layout.IsUE5() {
-		p.SourceName = p.Name
+		p.SourceName = name(source)
 	}
 	w := &propWriter{name: func(n string) int32 { return int32(name(n).IndexAndType) }, completeTag: complete}
 	for _, imp := range s.Imports {
@@ -185,7 +199,7 @@ func Build(s Spec) (*zen.Package, error) {
 		if s.Layout.IsUE5() {
 			p.Exports[i].PublicExportHash = cityhash.PublicExportHash(p.RelativePath(i, "/"))
 		} else {
-			p.Exports[i].PublicExportHash = cityhash.PackageImportIndex(p.ExportPath(i))
+			p.Exports[i].PublicExportHash = cityhash.PackageImportIndex(source + p.ExportPath(i)[len(s.Name):])
 		}
 	}
 	// One export bundle: create every export, then serialize every export.

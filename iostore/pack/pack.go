@@ -24,6 +24,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -507,7 +508,9 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			cooked[cookedAssets[i].Path] = &conv[i]
 		}
 	}
-	var noOrder []string // UE4 packages no base entry gives a load order
+	var noOrder []string             // UE4 packages no base entry gives a load order
+	var localized []localizedPackage // UE4 localized packages packed
+	packed := map[zen.PackageID]bool{}
 	for _, f := range plan.Files {
 		if f.Kind == Loose {
 			res.Loose = append(res.Loose, f)
@@ -571,6 +574,10 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w", file, err))
 			}
+			packed[p.ID()] = true
+			if source, culture, ok := zen.LocalizedSource(p.PackageName()); ok && hv == zen.HeaderUE4 && strings.EqualFold(p.SourcePackageName(), source) {
+				localized = append(localized, localizedPackage{id: p.ID(), source: zen.PackageIDFromName(source), culture: culture})
+			}
 			w.AddStoreEntry(e)
 			res.Packages++
 			r = bytes.NewReader(data)
@@ -594,6 +601,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 	if len(noOrder) > 0 {
 		res.Warnings = append(res.Warnings, Warning{Kind: NoLoadOrder, Packages: noOrder, Of: res.Packages, BaseGiven: opts.Base != nil || plan.Header != nil})
 	}
+	addCultures(tmpl, localized, packed)
 	if res.Packages > 0 || plan.Header != nil {
 		w.SetContainerHeader(tmpl)
 		res.Chunks++
@@ -641,4 +649,41 @@ func isCooked(p string) (bool, error) {
 	head := make([]byte, 4)
 	n, _ := io.ReadFull(f, head)
 	return n == 4 && bytes.Equal(head, legacyTag), nil
+}
+
+// localizedPackage is a UE 4.26/4.27 package named /…/L10N/<culture>/…:
+// its id, its source package's and its culture.
+type localizedPackage struct {
+	id, source zen.PackageID
+	culture    string
+}
+
+// addCultures adds to a 4.26/4.27 container header the culture package map
+// entries of the localized packages packed whose source package is packed
+// too, as the engine's packer does (it maps a localized package to its
+// source only when both are in the container): cultures in the order of
+// their first package and pairs in the order of the localized packages'
+// ids, as the packer, which goes through the packages sorted by id, adds
+// them. Entries h already holds (an extracted header's) are kept.
+func addCultures(h *zen.ContainerHeader, localized []localizedPackage, packed map[zen.PackageID]bool) {
+	sort.Slice(localized, func(a, b int) bool { return localized[a].id < localized[b].id })
+	// The template may share its slices with an extracted header.
+	h.Cultures = slices.Clone(h.Cultures)
+	for k := range h.Cultures {
+		h.Cultures[k].Packages = slices.Clone(h.Cultures[k].Packages)
+	}
+	for _, l := range localized {
+		if !packed[l.source] {
+			continue
+		}
+		k := slices.IndexFunc(h.Cultures, func(c zen.Culture) bool { return c.Culture == l.culture })
+		if k < 0 {
+			k = len(h.Cultures)
+			h.Cultures = append(h.Cultures, zen.Culture{Culture: l.culture})
+		}
+		pair := zen.LocalizedPair{SourcePackageID: l.source, LocalizedPackageID: l.id}
+		if !slices.Contains(h.Cultures[k].Packages, pair) {
+			h.Cultures[k].Packages = append(h.Cultures[k].Packages, pair)
+		}
+	}
 }

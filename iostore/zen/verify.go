@@ -252,6 +252,16 @@ func (v *verifier) publicHashes() {
 				continue
 			}
 			want = cityhash.PackageImportIndex(p.ExportPath(i))
+			// A localized or redirected package: the packer hashes the
+			// path under the source name (a localized package's
+			// exports that its source package has too).
+			if src := p.sourceExportPath(i); e.PublicExportHash != want && src != p.ExportPath(i) {
+				if alt := cityhash.PackageImportIndex(src); e.PublicExportHash != alt {
+					v.add(v.exportWhere(i), "public export hash 0x%016x, its path %s hashes to 0x%016x and under the source package %s to 0x%016x",
+						e.PublicExportHash, p.ExportPath(i), want, src, alt)
+				}
+				continue
+			}
 		}
 		if e.PublicExportHash != want {
 			v.add(v.exportWhere(i), "public export hash 0x%016x, its path %s hashes to 0x%016x", e.PublicExportHash, p.ExportPath(i), want)
