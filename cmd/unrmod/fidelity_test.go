@@ -114,3 +114,28 @@ func TestPackStoredTellsTheTruth(t *testing.T) {
 		}
 	}
 }
+
+// TestPackBlockSizeCLI refuses a block size the engine cannot read as a
+// usage error, and writes nothing.
+func TestPackBlockSizeCLI(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(dir, "ex")
+	if _, stderr, code := runCLI(t, "extract", demoContainer427, "-o", ex); code != 0 {
+		t.Fatalf("extract: %s", stderr)
+	}
+	for _, tc := range []struct {
+		size string
+		code int
+	}{
+		{"3K", 2}, {"48", 2}, {"96K", 2}, {"4K", 0}, {"128K", 0},
+	} {
+		out := filepath.Join(dir, tc.size, "z_Demo_P")
+		_, stderr, code := runCLI(t, "pack", ex, "-o", out, "--engine", "4.27", "--block-size", tc.size)
+		if code != tc.code || tc.code == 2 && !strings.Contains(stderr, "power of two") {
+			t.Errorf("--block-size %s: exit %d (%s), want %d", tc.size, code, stderr, tc.code)
+		}
+		if _, err := os.Stat(out + ".utoc"); (err == nil) != (tc.code == 0) {
+			t.Errorf("--block-size %s: output written: %v", tc.size, err == nil)
+		}
+	}
+}

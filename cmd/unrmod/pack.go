@@ -53,7 +53,10 @@ BLAKE3-160 after); --base takes them from the game's container. A mod
 container needs the _P suffix to win over the game's files; for UE 4.27
 its name should also sort after the game's pak (e.g. z_MyMod_P), because
 the first store entry registered wins there. The container id comes from
-the output's name.
+the output's name (global.utoc gets the engine's 0xFFFFFFFFFFFFFFFF). As the
+engine's packer does, UE5 containers get perfect-hash seeds
+(--perfect-hash=false leaves them out), the block size is a power of two
+and, with --partition-size, every chunk stays in one partition.
 
 --compression oodle compresses with Kraken (level Normal) through the
 game's own Oodle library, which unrmod neither ships nor downloads: give it
@@ -91,7 +94,7 @@ checked before it replaces anything.`,
 			base := fs.String("base", "", "the game's container `GAME.utoc` (or a container header file): its versions, block size and store entries")
 			comp := fs.String("compression", "zlib", "`METHOD` of the blocks: zlib, lz4, none or oodle (Kraken, through the game's Oodle library: --oodle)")
 			mount := fs.String("mount-point", "", "directory-index mount `POINT`, e.g. ../../../Maine/Content/ (default: the files' common directory)")
-			blockSize := fs.String("block-size", "64K", "compression block `SIZE` (bytes, or with K/M)")
+			blockSize := fs.String("block-size", "64K", "compression block `SIZE`, a power of two (bytes, or with K/M)")
 			partSize := fs.String("partition-size", "0", "split the .ucas into partitions of at most `SIZE` (bytes, or with K/M/G); 0 keeps one file")
 			perfect := fs.Bool("perfect-hash", true, "write perfect-hash seeds, as the engine does (UE5 TOC versions; --perfect-hash=false leaves them out)")
 			keyGUID := fs.String("key-guid", "", "the `GUID` the game knows the AES key by (32 hex digits; default all zero)")
@@ -165,6 +168,9 @@ checked before it replaces anything.`,
 				}
 				wo := &opts.Writer
 				if wo.BlockSize, err = parseSize32(*blockSize); err != nil {
+					return usagef("pack", "--block-size: %v", err)
+				}
+				if err := iostore.CheckBlockSize(wo.BlockSize); err != nil {
 					return usagef("pack", "--block-size: %v", err)
 				}
 				if wo.PartitionSize, err = parseSize(*partSize); err != nil {
