@@ -88,7 +88,8 @@ func tcOddBlockSize(t *testing.T) string {
 
 // TestRewriteOddBlockSize checks that a container of a block size the
 // engine cannot read is not written again with it: unrmod reads it (its
-// reader divides), but both rewrite layouts refuse, naming the input.
+// reader divides), verify reports the block size, and both rewrite layouts
+// refuse, naming the input.
 func TestRewriteOddBlockSize(t *testing.T) {
 	utoc := tcOddBlockSize(t)
 	src, err := iostore.Open(utoc, nil)
@@ -100,6 +101,11 @@ func TestRewriteOddBlockSize(t *testing.T) {
 		if _, err := src.ReadChunk(i); err != nil {
 			t.Fatalf("the forged container does not read: %v", err)
 		}
+	}
+	// verify names the problem.
+	r := src.Verify(nil)
+	if len(r.Problems) != 1 || r.Problems[0].Struct != "TOC header" || !strings.Contains(r.Problems[0].Msg, "power of two") {
+		t.Errorf("verify: %v, want the block size named", r.Problems)
 	}
 	for _, layout := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
 		out := filepath.Join(t.TempDir(), "Out-Windows.utoc")

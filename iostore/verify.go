@@ -164,6 +164,10 @@ func (c *Container) verifyTOC(r *Report, add func(string, int64, string, ...any)
 		}
 	}
 
+	// The engine rounds offsets to the block size with a mask.
+	if err := CheckBlockSize(h.CompressionBlockSize); err != nil {
+		add("TOC header", 44, "%v", err)
+	}
 	// Blocks: entries, placement, sharing, chunk layout.
 	for k := range t.Blocks {
 		if _, _, _, err := c.blockPlace(k); err != nil {
