@@ -548,6 +548,10 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 					e.LoadOrder = c.LoadOrder
 				}
 			}
+			packed[p.ID()] = true
+			if source, culture, ok := zen.LocalizedSource(p.PackageName()); ok && hv == zen.HeaderUE4 && strings.EqualFold(p.SourcePackageName(), source) {
+				localized = append(localized, localizedPackage{id: p.ID(), source: zen.PackageIDFromName(source), culture: culture})
+			}
 			w.AddStoreEntry(e)
 			res.Packages++
 			r, size = bytes.NewReader(c.Data), int64(len(c.Data))
