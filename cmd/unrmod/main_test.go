@@ -13,7 +13,8 @@ import (
 	"github.com/unrmod/unrmod/iostore"
 )
 
-// TestMain keeps the lock files of the tests in a folder of their own and
+// TestMain keeps the lock files of the tests in a folder of their own,
+// removes the containers BenchmarkScale generated, and
 // runs the test binary as a helper process when UNRMOD_TEST_HELPER says so.
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("UNRMOD_TEST_HELPER"); mode != "" {
@@ -27,6 +28,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("UNRMOD_LOCK_DIR", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	scaleRemove()
 	os.Exit(code)
 }
 
