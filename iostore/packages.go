@@ -121,20 +121,17 @@ func (c *Container) ContainerHeader() (*zen.ContainerHeader, error) {
 // Packages that cannot be read are left unresolved.
 func (c *Container) Resolver(script *zen.ScriptObjects) *zen.Resolver {
 	var once sync.Once
-	var header *zen.ContainerHeader
+	var index *zen.StoreIndex
 	var mu sync.Mutex
 	cache := map[zen.PackageID]*zen.Package{}
 	return &zen.Resolver{
 		Script: script,
 		Entry: func(id zen.PackageID) *zen.StoreEntry {
-			once.Do(func() { header, _ = c.ContainerHeader() })
-			if header == nil {
-				return nil
-			}
-			if n := header.PackageIndex(id); n >= 0 {
-				return &header.Packages[n]
-			}
-			return nil
+			once.Do(func() {
+				header, _ := c.ContainerHeader()
+				index = header.Index() // read once, found in constant time
+			})
+			return index.Entry(id)
 		},
 		Package: func(id zen.PackageID) *zen.Package {
 			mu.Lock()

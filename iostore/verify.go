@@ -262,6 +262,10 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 		}
 	}
 	ms := int64(t.Header.Version.MetaSize())
+	// One lookup per package chunk: the index finds each store entry in
+	// constant time, where a search of the header would make the check
+	// quadratic in the number of packages.
+	index := header.Index()
 	all := make([]int, 0, len(c.chunks))
 	for i := range c.chunks {
 		if skip == nil || !skip(i) {
@@ -302,7 +306,7 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 			msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", h.algs[0], got[:20], m[:]) + c.wrongKeyHint()
 			res.problem = &ue.Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
 		} else if isPkg {
-			res.pkgChecked, res.pkgProblems = true, c.verifyPackage(i, pkg, header)
+			res.pkgChecked, res.pkgProblems = true, c.verifyPackage(i, pkg, header, index)
 		}
 		results[i] = res
 	})
@@ -332,9 +336,9 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 }
 
 // verifyPackage decodes chunk i's data as a zen package and checks it, with
-// its store entry when header lists it. The container-header check reports
-// package chunks without a store entry.
-func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeader) []ue.Problem {
+// its store entry when header lists it (index is header.Index()). The
+// container-header check reports package chunks without a store entry.
+func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeader, index *zen.StoreIndex) []ue.Problem {
 	where := c.chunkStruct(i)
 	p, err := zen.DecodePackage(c.file, data, nil)
 	if err != nil {
@@ -344,9 +348,7 @@ func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeade
 	opts := &zen.VerifyOptions{ChunkPackageID: id}
 	var out []ue.Problem
 	if header != nil {
-		if n := header.PackageIndex(id); n >= 0 {
-			opts.Entry = &header.Packages[n]
-		}
+		opts.Entry = index.Entry(id)
 		opts.Header = header
 	}
 	for _, q := range p.Problems(opts) {

@@ -63,8 +63,11 @@ type containerJob struct {
 	in     string
 	c      *iostore.Container
 	hdr    *zen.ContainerHeader
-	v      iostore.TocVersion
-	res    *ContainerResult
+	// index finds hdr's store entries by id (built once: a patch may name
+	// many packages of a container of many).
+	index *zen.StoreIndex
+	v     iostore.TocVersion
+	res   *ContainerResult
 	// data holds each changed or added chunk's new content by id; removed
 	// ones map to nil.
 	data  map[iostore.ChunkID][]byte
@@ -111,6 +114,7 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 		if j.hdr, err = c.ContainerHeader(); err != nil {
 			return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 		}
+		j.index = j.hdr.Index()
 	}
 	if ct.Mode == ModeMod {
 		// A mod copies the header's versions and the bulk data of the
@@ -292,9 +296,7 @@ func (j *containerJob) verifyOptions(i int) *zen.VerifyOptions {
 	id := j.c.Chunks()[i].ID.PackageID()
 	opts := &zen.VerifyOptions{ChunkPackageID: id}
 	if j.hdr != nil {
-		if n := j.hdr.PackageIndex(id); n >= 0 {
-			opts.Entry = &j.hdr.Packages[n]
-		}
+		opts.Entry = j.index.Entry(id)
 		opts.Header = j.hdr
 	}
 	return opts
@@ -305,11 +307,7 @@ func (j *containerJob) setEntry(q *zen.Package, pos Pos) error {
 	if j.hdr == nil {
 		return nil
 	}
-	var base *zen.StoreEntry
-	if k := j.hdr.PackageIndex(q.ID()); k >= 0 {
-		base = &j.hdr.Packages[k]
-	}
-	e, err := q.StoreEntry(j.hdr.Version, base)
+	e, err := q.StoreEntry(j.hdr.Version, j.index.Entry(q.ID()))
 	if err != nil {
 		return &Error{Pos: pos, Msg: err.Error(), Err: err}
 	}

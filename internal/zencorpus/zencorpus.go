@@ -99,6 +99,7 @@ func loadContainer(dir, rel string) ([]Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	index := h.Index()
 	var out []Package
 	for i, ch := range c.Chunks() {
 		if ch.Type != iostore.ChunkExportBundleData {
@@ -109,9 +110,7 @@ func loadContainer(dir, rel string) ([]Package, error) {
 			return nil, err
 		}
 		p := Package{Name: filepath.Base(rel) + ":" + ch.Path, Data: data, Container: rel, Header: h}
-		if n := h.PackageIndex(ch.ID.PackageID()); n >= 0 {
-			p.Entry = &h.Packages[n]
-		}
+		p.Entry = index.Entry(ch.ID.PackageID())
 		out = append(out, p)
 	}
 	return out, nil

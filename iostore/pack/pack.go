@@ -479,16 +479,12 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		h.Packages = nil
 		tmpl = &h
 	}
+	baseIndex := opts.Base.Index() // one lookup per package: no search of the base
 	base := func(id zen.PackageID) *zen.StoreEntry {
 		if e := own[id]; e != nil {
 			return e
 		}
-		if opts.Base != nil {
-			if k := opts.Base.PackageIndex(id); k >= 0 {
-				return &opts.Base.Packages[k]
-			}
-		}
-		return nil
+		return baseIndex.Entry(id)
 	}
 	// The cooked assets are converted together, before anything is
 	// stored: a 4.26/4.27 package's bundles depend on the others'.

@@ -1109,9 +1109,69 @@ func (h *ContainerHeader) Problems() []ue.Problem {
 
 // Queries.
 
-// PackageIndex returns the index in Packages of the package with id, or -1.
+// PackageIndex returns the index in Packages of the first package with id,
+// or -1. It searches the entries one by one: a caller that looks up many
+// packages (one per package of a container) builds a StoreIndex once
+// instead, with Index.
 func (h *ContainerHeader) PackageIndex(id PackageID) int {
 	return slices.IndexFunc(h.Packages, func(e StoreEntry) bool { return e.PackageID == id })
+}
+
+// StoreIndex finds the store entries of a container header by package id
+// in constant time, as PackageIndex finds them by searching: the first
+// entry of Packages with the id. It is built by ContainerHeader.Index and
+// sees Packages as it was then: entries appended or changed in their
+// PackageID afterwards are not found (build another index). A nil
+// *StoreIndex finds nothing. It is safe for concurrent lookups.
+type StoreIndex struct {
+	entries []StoreEntry
+	at      map[PackageID]int
+}
+
+// Index returns a StoreIndex of h.Packages, built in one pass over them
+// (a map of one int per package); nil for a nil h.
+func (h *ContainerHeader) Index() *StoreIndex {
+	if h == nil {
+		return nil
+	}
+	x := &StoreIndex{entries: h.Packages, at: make(map[PackageID]int, len(h.Packages))}
+	for i := range h.Packages {
+		id := h.Packages[i].PackageID
+		if _, dup := x.at[id]; !dup {
+			x.at[id] = i
+		}
+	}
+	return x
+}
+
+// Find returns the index in Packages of the first package with id, or -1:
+// what PackageIndex returns.
+func (x *StoreIndex) Find(id PackageID) int {
+	if x == nil {
+		return -1
+	}
+	if i, ok := x.at[id]; ok {
+		return i
+	}
+	return -1
+}
+
+// Entry returns the first store entry of the package with id (a pointer
+// into the header's Packages), or nil.
+func (x *StoreIndex) Entry(id PackageID) *StoreEntry {
+	if i := x.Find(id); i >= 0 {
+		return &x.entries[i]
+	}
+	return nil
+}
+
+// Len returns how many packages the index finds: the distinct package ids
+// of Packages.
+func (x *StoreIndex) Len() int {
+	if x == nil {
+		return 0
+	}
+	return len(x.at)
 }
 
 // Name resolves a container-local FMappedName against Names, adding the
