@@ -76,6 +76,9 @@ type Container struct {
 	byIDOnce sync.Once
 	byID     map[ChunkID]int
 	dupPath  map[int][]string // chunks listed under more than one path
+	// package chunks by path, built on the first FindPackage by path.
+	pathsOnce sync.Once
+	paths     *packagePaths
 	// layout of shared blocks, computed on first use.
 	layoutOnce sync.Once
 	lay        *layout

@@ -3,6 +3,7 @@ package iostore
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,8 +38,70 @@ func (c *Container) FindPackage(name string) (int, error) {
 		}
 	}
 	want := strings.ToLower(strings.TrimPrefix(name, "/"))
-	var close, base []string
+	c.pathsOnce.Do(func() { c.paths = c.packagePaths() })
+	// The first package chunk whose path is the name; else the one whose
+	// file name it is.
+	if i, ok := c.paths.find(c.paths.byPath, want, func(i int) bool {
+		shown, _ := c.OutputPath(i)
+		for _, p := range []string{strings.ToLower(shown), strings.ToLower(c.chunks[i].Path)} {
+			if p == want || trimExt(p) == want {
+				return true
+			}
+		}
+		return false
+	}); ok {
+		return i, nil
+	}
+	var base []string
 	var baseIndex int
+	if !strings.Contains(want, "/") {
+		for _, i := range c.paths.candidates(c.paths.byBase, want) {
+			shown, _ := c.OutputPath(i)
+			if b := strings.ToLower(path.Base(shown)); b == want || trimExt(b) == want {
+				base, baseIndex = append(base, shown), i
+			}
+		}
+	}
+	switch {
+	case len(base) == 1:
+		return baseIndex, nil
+	case len(base) > 1:
+		return 0, fmt.Errorf("%s: package %q is ambiguous: %s; give its path", c.file, name, strings.Join(base, ", "))
+	}
+	var close []string
+	for i := range c.chunks {
+		ch := &c.chunks[i]
+		if len(close) == 8 {
+			break
+		}
+		if ch.Type != ChunkExportBundleData || ch.Path == "" {
+			continue
+		}
+		if shown, err := c.OutputPath(i); err == nil && strings.Contains(strings.ToLower(shown), strings.ToLower(path.Base(want))) {
+			close = append(close, shown)
+		}
+	}
+	msg := fmt.Sprintf("%s: no package %q (give a package name such as /Game/Data/Table_Items, a path 'unrmod ls' shows, or a file name that is unique)", c.file, name)
+	if len(close) > 0 {
+		msg += "; close matches: " + strings.Join(close, ", ")
+	}
+	return 0, fmt.Errorf("%s", msg)
+}
+
+// packagePaths finds package chunks by path for FindPackage, which would
+// otherwise compute the path of every chunk for every name: a patch that
+// names many packages of a container of many would cost their product.
+// Keys are lower-case paths without their extension, so that each name
+// has two candidate keys (itself, and itself without an extension);
+// FindPackage checks each candidate against its rule.
+type packagePaths struct {
+	byPath map[string][]int // the shown path and the directory-index path
+	byBase map[string][]int // the file name
+}
+
+// packagePaths indexes the package chunks that have a path.
+func (c *Container) packagePaths() *packagePaths {
+	x := &packagePaths{byPath: map[string][]int{}, byBase: map[string][]int{}}
 	for i := range c.chunks {
 		ch := &c.chunks[i]
 		if ch.Type != ChunkExportBundleData || ch.Path == "" {
@@ -48,30 +111,42 @@ func (c *Container) FindPackage(name string) (int, error) {
 		if err != nil {
 			continue
 		}
-		for _, p := range []string{strings.ToLower(shown), strings.ToLower(ch.Path)} {
-			if p == want || strings.TrimSuffix(p, path.Ext(p)) == want {
-				return i, nil
-			}
+		s, p := trimExt(strings.ToLower(shown)), trimExt(strings.ToLower(ch.Path))
+		x.byPath[s] = append(x.byPath[s], i)
+		if p != s {
+			x.byPath[p] = append(x.byPath[p], i)
 		}
-		if b := strings.ToLower(path.Base(shown)); !strings.Contains(want, "/") && (b == want || strings.TrimSuffix(b, path.Ext(b)) == want) {
-			base, baseIndex = append(base, shown), i
-		}
-		if len(close) < 8 && strings.Contains(strings.ToLower(shown), strings.ToLower(path.Base(want))) {
-			close = append(close, shown)
-		}
+		b := trimExt(strings.ToLower(path.Base(shown)))
+		x.byBase[b] = append(x.byBase[b], i)
 	}
-	switch {
-	case len(base) == 1:
-		return baseIndex, nil
-	case len(base) > 1:
-		return 0, fmt.Errorf("%s: package %q is ambiguous: %s; give its path", c.file, name, strings.Join(base, ", "))
-	}
-	msg := fmt.Sprintf("%s: no package %q (give a package name such as /Game/Data/Table_Items, a path 'unrmod ls' shows, or a file name that is unique)", c.file, name)
-	if len(close) > 0 {
-		msg += "; close matches: " + strings.Join(close, ", ")
-	}
-	return 0, fmt.Errorf("%s", msg)
+	return x
 }
+
+// candidates returns the chunks of m that name may match, in chunk order:
+// those keyed by name and by name without its extension.
+func (x *packagePaths) candidates(m map[string][]int, name string) []int {
+	a, b := m[name], m[trimExt(name)]
+	if trimExt(name) == name {
+		return a
+	}
+	out := make([]int, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// find returns the first candidate chunk of name in m that match accepts.
+func (x *packagePaths) find(m map[string][]int, name string, match func(int) bool) (int, bool) {
+	for _, i := range x.candidates(m, name) {
+		if match(i) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// trimExt drops the extension of a slash-separated path's last element.
+func trimExt(p string) string { return strings.TrimSuffix(p, path.Ext(p)) }
 
 // ReadPackage reads and decodes the package in chunk i.
 func (c *Container) ReadPackage(i int, opts *zen.DecodeOptions) (*zen.Package, error) {
