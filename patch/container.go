@@ -504,19 +504,36 @@ func (j *containerJob) method() string {
 // they are, since the engine reads a package's chunks from the container
 // that wins its lookups.
 func (j *containerJob) bulkToCopy() []int {
-	var out []int
+	changed := func(id iostore.ChunkID) bool {
+		return id.Type(j.v) == iostore.ChunkExportBundleData && j.data[id] != nil
+	}
+	// One pass over the chunks, by package id, rather than one per changed
+	// package: a patch may change many packages of a container of many.
+	byPackage := map[uint64][]int{}
 	for _, id := range j.order {
-		if id.Type(j.v) != iostore.ChunkExportBundleData || j.data[id] == nil {
+		if changed(id) {
+			byPackage[id.Value()] = nil
+		}
+	}
+	if len(byPackage) == 0 {
+		return nil
+	}
+	chunks := j.c.Chunks()
+	for i := range chunks {
+		ch := &chunks[i]
+		v := ch.ID.Value()
+		if _, ok := byPackage[v]; !ok || ch.Type == iostore.ChunkContainerHeader {
 			continue
 		}
-		for _, ch := range j.c.Chunks() {
-			if ch.ID.Value() != id.Value() || ch.Type == iostore.ChunkContainerHeader {
-				continue
-			}
-			if _, own := j.data[ch.ID]; own {
-				continue
-			}
-			out = append(out, ch.Index)
+		if _, own := j.data[ch.ID]; own {
+			continue
+		}
+		byPackage[v] = append(byPackage[v], ch.Index)
+	}
+	var out []int
+	for _, id := range j.order {
+		if changed(id) {
+			out = append(out, byPackage[id.Value()]...)
 		}
 	}
 	return out
