@@ -75,6 +75,7 @@ func containerListTable(d *report.ContainerList, long bool) *table {
 		t.header = []string{"#", "CHUNK ID", "TYPE", "SIZE", "STORED", "METHOD", "OFFSET", "BLOCK", "BLOCKS", "HASH", "FLAGS", "PATH"}
 		t.right = []bool{true, false, false, true, true, false, true, true, true, false, false, false}
 	}
+	t.rows = make([][]string, 0, len(d.Chunks))
 	for _, ch := range d.Chunks {
 		path := ch.Path
 		if path == "" {
