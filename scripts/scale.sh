@@ -5,15 +5,16 @@
 # number of packages) and the peak heap in use.
 #
 #   scripts/scale.sh                      # sizes 1000,10000,50000,100000
-#   SIZES=1000,10000,50000 COUNT=3 scripts/scale.sh
+#   SIZES=1000,10000,50000 COUNT=1 scripts/scale.sh
 #
-# COUNT runs each size that many times and keeps the fastest run. The
+# COUNT (default 3) runs each size that many times and keeps the fastest
+# run, since a busy machine makes single runs vary by 2x or more. The
 # containers are generated once, in a temporary folder ($UNRMOD_BENCH_DIR
 # when set), and removed at the end.
 set -eu
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-1000,10000,50000,100000}
-COUNT=${COUNT:-1}
+COUNT=${COUNT:-3}
 GO=${GO:-go}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
