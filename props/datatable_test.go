@@ -349,7 +349,7 @@ func TestDTAllPropertiesAdd(t *testing.T) {
 		{"Alpha", "Number", "1.5", "", props.ErrType},
 		{"Alpha", "Number", "1", "float", props.ErrType},
 		{"Alpha", "Nested.Samples[1]", "1e39", "", props.ErrRange},
-		{"Alpha", "Nested.Samples[3]", "1", "", props.ErrNotFound},
+		{"Alpha", "Nested.Samples[4]", "1", "", props.ErrNotFound}, // [3] appends
 		{"Alpha", "Nested.Position.W", "1", "", props.ErrNotFound},
 		{"Alpha", "Nested", "1", "", props.ErrUnsupported},
 		{"Alpha", "Values", "1", "", props.ErrUnsupported},

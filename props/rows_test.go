@@ -3,6 +3,7 @@ package props_test
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -181,4 +182,99 @@ func mustTable(tb testing.TB, data []byte, ctx *props.Context) *props.Table {
 		tb.Fatal(err)
 	}
 	return tab
+}
+
+// TestArraysAndWholeValues grows and shrinks arrays of the fixture
+// DataTable's rows and sets whole structs and arrays from the text Display
+// prints, tagged and unversioned: each reads back as asked, and setting
+// the old text back gives the original bytes.
+func TestArraysAndWholeValues(t *testing.T) {
+	for kind, dt := range dtContexts(t) {
+		t.Run(kind, func(t *testing.T) {
+			data, ctx := dt.data, dt.ctx
+			get := func(b []byte, row, path string) string {
+				t.Helper()
+				v, _, _, err := mustTable(t, b, ctx).Lookup(row, path)
+				if err != nil {
+					t.Fatalf("%s %s: %v", row, path, err)
+				}
+				return props.Display(v, ctx.ObjectName)
+			}
+			cases := []struct {
+				row, path, value, want string
+			}{
+				{"Alpha", "Values[4]", "55", "[11,22,33,44,55]"},                         // append
+				{"Defaults", "Values[0]", "9", "[9]"},                                    // append to an empty array
+				{"Beta", "Nested.Samples[3]", "1.5", "[0.125,-2.5,99.75,1.5]"},           // append in a struct
+				{"Alpha", "Values", "[1,2]", "[1,2]"},                                    // whole array, shrinking
+				{"Beta", "Values", "[-7,0,7,2147483647,8,9]", "[-7,0,7,2147483647,8,9]"}, // whole array, growing
+				{"Alpha", "Nested.Position", "(X=1,Y=2,Z=3)", "(X=1,Y=2,Z=3)"},           // whole native struct
+				{"Beta", "Nested", `(Marker=5,Label="a, b",Samples=[1])`, ""},            // whole tagged struct
+				{"Defaults", "Nested.Label", "x", `"x"`},
+			}
+			for _, c := range cases {
+				path := c.path
+				if _, idx, ok := strings.Cut(path, "["); ok && !strings.Contains(idx, ".") && c.value[0] != '[' {
+					path = c.path[:strings.LastIndexByte(c.path, '[')]
+				}
+				old := get(data, c.row, path)
+				out, ch, err := props.Set(data, ctx, props.Target{Row: c.row, Path: c.path}, props.Input{Text: c.value})
+				if err != nil {
+					t.Errorf("%s %s = %s: %v", c.row, c.path, c.value, err)
+					continue
+				}
+				if ch.Already {
+					t.Errorf("%s %s: already", c.row, c.path)
+				}
+				got := get(out, c.row, path)
+				if c.want != "" && got != c.want {
+					t.Errorf("%s %s = %s reads %s, want %s", c.row, c.path, c.value, got, c.want)
+				}
+				if c.want == "" && (!strings.Contains(got, `Marker=5`) || !strings.Contains(got, `Label="a, b"`) || !strings.Contains(got, "Samples=[1]")) {
+					t.Errorf("%s %s reads %s", c.row, c.path, got)
+				}
+				// Every other row is unchanged.
+				for _, r := range []string{"Alpha", "Beta", "Defaults"} {
+					if r != c.row && rowText(t, out, ctx, r) != rowText(t, data, ctx, r) {
+						t.Errorf("%s %s changed row %s", c.row, c.path, r)
+					}
+				}
+				backText := old
+				if u, err := strconv.Unquote(old); err == nil {
+					backText = u
+				}
+				back, _, err := props.Set(out, ctx, props.Target{Row: c.row, Path: path}, props.Input{Text: backText})
+				if err != nil {
+					t.Errorf("%s %s back to %s: %v", c.row, path, old, err)
+					continue
+				}
+				if kind == "tagged" || !strings.Contains(c.path, "[") && c.row != "Defaults" {
+					if !bytes.Equal(back, data) {
+						t.Errorf("%s %s: setting %s back does not give the original bytes", c.row, path, old)
+					}
+				} else if get(back, c.row, path) != old {
+					t.Errorf("%s %s: back reads %s, want %s", c.row, path, get(back, c.row, path), old)
+				}
+			}
+			// RemoveElement.
+			out, ch, err := props.RemoveElement(data, ctx, props.Target{Row: "Alpha", Path: "Values[1]"})
+			if err != nil || ch.Old != "22" || get(out, "Alpha", "Values") != "[11,33,44]" {
+				t.Errorf("remove Values[1]: %v %+v", err, ch)
+			}
+			for _, c := range []struct {
+				path string
+				want error
+			}{{"Values[4]", props.ErrNotFound}, {"Values", props.ErrNotFound}, {"Number[0]", props.ErrNotFound}} {
+				if _, _, err := props.RemoveElement(data, ctx, props.Target{Row: "Alpha", Path: c.path}); !errors.Is(err, c.want) {
+					t.Errorf("remove %s: %v, want %v", c.path, err, c.want)
+				}
+			}
+			// Bad literals.
+			for _, v := range []string{"(X=1", "(X)", "[1,(2]", "(Nope=1)"} {
+				if _, _, err := props.Set(data, ctx, props.Target{Row: "Alpha", Path: "Nested.Position"}, props.Input{Text: v}); err == nil {
+					t.Errorf("Position = %s: no error", v)
+				}
+			}
+		})
+	}
 }

@@ -70,11 +70,15 @@ type Change struct {
 // A property absent from its list is added before the list's None, in the
 // tag layout of ctx's version, when in.Type names one of the simple types
 // (bool, the integer types, float, double, name, str, byte, enum). A value
-// that is already in effect leaves data unchanged (Change.Already). Set
-// refuses Text values, maps, sets, whole structs and arrays (set their
-// members and elements), native structs of unknown layout, values out of
-// range, and names not in the name map when ctx.AddName is nil. data is
-// not modified.
+// that is already in effect leaves data unchanged (Change.Already). The
+// element one past an array's end is appended (a copy of the last
+// element, or the element type's zero, then set: Change.Added). A whole
+// struct is set from a literal as Display prints it, "(X=1,Y=2,Z=3)",
+// member by member, and a whole array from "[a,b,c]", element by element,
+// growing or shrinking it (strings in literals are quoted). Set refuses
+// Text values, maps, sets, native structs of unknown layout, values out
+// of range, and names not in the name map when ctx.AddName is nil. data
+// is not modified.
 func Set(data []byte, ctx *Context, target Target, in Input) ([]byte, Change, error) {
 	ch := Change{Target: target.String()}
 	if ctx == nil {
@@ -87,6 +91,11 @@ func Set(data []byte, ctx *Context, target Target, in Input) ([]byte, Change, er
 		if data, err = materialize(data, ctx, target); err != nil {
 			return nil, ch, err
 		}
+	}
+	// An element one past an array's end is appended first.
+	data, appended, err := appendElement(data, ctx, target)
+	if err != nil {
+		return nil, ch, err
 	}
 	l, err := decodeTarget(data, ctx, target.Row)
 	if err != nil {
@@ -104,11 +113,29 @@ func Set(data []byte, ctx *Context, target Target, in Input) ([]byte, Change, er
 	if target.Row != "" {
 		ch.Target = target.Row + ": " + loc.label
 	}
+	if t := strings.TrimSpace(in.Text); loc.kind != leafMissing && t != "" {
+		switch v := loc.value.(type) {
+		case *Struct:
+			if t[0] == '(' && (v.Tagged != nil || v.Native != nil) {
+				return setComposite(data, ctx, target, v, in)
+			}
+		case *Array:
+			if t[0] == '[' {
+				return setComposite(data, ctx, target, v, in)
+			}
+		}
+	}
 	var out []byte
 	if loc.kind == leafMissing {
 		out, err = add(data, ctx, l, loc, in, &ch)
 	} else {
 		out, err = edit(data, ctx, loc, in, &ch)
+	}
+	if appended {
+		ch.Old, ch.Added, ch.Already = "(appended)", true, false
+		if err == nil && out == nil {
+			out = data
+		}
 	}
 	if err != nil || ch.Already {
 		return out, ch, err
