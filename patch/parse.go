@@ -322,6 +322,10 @@ var opParsers = map[string]func(ps *parser, at Pos, n *yaml.Node) (Op, error){
 	"replace-texture": parseReplaceTexture,
 	"replace-sound":   parseReplaceSound,
 	"prune-imports":   parsePruneImports,
+	"add-row":         parseAddRow,
+	"remove-row":      parseRemoveRow,
+	"rename-row":      parseRenameRow,
+	"remove-element":  parseRemoveElement,
 }
 
 func opNames() []string {

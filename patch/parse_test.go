@@ -367,6 +367,10 @@ var opSamples = map[string]string{
 	"replace-texture": "replace-texture: {object: X, image: a.png, palette: new, mips: keep-count, dither: true}",
 	"replace-sound":   "replace-sound: {object: X, file: x.wav}",
 	"prune-imports":   "prune-imports: {}",
+	"add-row":         "add-row: {object: X, row: R, copy-of: S}",
+	"remove-row":      "remove-row: {object: X, row: R}",
+	"rename-row":      "rename-row: {object: X, row: R, to: S}",
+	"remove-element":  "remove-element: {object: X, row: R, property: \"V[1]\"}",
 }
 
 // parserOps returns the operation names the parser accepts, as it lists

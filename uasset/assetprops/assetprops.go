@@ -353,14 +353,28 @@ func Set(p *uasset.Package, i int, target props.Target, in props.Input) (props.C
 // SetWith is Set with the game's property schema m, which assets cooked
 // with unversioned properties need (see ContextWith).
 func SetWith(p *uasset.Package, i int, target props.Target, in props.Input, m *usmap.Mappings) (props.Change, error) {
+	return EditWith(p, i, m, func(data []byte, ctx *props.Context) ([]byte, props.Change, error) {
+		return props.Set(data, ctx, target, in)
+	})
+}
+
+// EditWith changes the data of export i of p with edit (props.Set,
+// props.AddRow, props.RemoveRow, props.RenameRow, props.RemoveElement …,
+// given the export's data and its Context) and keeps the package right
+// around the new data as Set does: names edit adds go through AddName,
+// ScriptSerializationEndOffset follows a change inside the tagged
+// properties (edit's Change.Offset says where), and a change that resizes
+// data before an inline bulk data payload is refused. On error p is
+// unchanged.
+func EditWith(p *uasset.Package, i int, m *usmap.Mappings, edit func([]byte, *props.Context) ([]byte, props.Change, error)) (props.Change, error) {
 	ctx, err := ContextWith(p, i, m)
 	if err != nil {
-		return props.Change{Target: target.String()}, err
+		return props.Change{}, err
 	}
 	undo := snapshot(p)
 	e := &p.Exports[i]
 	old := e.Data
-	data, ch, err := props.Set(old, ctx, target, in)
+	data, ch, err := edit(old, ctx)
 	if err != nil {
 		undo.restore(p)
 		return ch, fmt.Errorf("%s: %s: %w", p.FileName, NewResolver(p, "").ExportPath(i), err)
