@@ -9,6 +9,7 @@ import (
 
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/tables"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 )
 
@@ -263,4 +264,33 @@ func (de dataEdit) cooked(c *cookedContext, kind string) ([]Change, error) {
 func (de dataEdit) change(kind, target string, ch props.Change) Change {
 	return Change{Op: kind, Target: target, Field: de.field, Old: ch.Old, New: ch.New, Already: ch.Already,
 		Warning: strings.Join(ch.Warnings, "; ")}
+}
+
+// tableTypes maps property types to the set-property type names that add
+// a property of that type.
+var tableTypes = map[string]string{
+	"BoolProperty": "bool", "Int8Property": "int8", "Int16Property": "int16", "IntProperty": "int",
+	"Int64Property": "int64", "ByteProperty": "byte", "UInt16Property": "uint16", "UInt32Property": "uint32",
+	"UInt64Property": "uint64", "FloatProperty": "float", "DoubleProperty": "double", "NameProperty": "name",
+	"StrProperty": "str", "EnumProperty": "enum", "ObjectProperty": "object", "ClassProperty": "class",
+	"SoftObjectProperty": "softobject", "SoftClassProperty": "softclass",
+}
+
+// TableOps returns the operations that make edits (as tables.Plan
+// returns them) on the DataTable export object: add-row, remove-row and
+// set-property, in the edits' order, at pos.
+func TableOps(pos Pos, object string, edits []tables.Edit) []Op {
+	ops := make([]Op, 0, len(edits))
+	for _, e := range edits {
+		switch e.Kind {
+		case "add-row":
+			ops = append(ops, &AddRow{Pos: pos, Object: object, Row: e.Row, CopyOf: e.CopyOf})
+		case "remove-row":
+			ops = append(ops, &RemoveRow{Pos: pos, Object: object, Row: e.Row})
+		default:
+			ops = append(ops, &SetProperty{Pos: pos, Object: object, Row: e.Row, Property: e.Path, Value: e.Text,
+				Type: tableTypes[e.Type], valuePos: pos, typePos: pos})
+		}
+	}
+	return ops
 }

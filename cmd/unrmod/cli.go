@@ -52,6 +52,8 @@ func commands() []*command {
 		rewriteCommand(),
 		convertCommand(),
 		exportDataCommand(),
+		exportTableCommand(),
+		importTableCommand(),
 		exportTextureCommand(),
 		exportSoundCommand(),
 		applyCommand(),
