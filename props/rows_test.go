@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
@@ -277,4 +279,35 @@ func TestArraysAndWholeValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSetLiteral sets whole structs and arrays of the fixture DataTable,
+// tagged and unversioned, from fuzzed literals (the text Display prints,
+// read by Set): a literal is applied or refused, never a panic, and what
+// Set returns decodes.
+func FuzzSetLiteral(f *testing.F) {
+	dts := dtContexts(f)
+	for _, s := range []string{"(X=1,Y=2,Z=3)", `(Marker=5,Label="a, b",Samples=[1])`, "[1,2,3]", "[]", "(Position=(X=1),Samples=[0.5,2])",
+		`(Label="\"q\"")`, "[(", "(X=1", "[1,[2]]"} {
+		for _, path := range []string{"Nested", "Nested.Position", "Values", "Nested.Samples"} {
+			f.Add(path, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, path, text string) {
+		defer fuzzbound.Check(t, time.Now(), len(text))
+		if len(text) > 4096 {
+			return
+		}
+		for _, dt := range dts {
+			ctx := *dt.ctx
+			ctx.AddName = nil
+			out, _, err := props.Set(dt.data, &ctx, props.Target{Row: "Alpha", Path: path}, props.Input{Text: text})
+			if err != nil {
+				continue
+			}
+			if _, err := props.DecodeDataTable(out, &ctx); err != nil {
+				t.Fatalf("%s = %q: the data Set returns does not decode: %v", path, text, err)
+			}
+		}
+	})
 }
