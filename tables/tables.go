@@ -73,6 +73,7 @@ func (o Object) Get(key string) (any, bool) {
 // ObjectName names object references). Every value is read; none is
 // changed.
 func Export(t *props.Table, ctx *props.Context) *Document {
+	ctx = cachedNames(ctx)
 	d := &Document{}
 	if p := t.Properties.Find("RowStruct", 0); p != nil {
 		if o, ok := p.Value.(props.Object); ok && ctx.ObjectName != nil {
@@ -93,6 +94,26 @@ func Export(t *props.Table, ctx *props.Context) *Document {
 		d.Rows = append(d.Rows, row)
 	}
 	return d
+}
+
+// cachedNames returns a copy of ctx whose ObjectName remembers the names
+// it gave: a table names the same few objects in every row.
+func cachedNames(ctx *props.Context) *props.Context {
+	if ctx.ObjectName == nil {
+		return ctx
+	}
+	c := *ctx
+	seen := map[int32]string{}
+	name := ctx.ObjectName
+	c.ObjectName = func(i int32) string {
+		if s, ok := seen[i]; ok {
+			return s
+		}
+		s := name(i)
+		seen[i] = s
+		return s
+	}
+	return &c
 }
 
 // cellText is a top-level value's text: Display's, a string bare.
@@ -310,7 +331,7 @@ func Apply(data []byte, ctx *props.Context, doc *Document) ([]byte, []Edit, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	edits, err := Plan(t, ctx, doc)
+	edits, err := Plan(t, cachedNames(ctx), doc)
 	if err != nil {
 		return nil, nil, err
 	}
