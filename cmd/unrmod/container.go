@@ -25,6 +25,17 @@ func recognise(file string) *ufile.File {
 	return f
 }
 
+// checkAndLock refuses uses that are one file where they must not be (an
+// output that is an input, two outputs that are one file) and locks them
+// for the run: what every command that writes does first. Release the
+// locks when done.
+func checkAndLock(s streams, uses ...safefile.Use) (*safefile.Locks, error) {
+	if err := safefile.CheckUses(uses...); err != nil {
+		return nil, err
+	}
+	return s.sess.Lock(uses...)
+}
+
 // openRead recognises file and takes the shared locks of the files a
 // command that reads it reads (a container's .utoc and each of its .ucas
 // partitions, or the file), so that it waits for a run that is replacing

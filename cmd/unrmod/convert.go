@@ -117,10 +117,7 @@ package byte for byte.`,
 					return fmt.Errorf("%s: %s, not a cooked asset (.uasset/.umap with its .uexp): convert reads cooked assets", in, f.Kind)
 				}
 				uses := assetRewriteUses(f, *out)
-				if err := safefile.CheckUses(uses...); err != nil {
-					return err
-				}
-				locks, err := s.sess.Lock(uses...)
+				locks, err := checkAndLock(s, uses...)
 				if err != nil {
 					return err
 				}

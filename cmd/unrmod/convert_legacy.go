@@ -57,10 +57,7 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, pkgName, cont
 	for _, b := range []string{o.Ubulk, o.Uptnl, o.MUbulk} {
 		uses = append(uses, safefile.Use{Path: b, Write: true, What: "a bulk data file of the output"})
 	}
-	if err := safefile.CheckUses(uses...); err != nil {
-		return err
-	}
-	locks, err := s.sess.Lock(uses...)
+	locks, err := checkAndLock(s, uses...)
 	if err != nil {
 		return err
 	}

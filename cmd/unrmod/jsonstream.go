@@ -3,10 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/unrmod/unrmod/report"
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/unrmod/unrmod/report"
 )
 
 // appendJSONString appends s as a JSON string exactly as encoding/json

@@ -137,10 +137,7 @@ checked before it replaces anything.`,
 				if !*dry {
 					uses = append(uses, iostore.ContainerUses(utoc, true, true, "output container")...)
 				}
-				if err := safefile.CheckUses(uses...); err != nil {
-					return err
-				}
-				locks, err := s.sess.Lock(uses...)
+				locks, err := checkAndLock(s, uses...)
 				if err != nil {
 					return err
 				}

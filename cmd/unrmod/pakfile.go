@@ -190,10 +190,7 @@ func packPak(s streams, dir, out string, f pakPackFlags) error {
 	if !f.dry {
 		uses = append(uses, safefile.Use{Path: out, Write: true, What: "the output pak"})
 	}
-	if err := safefile.CheckUses(uses...); err != nil {
-		return err
-	}
-	locks, err := s.sess.Lock(uses...)
+	locks, err := checkAndLock(s, uses...)
 	if err != nil {
 		return err
 	}

@@ -91,10 +91,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 						return usagef("rewrite", "--layout: a cooked asset is written in the layout it was read in (preserve)")
 					}
 					uses := assetRewriteUses(f, *out)
-					if err := safefile.CheckUses(uses...); err != nil {
-						return err
-					}
-					locks, err := s.sess.Lock(uses...)
+					locks, err := checkAndLock(s, uses...)
 					if err != nil {
 						return err
 					}
