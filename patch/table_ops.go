@@ -7,7 +7,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/tables"
 	"github.com/unrmod/unrmod/uasset/assetprops"
@@ -217,21 +216,9 @@ func (op *RemoveElement) applyCooked(c *cookedContext) ([]Change, error) {
 // zen applies the edit to an export of a zen package.
 func (de dataEdit) zen(c *zenContext, kind string) ([]Change, error) {
 	p := c.p
-	i, err := resolveZenExport(de.pos, p, de.object)
+	i, ctx, err := c.propsContext(de.pos, de.object)
 	if err != nil {
 		return nil, err
-	}
-	var ctx *props.Context
-	if c.schema != nil {
-		ctx, err = zenprops.ContextWith(p, c.schema.r, i, c.schema.m)
-	} else {
-		ctx, err = zenprops.ContextFor(p, i)
-	}
-	if errors.Is(err, props.ErrUnversioned) {
-		return nil, &Error{Pos: de.pos, Msg: fmt.Sprintf("%s: %v; give the target mappings: (the game's .usmap file)", p.ExportPath(i), err), Err: err}
-	}
-	if err != nil {
-		return nil, errorf(de.pos, "%s: %v", p.ExportPath(i), err)
 	}
 	names := len(p.Names)
 	data, ch, err := de.edit(p.Exports[i].Data, ctx)

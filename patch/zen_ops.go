@@ -508,11 +508,14 @@ func checkReferences(l *props.List, ctx *props.Context) error {
 	return bad
 }
 
-func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
+// propsContext finds the export object names and the context its
+// properties decode with: the target's mappings for unversioned
+// properties, whose absence is an error saying to give them.
+func (c *zenContext) propsContext(pos Pos, object string) (int, *props.Context, error) {
 	p := c.p
-	i, err := resolveZenExport(op.Pos, p, op.Object)
+	i, err := resolveZenExport(pos, p, object)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	var ctx *props.Context
 	if c.schema != nil {
@@ -521,10 +524,19 @@ func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
 		ctx, err = zenprops.ContextFor(p, i)
 	}
 	if errors.Is(err, props.ErrUnversioned) {
-		return nil, &Error{Pos: op.Pos, Msg: fmt.Sprintf("%s: %v; give the target mappings: (the game's .usmap file)", p.ExportPath(i), err), Err: err}
+		return 0, nil, &Error{Pos: pos, Msg: fmt.Sprintf("%s: %v; give the target mappings: (the game's .usmap file)", p.ExportPath(i), err), Err: err}
 	}
 	if err != nil {
-		return nil, errorf(op.Pos, "%s: %v", p.ExportPath(i), err)
+		return 0, nil, errorf(pos, "%s: %v", p.ExportPath(i), err)
+	}
+	return i, ctx, nil
+}
+
+func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
+	p := c.p
+	i, ctx, err := c.propsContext(op.Pos, op.Object)
+	if err != nil {
+		return nil, err
 	}
 	path := op.Property
 	if op.Index != 0 {
