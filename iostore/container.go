@@ -227,7 +227,7 @@ func newContainer(t *TOC, parts []Partition, opts *Options) (*Container, error) 
 			c.dupPath[ch.Index] = append(c.dupPath[ch.Index], f.Path)
 		}
 	}
-	if c.key != nil && h.Encryption() == EncryptionAESECB && c.index == nil {
+	if c.key != nil && h.Encryption() != EncryptionNone && c.index == nil {
 		if err := c.checkKeyWithHeaderChunk(); err != nil {
 			return nil, err
 		}
@@ -253,24 +253,31 @@ func (c *Container) decodeIndex() error {
 	// Some third-party writers flag a container Encrypted but store a
 	// plain, unpadded index (trumank/retoc#77); the game ignores the index,
 	// so read it as plain text.
-	if encrypted && len(raw)%16 == 0 {
-		if h.Encryption() == EncryptionAESCTR {
-			c.indexErr = errorf(c.file, "directory index", base, ErrUnsupportedMethod, "encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
-			return nil
-		}
+	ctr := h.Encryption() == EncryptionAESCTR
+	if encrypted && (ctr || len(raw)%16 == 0) {
 		if c.key == nil {
 			c.indexErr = keyRequired(c.file, "directory index", base, "paths are encrypted: ", h)
 			return nil
 		}
 		plain := append([]byte(nil), raw...)
-		c.cipher.Decrypt(plain)
+		if ctr {
+			// AES-CTR from the last IV, the one the TOC keeps for the
+			// directory index after the blocks' IVs.
+			if len(t.EncryptionIVs) != len(t.Blocks)+1 {
+				return errorf(c.file, "AES-CTR IVs", -1, ErrCorrupt,
+					"%d IVs for %d blocks and the directory index, want %d", len(t.EncryptionIVs), len(t.Blocks), len(t.Blocks)+1)
+			}
+			c.cipher.CTR(t.EncryptionIVs[len(t.Blocks)], 0).XORKeyStream(plain, plain)
+		} else {
+			c.cipher.Decrypt(plain)
+		}
 		x, err := DecodeDirectoryIndex(c.file, plain, base)
 		if err != nil || len(plain)-x.Size >= 16 {
 			if err == nil {
 				err = fmt.Errorf("%d bytes follow the index, more than AES padding", len(plain)-x.Size)
 			}
 			return &ue.FormatError{File: c.file, Struct: "directory index", Offset: base,
-				Msg: fmt.Sprintf("does not decode after AES decryption: wrong AES key for key GUID %s (%s)", h.EncryptionKeyGUID, withoutFile(err)),
+				Msg: fmt.Sprintf("does not decode after AES%s decryption: wrong AES key for key GUID %s%s (%s)", map[bool]string{true: "-CTR"}[ctr], h.EncryptionKeyGUID, map[bool]string{true: ", or a damaged directory-index IV"}[ctr], withoutFile(err)),
 				Err: fmt.Errorf("%w: %w", ErrWrongKey, err)}
 		}
 		c.index = x
@@ -587,6 +594,11 @@ func (c *Container) decodeStored(k int, raw []byte, p int, off uint64, s *scratc
 	out, err := s.decompress(codec, src, int(b.UncompressedSize))
 	if err != nil {
 		structure := fmt.Sprintf("compression block %d (%s)", k, method)
+		if enc == EncryptionAESCTR {
+			return nil, &ue.FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off),
+				Msg: fmt.Sprintf("does not decompress after AES-CTR decryption with IV %X: wrong AES key, or a damaged IV or block? (%v)", t.EncryptionIVs[k], err),
+				Err: fmt.Errorf("%w: %w", ErrWrongKey, err)}
+		}
 		if enc != EncryptionNone {
 			return nil, &ue.FormatError{File: c.parts[p].Name, Struct: structure, Offset: int64(off),
 				Msg: fmt.Sprintf("does not decompress after AES decryption: wrong AES key? (%v)", err),
@@ -629,8 +641,15 @@ func (c *Container) decrypt(k int, raw []byte) error {
 		}
 		c.cipher.Decrypt(raw)
 	case EncryptionAESCTR:
-		return errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrUnsupportedMethod,
-			"encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
+		if c.key == nil {
+			return keyRequired(c.file, fmt.Sprintf("compression block %d", k), -1, "", h)
+		}
+		if k >= len(c.toc.EncryptionIVs) {
+			return errorf(c.file, fmt.Sprintf("compression block %d", k), -1, ErrCorrupt,
+				"no AES-CTR IV: the TOC has %d IVs", len(c.toc.EncryptionIVs))
+		}
+		// Each block is its own keystream from its IV, counter 0.
+		c.cipher.CTR(c.toc.EncryptionIVs[k], 0).XORKeyStream(raw, raw)
 	}
 	return nil
 }

@@ -137,11 +137,8 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		return nil, c.casErr
 	}
 	h := &c.toc.Header
-	if h.Encryption() == EncryptionAESECB && c.key == nil {
+	if h.Encryption() != EncryptionNone && c.key == nil {
 		return nil, keyRequired(c.file, "container data", -1, "", h)
-	}
-	if h.Encryption() == EncryptionAESCTR {
-		return nil, errorf(c.file, "container data", -1, ErrUnsupportedMethod, "encrypted with AES-CTR (TOC version 10), which unrmod cannot decrypt yet")
 	}
 
 	// Select and check before touching the disk.

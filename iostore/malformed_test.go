@@ -475,7 +475,8 @@ func TestVersions(t *testing.T) {
 		{5, "PerfectHashWithOverflow", "UE 5.0-5.3", true, false, iostore.HashBLAKE3},
 		{6, "OnDemandMetaData", "UE 5.4", true, false, iostore.HashBLAKE3},
 		{8, "ReplaceIoChunkHashWithIoHash", "UE 5.5-5.8", true, true, iostore.HashBLAKE3},
-		{10, "ContainerEncryptionMethod", "engines newer than 5.8", true, true, iostore.HashBLAKE3},
+		{9, "AddedSourceHashes", "no released engine (development builds before 6.0)", true, true, iostore.HashBLAKE3},
+		{10, "ContainerEncryptionMethod", "UE 6.0", true, true, iostore.HashBLAKE3},
 	} {
 		if tt.v.String() != tt.name || tt.v.Engines() != tt.eng || tt.v.UsesUE5ChunkTypes() != tt.ue5 || tt.v.HasIoHashMetas() != tt.io || tt.v.ChunkHash() != tt.hash {
 			t.Errorf("version %d: %s %s %v %v %v", tt.v, tt.v, tt.v.Engines(), tt.v.UsesUE5ChunkTypes(), tt.v.HasIoHashMetas(), tt.v.ChunkHash())

@@ -141,9 +141,6 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		opts = &RewriteOptions{}
 	}
 	h := src.Header()
-	if h.Encryption() == EncryptionAESCTR {
-		return nil, nil, fmt.Errorf("%s: AES-CTR containers (TOC version 10) cannot be rewritten yet", src.file)
-	}
 	if h.Encryption() != EncryptionNone && src.key == nil {
 		return nil, nil, &ue.Advice{Setting: ue.SettingKey, Name: keyOption, Err: ErrKeyRequired,
 			Before: fmt.Sprintf("%s: %v (key GUID %s); pass the key with ", src.file, ErrKeyRequired, h.EncryptionKeyGUID)}
@@ -174,7 +171,11 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		MountPoint: src.MountPoint(), Workers: opts.Workers, Progress: opts.Progress, Verify: opts.Verify,
 		Session: opts.Session, Codecs: opts.Codecs,
 	}
-	if h.Version == VersionPerfectHash || h.Version == VersionRemovedOnDemandMetaData || h.Version > VersionReplaceIoChunkHashWithIoHash {
+	// The output keeps the source's cipher: AES-CTR blocks keep their IVs
+	// (preserve) or are copied with them (compact). A version 10 source
+	// encrypted anew gets AES-CTR, as Pack writes for UE 6.0.
+	wo.CTR = key != nil && (h.Encryption() == EncryptionAESCTR || h.Encryption() == EncryptionNone && h.Version.HasEncryptionMethod())
+	if h.Version == VersionPerfectHash || h.Version == VersionRemovedOnDemandMetaData || !h.Version.Known() {
 		return nil, nil, fmt.Errorf("%s: unrmod does not write TOC version %d (%v)", src.file, h.Version, h.Version)
 	}
 	if h.Version < VersionDirectoryIndex {
@@ -364,6 +365,9 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 	}
 	w.base = t
 	w.blocks = slices.Clone(t.Blocks)
+	if w.opts.CTR {
+		w.ivs = slices.Clone(t.EncryptionIVs[:len(t.Blocks)])
+	}
 	w.pending = len(w.blocks)
 	for i := range src.chunks {
 		ch := &src.chunks[i]
@@ -458,10 +462,14 @@ func (w *Writer) buildPreserved() (*TOC, error) {
 	byOff := slices.Clone(live)
 	sort.SliceStable(byOff, func(a, c int) bool { return w.chunks[byOff[a]].off < w.chunks[byOff[c]].off })
 	var blocks []CompressionBlock
+	var ivs [][ivSize]byte
 	for _, i := range byOff {
 		c := &w.chunks[i]
 		first := len(blocks)
 		blocks = append(blocks, w.blocks[c.first:c.first+c.n]...)
+		if w.opts.CTR {
+			ivs = append(ivs, w.ivs[c.first:c.first+c.n]...)
+		}
 		c.first = first
 		c.off = uint64(first) * w.bs
 	}
@@ -476,6 +484,7 @@ func (w *Writer) buildPreserved() (*TOC, error) {
 	}
 	t.Methods = w.methods[:used]
 	t.Blocks = blocks
+	t.EncryptionIVs = ivs
 	n := len(live)
 	t.ChunkIDs, t.OffsetLengths, t.Metas = make([]ChunkID, n), make([]OffsetLength, n), make([]ChunkMeta, n)
 	for p, i := range live {

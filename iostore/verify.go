@@ -69,7 +69,7 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 		return r
 	}
 	h := &c.toc.Header
-	if h.Encryption() == EncryptionAESECB && c.key == nil {
+	if h.Encryption() != EncryptionNone && c.key == nil {
 		add("container data", -1, "%v (key GUID %s%s); blocks and chunk hashes not checked", ErrKeyRequired, h.EncryptionKeyGUID, defaultKeyNote(h.EncryptionKeyGUID))
 		return r
 	}
@@ -111,7 +111,7 @@ func (c *Container) verifyTOC(r *Report, add func(string, int64, string, ...any)
 	if x := c.index; x != nil {
 		encrypted := h.Encryption() != EncryptionNone
 		switch {
-		case encrypted && len(t.DirectoryIndex)%16 != 0:
+		case encrypted && h.Encryption() == EncryptionAESECB && len(t.DirectoryIndex)%16 != 0:
 			add("directory index", indexAt, "%d bytes: an encrypted container's index must be padded to a multiple of 16 (stored in plain text)", len(t.DirectoryIndex))
 		case !encrypted && x.Size != len(t.DirectoryIndex):
 			add("directory index", indexAt+int64(x.Size), "%d bytes after the string table", len(t.DirectoryIndex)-x.Size)

@@ -22,8 +22,8 @@ const (
 	VersionOnDemandMetaData             TocVersion = 6  // 5.4: on-demand metas when flagged
 	VersionRemovedOnDemandMetaData      TocVersion = 7  // no release: same as 5
 	VersionReplaceIoChunkHashWithIoHash TocVersion = 8  // 5.5-5.8: 24-byte chunk metas
-	VersionAddedSourceHashes            TocVersion = 9  // newest engine: source-hash count
-	VersionContainerEncryptionMethod    TocVersion = 10 // newest engine: encryption method, AES-CTR IVs
+	VersionAddedSourceHashes            TocVersion = 9  // 6.0 development: source-hash count
+	VersionContainerEncryptionMethod    TocVersion = 10 // 6.0: encryption method, AES-CTR IVs
 
 	// LatestVersion is the newest version this package reads.
 	LatestVersion = VersionContainerEncryptionMethod
@@ -65,6 +65,8 @@ func (v TocVersion) Engines() string {
 		return "UE 5.0 pre-release"
 	case v == VersionRemovedOnDemandMetaData:
 		return "no released engine (development builds between 5.4 and 5.5)"
+	case v == VersionAddedSourceHashes:
+		return "no released engine (development builds before 6.0)"
 	case v.Known():
 		return "engines newer than " + newest.String()
 	}

@@ -2,6 +2,7 @@ package iostore
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -74,6 +76,11 @@ type WriterOptions struct {
 	// KeyGUID is the GUID the game knows the key by (zero: the default key).
 	Key     *ue.Key
 	KeyGUID GUID
+	// CTR encrypts with AES-256-CTR instead of ECB, as UE 6.0 can (TOC
+	// version 10 and later): each block, and the directory index, with a
+	// fresh random 12-byte IV the TOC records after the block entries.
+	// Version 10 records the method in the header either way.
+	CTR bool
 	// PartitionSize splits the .ucas into NAME.ucas, NAME_s1.ucas, … of at
 	// most this many bytes (TOC version 3+); 0 writes one file. As the
 	// engine does, a chunk's blocks all go to one partition: a chunk that
@@ -162,11 +169,12 @@ type Writer struct {
 	parts []*os.File // staged partitions
 	sizes []uint64   // bytes written to each partition
 
-	methods  []string      // names of methods 1..n
-	method   uint8         // method index of new blocks, 0 = None
-	compress ue.Compressor // the compressor of method, set by start
-	hasher   hash.Hash     // chunk hashes, see newHasher
-	cipher   *ue.ECB       // encrypts blocks when opts.Key is set
+	methods  []string       // names of methods 1..n
+	method   uint8          // method index of new blocks, 0 = None
+	compress ue.Compressor  // the compressor of method, set by start
+	hasher   hash.Hash      // chunk hashes, see newHasher
+	cipher   *ue.ECB        // encrypts blocks when opts.Key is set
+	ivs      [][ivSize]byte // AES-CTR: the IV of each of blocks
 
 	chunks  []wchunk
 	byID    map[ChunkID]int
@@ -229,10 +237,11 @@ type wchunk struct {
 // (compressed, padded, encrypted) into out by a worker, or a run of blocks
 // another container stores as the Writer would, for the placer to copy.
 type job struct {
-	raw      []byte // uncompressed (compress) or already compressed bytes
-	out      []byte // the stored bytes, padded to 16
-	size     uint32 // the stored size without the pad
-	usize    uint32 // uncompressed size (of all the blocks of a run)
+	raw      []byte       // uncompressed (compress) or already compressed bytes
+	out      []byte       // the stored bytes, padded to 16
+	iv       [ivSize]byte // AES-CTR: the IV out is encrypted with
+	size     uint32       // the stored size without the pad
+	usize    uint32       // uncompressed size (of all the blocks of a run)
 	method   uint8
 	compress bool
 	done     chan struct{} // nil when there is nothing to encode
@@ -245,6 +254,7 @@ type job struct {
 	src     *Partition
 	srcOff  int64
 	blocks  []CompressionBlock
+	ivs     [][ivSize]byte // AES-CTR: the blocks' IVs, kept with them
 	methods []uint8
 
 	// A check, which only a worker sees (see checkCopied).
@@ -300,6 +310,10 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("%s: TOC version %d has no partitions", utocPath, o.Version)
 	case o.PerfectHash && !o.Version.HasPerfectHash():
 		return nil, fmt.Errorf("%s: TOC version %d has no perfect-hash seeds", utocPath, o.Version)
+	case o.CTR && o.Key == nil:
+		return nil, fmt.Errorf("%s: AES-CTR encryption needs a key", utocPath)
+	case o.CTR && !o.Version.HasEncryptionMethod():
+		return nil, fmt.Errorf("%s: TOC version %d cannot record AES-CTR encryption (version %d and later can)", utocPath, o.Version, VersionContainerEncryptionMethod)
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
@@ -635,7 +649,15 @@ func (w *Writer) encodeBlock(j *job) error {
 	for i := n; i < padded; i++ {
 		out[i] = out[i-n]
 	}
-	if w.cipher != nil {
+	switch {
+	case w.cipher != nil && w.opts.CTR:
+		iv, err := newIV()
+		if err != nil {
+			return err
+		}
+		w.cipher.CTR(iv, 0).XORKeyStream(out, out)
+		j.iv = iv
+	case w.cipher != nil:
 		w.cipher.Encrypt(out)
 	}
 	j.out, j.size = out, uint32(n)
@@ -705,10 +727,10 @@ func (w *Writer) place(j *job) error {
 			return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
 		}
 		w.wrote(p, int64(len(j.out)))
-		return w.addBlock(p, uint64(len(j.out)), CompressionBlock{CompressedSize: j.size, UncompressedSize: j.usize, Method: j.method})
+		return w.addBlock(p, uint64(len(j.out)), CompressionBlock{CompressedSize: j.size, UncompressedSize: j.usize, Method: j.method}, j.iv)
 	}
 	off := j.srcOff
-	for _, b := range j.blocks {
+	for i, b := range j.blocks {
 		padded := align16(uint64(b.CompressedSize))
 		p, err := w.room(padded)
 		if err != nil {
@@ -725,7 +747,11 @@ func (w *Writer) place(j *job) error {
 		}
 		w.run.n += int64(padded)
 		b.Method = j.methods[b.Method]
-		if err := w.addBlock(p, padded, b); err != nil {
+		var iv [ivSize]byte
+		if j.ivs != nil {
+			iv = j.ivs[i]
+		}
+		if err := w.addBlock(p, padded, b, iv); err != nil {
 			return err
 		}
 		off += int64(padded)
@@ -774,8 +800,8 @@ func (w *Writer) room(padded uint64) (int, error) {
 }
 
 // addBlock records the entry of a block of padded bytes at the end of
-// partition p.
-func (w *Writer) addBlock(p int, padded uint64, b CompressionBlock) error {
+// partition p, and its AES-CTR IV iv when the Writer encrypts with CTR.
+func (w *Writer) addBlock(p int, padded uint64, b CompressionBlock, iv [ivSize]byte) error {
 	off := w.sizes[p]
 	w.sizes[p] += padded
 	if ps := w.opts.PartitionSize; ps > 0 {
@@ -786,6 +812,9 @@ func (w *Writer) addBlock(p int, padded uint64, b CompressionBlock) error {
 	}
 	b.Offset = off
 	w.blocks = append(w.blocks, b)
+	if w.opts.CTR {
+		w.ivs = append(w.ivs, iv)
+	}
 	return nil
 }
 
@@ -1091,6 +1120,9 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 			padded := int64(align16(uint64(b.CompressedSize)))
 			if run != nil && run.src == part && runEnd == off {
 				run.blocks = run.blocks[:len(run.blocks)+1]
+				if run.ivs != nil {
+					run.ivs = run.ivs[:len(run.ivs)+1]
+				}
 				run.usize += b.UncompressedSize
 				runEnd += padded
 				continue
@@ -1099,6 +1131,9 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 				w.submitRun(run)
 			}
 			run = &job{src: part, srcOff: off, blocks: src.toc.Blocks[k : k+1], methods: methods, usize: b.UncompressedSize}
+			if w.opts.CTR {
+				run.ivs = src.toc.EncryptionIVs[k : k+1]
+			}
 			runEnd = off + padded
 			continue
 		}
@@ -1127,13 +1162,17 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 }
 
 // storesAsStored reports whether src's stored blocks are what the Writer
-// would store: neither is encrypted, or both with the same key.
+// would store: neither is encrypted, or both with the same key and mode
+// (AES-CTR blocks are copied with their IVs).
 func (w *Writer) storesAsStored(src *Container) bool {
+	sameKey := w.opts.Key != nil && src.key != nil && *src.key == *w.opts.Key
 	switch src.Header().Encryption() {
 	case EncryptionNone:
 		return w.opts.Key == nil
 	case EncryptionAESECB:
-		return w.opts.Key != nil && src.key != nil && *src.key == *w.opts.Key
+		return sameKey && !w.opts.CTR
+	case EncryptionAESCTR:
+		return sameKey && w.opts.CTR && len(src.toc.EncryptionIVs) >= len(src.toc.Blocks)
 	}
 	return false
 }
@@ -1402,8 +1441,10 @@ func (w *Writer) buildTOC() (*TOC, error) {
 	if o.Key != nil {
 		h.ContainerFlags |= FlagEncrypted
 	}
+	h.EncryptionMethodByte = w.encryptionMethodByte()
 	t.Methods = w.methods
 	t.Blocks = w.blocks
+	t.EncryptionIVs = slices.Clip(w.ivs)
 	n := len(w.chunks)
 	t.ChunkIDs = make([]ChunkID, n)
 	t.OffsetLengths = make([]OffsetLength, n)
@@ -1480,36 +1521,70 @@ func (w *Writer) finishTOC(t *TOC, live []int, hash bool, mount string) error {
 	if len(files) == 0 {
 		return nil
 	}
-	index, err := w.encodeIndex(mount, files)
+	index, iv, err := w.encodeIndex(mount, files)
 	if err != nil {
 		return err
 	}
 	t.DirectoryIndex = index
 	t.Header.ContainerFlags |= FlagIndexed
+	if w.opts.CTR {
+		// The directory index's IV follows the blocks' IVs.
+		t.EncryptionIVs = append(slices.Clip(t.EncryptionIVs), iv)
+	}
 	return nil
 }
 
 // encodeIndex builds and encodes the directory index, padded and
-// encrypted when the container is.
-func (w *Writer) encodeIndex(mount string, files []IndexedFile) ([]byte, error) {
+// encrypted when the container is; with AES-CTR, iv is the fresh IV it is
+// encrypted with.
+func (w *Writer) encodeIndex(mount string, files []IndexedFile) (index []byte, iv [ivSize]byte, err error) {
 	x, err := NewDirectoryIndex(mount, files)
 	if err != nil {
-		return nil, fmt.Errorf("%s: directory index: %w", w.path, err)
+		return nil, iv, fmt.Errorf("%s: directory index: %w", w.path, err)
 	}
-	index, err := x.AppendBinary(nil)
+	index, err = x.AppendBinary(nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: directory index: %w", w.path, err)
+		return nil, iv, fmt.Errorf("%s: directory index: %w", w.path, err)
 	}
 	if k := w.opts.Key; k != nil {
+		// Padded to 16 as the blocks are, with either cipher.
 		padded := make([]byte, align16(uint64(len(index))))
 		copy(padded, index)
 		for i := len(index); i < len(padded); i++ {
 			padded[i] = index[(i-len(index))%len(index)]
 		}
-		ue.NewECB(*k).Encrypt(padded)
+		c := ue.NewECB(*k)
+		if w.opts.CTR {
+			if iv, err = newIV(); err != nil {
+				return nil, iv, err
+			}
+			c.CTR(iv, 0).XORKeyStream(padded, padded)
+		} else {
+			c.Encrypt(padded)
+		}
 		index = padded
 	}
-	return index, nil
+	return index, iv, nil
+}
+
+// encryptionMethodByte is header byte 81 of the Writer's output from TOC
+// version 10 on: 0 unencrypted, 1 AES-ECB, 2 AES-CTR (EIoEncryptionMethod).
+func (w *Writer) encryptionMethodByte() uint8 {
+	switch {
+	case !w.opts.Version.HasEncryptionMethod() || w.opts.Key == nil:
+		return uint8(EncryptionNone)
+	case w.opts.CTR:
+		return uint8(EncryptionAESCTR)
+	}
+	return uint8(EncryptionAESECB)
+}
+
+// newIV returns a fresh random AES-CTR IV.
+func newIV() (iv [ivSize]byte, err error) {
+	if _, err := rand.Read(iv[:]); err != nil {
+		return iv, fmt.Errorf("make an AES-CTR IV: %w", err)
+	}
+	return iv, nil
 }
 
 // check re-reads the staged output as a reader would and verifies it.

@@ -2,8 +2,6 @@ package pak
 
 import (
 	"crypto/aes"
-	"crypto/cipher"
-	"encoding/binary"
 	"io"
 
 	"github.com/unrmod/unrmod/ue"
@@ -51,15 +49,4 @@ func (e *ecbReader) Read(p []byte) (int, error) {
 	n := copy(p, e.buf[e.off:e.dec])
 	e.off += n
 	return n, nil
-}
-
-// ctrStream returns the AES-CTR keystream of a UE 6.0 encryption unit
-// (an index part or a file's stored bytes) from its 16-byte block number
-// block on: the counter is the 12-byte IV followed by the block number as
-// a big-endian uint32.
-func ctrStream(c cipher.Block, iv [ivLen]byte, block uint32) cipher.Stream {
-	var counter [aes.BlockSize]byte
-	copy(counter[:], iv[:])
-	binary.BigEndian.PutUint32(counter[ivLen:], block)
-	return cipher.NewCTR(c, counter[:])
 }

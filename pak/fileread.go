@@ -268,7 +268,7 @@ func (r *fileReader) openBlock() error {
 	switch {
 	case r.ctr:
 		// One keystream runs over the file's stored bytes from its start.
-		s := ctrStream(r.cipher.Block(), r.f.IV, uint32(b.Start/16))
+		s := r.cipher.CTR(r.f.IV, uint32(b.Start/16))
 		var skip [16]byte
 		s.XORKeyStream(skip[:b.Start%16], skip[:b.Start%16])
 		src = io.LimitReader(cipher.StreamReader{S: s, R: io.LimitReader(src, align16(n))}, n)

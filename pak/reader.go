@@ -172,7 +172,7 @@ func (p *Reader) readIndexPart(off, size int64, want [20]byte, what string, iv [
 			return nil, errorf(p.Name, what, off, ErrKeyRequired, "%v (key GUID %s)", ErrKeyRequired, p.Footer.EncryptionKeyGUID)
 		}
 		if p.Footer.CTR() {
-			ctrStream(newCipher(p.key).Block(), iv, 0).XORKeyStream(b, b)
+			newCipher(p.key).CTR(iv, 0).XORKeyStream(b, b)
 		} else {
 			newCipher(p.key).Decrypt(b)
 		}

@@ -353,7 +353,7 @@ func (w *Writer) sealIndexPart(b []byte, iv [ivLen]byte) ([]byte, [20]byte) {
 // of its encryption unit: with AES-CTR from iv, or AES-ECB.
 func (w *Writer) encrypt(b []byte, iv [ivLen]byte, off int64) {
 	if w.opts.CTR {
-		ctrStream(w.cipher.Block(), iv, uint32(off/16)).XORKeyStream(b, b)
+		w.cipher.CTR(iv, uint32(off/16)).XORKeyStream(b, b)
 	} else {
 		w.cipher.Encrypt(b)
 	}

@@ -553,7 +553,10 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 	// version with an overflow list (UE 5.0 on).
 	w, err := iostore.NewWriter(out, &iostore.WriterOptions{Version: h.Version, BlockSize: h.CompressionBlockSize, Method: j.method(),
 		Key: j.ct.Key, KeyGUID: h.EncryptionKeyGUID, MountPoint: c.MountPoint(), Session: j.sess, Codecs: j.codecs,
-		PerfectHash: h.Version.HasPerfectHashOverflow()})
+		PerfectHash: h.Version.HasPerfectHashOverflow(),
+		// TOC version 10 (UE 6.0): the game's cipher, AES-CTR unless it
+		// uses AES-ECB, as pack writes.
+		CTR: j.ct.Key != nil && h.Version.HasEncryptionMethod() && h.Encryption() != iostore.EncryptionAESECB})
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ var releases = [...]ReleaseInfo{
 	{Release{5, 6}, 8, 11, 5, 6, 522, 1017},
 	{Release{5, 7}, 8, 12, 5, 6, 522, 1018},
 	{Release{5, 8}, 8, 12, 5, 6, 522, 1018},
-	{Release{6, 0}, 0, 15, UnknownContainerHeader, 0, 522, 1018},
+	{Release{6, 0}, 10, 15, 5, 6, 522, 1018},
 }
 
 // Releases returns the table's rows, oldest first.

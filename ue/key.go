@@ -4,6 +4,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -106,6 +107,23 @@ func NewECB(k Key) ECB {
 // Block returns the AES block cipher itself, for the modes built on it
 // (UE 6.0 paks encrypt with AES-CTR).
 func (e ECB) Block() cipher.Block { return e.block }
+
+// IVSize is the length of a UE 6.0 AES-CTR IV (FIoStoreEncryptionIV):
+// the first 12 bytes of the counter block.
+const IVSize = 12
+
+// CTR returns the AES-CTR keystream UE 6.0 encrypts one unit with (a pak
+// index part or file, an IoStore compression block or directory index),
+// starting at the unit's 16-byte block number block: the counter block is
+// the 12-byte IV followed by the block number as a big-endian uint32, so
+// each unit's stream starts at counter 0 and runs independently of the
+// others.
+func (e ECB) CTR(iv [IVSize]byte, block uint32) cipher.Stream {
+	var counter [aes.BlockSize]byte
+	copy(counter[:], iv[:])
+	binary.BigEndian.PutUint32(counter[IVSize:], block)
+	return cipher.NewCTR(e.block, counter[:])
+}
 
 // Decrypt decrypts the whole 16-byte blocks of b in place; callers give
 // a length that is a multiple of 16.

@@ -84,7 +84,7 @@ func TestContainerHeaderExtracted(t *testing.T) {
 		t.Fatalf("extracted %v", files)
 	}
 	stdout, _, code := runCLI(t, "info", files[0])
-	for _, want := range []string{"Version:           5 SoftPackageReferencesOffset (UE 5.6–5.8)\n", "Container id:      0xdc74c2edae5549a3\n", "Packages:          97 (16-byte store entries)\n", "Soft references:"} {
+	for _, want := range []string{"Version:           5 SoftPackageReferencesOffset (UE 5.6–6.0)\n", "Container id:      0xdc74c2edae5549a3\n", "Packages:          97 (16-byte store entries)\n", "Soft references:"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("info: exit %d, lacks %q:\n%s", code, want, stdout)
 		}

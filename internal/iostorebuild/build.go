@@ -50,6 +50,9 @@ type Container struct {
 	Method  string
 	Key     *ue.Key // encrypt blocks and the directory index (AES-256-ECB)
 	KeyGUID iostore.GUID
+	// CTR encrypts with AES-256-CTR instead, with a random IV per block
+	// and one for the directory index (TOC version 10, UE 6.0).
+	CTR bool
 	// PartitionSize splits the .ucas into partitions of at most this many
 	// bytes; 0 keeps one partition.
 	PartitionSize uint64
@@ -99,7 +102,7 @@ func (b *Container) WriteFiles(dir, name string) (string, error) {
 	utoc := filepath.Join(dir, name+".utoc")
 	w, err := iostore.NewWriter(utoc, &iostore.WriterOptions{
 		Version: b.Version, ContainerID: zen.ContainerID(b.ContainerID), BlockSize: bs, Method: b.Method,
-		Key: b.Key, KeyGUID: b.KeyGUID, PartitionSize: b.PartitionSize, MountPoint: b.MountPoint,
+		Key: b.Key, KeyGUID: b.KeyGUID, CTR: b.CTR, PartitionSize: b.PartitionSize, MountPoint: b.MountPoint,
 		Verify: iostore.VerifyStructure,
 	})
 	if err != nil {

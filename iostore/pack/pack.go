@@ -329,8 +329,13 @@ type Options struct {
 	// LoadOrder, UE5 shader map hashes).
 	Base *zen.ContainerHeader
 	// Writer holds the container's settings (method, key, block size,
-	// partitions, mount point, progress). Its Version is set from Engine.
+	// partitions, mount point, progress). Its Version is set from Engine,
+	// and its CTR when a key is given: TOC version 10 and later (UE 6.0)
+	// encrypt with AES-CTR unless ECB is set.
 	Writer iostore.WriterOptions
+	// ECB encrypts a container of TOC version 10 or later with AES-ECB
+	// (header method 1), which UE 6.0 reads too, rather than AES-CTR.
+	ECB bool
 	// TocVersion, when not 0, replaces the version Engine selects (a game
 	// whose containers use another, e.g. Grounded 2's mix of 6 and 8).
 	TocVersion iostore.TocVersion
@@ -451,6 +456,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 	if opts.TocVersion != 0 {
 		wo.Version = opts.TocVersion
 	}
+	wo.CTR = wo.Key != nil && wo.Version.HasEncryptionMethod() && !opts.ECB
 	if !opts.NoPerfectHash && wo.Version.HasPerfectHashOverflow() {
 		wo.PerfectHash = true
 	}

@@ -112,7 +112,7 @@ func TestTocVersionFor(t *testing.T) {
 			t.Errorf("TocVersionFor(%v) = %v, want %v", tc.e, got, tc.want)
 		}
 	}
-	if got, want := pack.TocVersions(), "4.26: 2, 4.27: 3, 5.0-5.3: 5, 5.4: 6, 5.5+: 8"; got != want {
+	if got, want := pack.TocVersions(), "4.26: 2, 4.27: 3, 5.0-5.3: 5, 5.4: 6, 5.5-5.8: 8, 6.0: 10"; got != want {
 		t.Errorf("TocVersions() = %q, want %q", got, want)
 	}
 }

@@ -430,7 +430,7 @@ func TestContainerHeaderVersionNames(t *testing.T) {
 		{zen.HeaderOptionalSegmentPackages, "OptionalSegmentPackages", "5.1–5.2"},
 		{zen.HeaderNoExportInfo, "NoExportInfo", "5.3–5.4"},
 		{zen.HeaderSoftPackageReferences, "SoftPackageReferences", "5.5"},
-		{zen.HeaderSoftPackageReferencesOffset, "SoftPackageReferencesOffset", "5.6–5.8"},
+		{zen.HeaderSoftPackageReferencesOffset, "SoftPackageReferencesOffset", "5.6–6.0"},
 		{6, "HeaderVersion(6)", ""},
 		{-2, "HeaderVersion(-2)", ""},
 	}
@@ -712,7 +712,7 @@ func TestContainerHeaderNameAndLookup(t *testing.T) {
 	}
 	sum := h.Summary()
 	want := zen.HeaderSummary{
-		Version: "SoftPackageReferencesOffset", VersionNumber: 5, Engine: "5.6–5.8",
+		Version: "SoftPackageReferencesOffset", VersionNumber: 5, Engine: "5.6–6.0",
 		ContainerID: zen.ContainerIDFromName("pakchunk9-Windows").String(),
 		Packages:    3, OptionalSegmentPackages: 1, ImportedPackageRefs: 4, ShaderMapHashes: 2,
 		Names: 3, LocalizedPackages: 1, Redirects: 2, SoftReferencedPackages: 2, TrailingBytes: 4,
@@ -724,7 +724,7 @@ func TestContainerHeaderNameAndLookup(t *testing.T) {
 	if err != nil || !strings.Contains(string(js), `"container_id":"0x`) || !strings.Contains(string(js), `"version":"SoftPackageReferencesOffset"`) {
 		t.Errorf("summary JSON %s, %v", js, err)
 	}
-	if line := sum.String(); !strings.Contains(line, "5 SoftPackageReferencesOffset (UE 5.6–5.8)") || !strings.Contains(line, "3 packages + 1 optional") {
+	if line := sum.String(); !strings.Contains(line, "5 SoftPackageReferencesOffset (UE 5.6–6.0)") || !strings.Contains(line, "3 packages + 1 optional") {
 		t.Errorf("String() = %q", line)
 	}
 }

@@ -27,6 +27,7 @@ func TestEngineTable(t *testing.T) {
 		{zen.Engine{Major: 5, Minor: 6}, zen.LayoutUE56, zen.HeaderSoftPackageReferencesOffset, 1017},
 		{zen.Engine{Major: 5, Minor: 7}, zen.LayoutUE56, zen.HeaderSoftPackageReferencesOffset, 1018},
 		{zen.Engine58, zen.LayoutUE56, zen.HeaderSoftPackageReferencesOffset, 1018},
+		{zen.Engine{Major: 6, Minor: 0}, zen.LayoutUE56, zen.HeaderSoftPackageReferencesOffset, 1018},
 	}
 	engines := zen.Engines()
 	if len(engines) != len(want) {
@@ -38,12 +39,12 @@ func TestEngineTable(t *testing.T) {
 			t.Errorf("%v: layout %v, header %v, UE5 %d; want %v: %v, %v, %d", e, e.Layout(), e.HeaderVersion(), e.ObjectVersionUE5(), w.e, w.layout, w.header, w.ue5)
 		}
 	}
-	for _, e := range []zen.Engine{{Major: 4, Minor: 25}, {Major: 6, Minor: 0}, {Major: 5, Minor: 9}} {
+	for _, e := range []zen.Engine{{Major: 4, Minor: 25}, {Major: 6, Minor: 1}, {Major: 5, Minor: 9}} {
 		if e.Known() || e.Layout() != zen.LayoutUnknown {
 			t.Errorf("%v: known %v, layout %v", e, e.Known(), e.Layout())
 		}
 	}
-	if got := zen.EngineNames(); got != "4.26, 4.27, 5.0 … 5.8" {
+	if got := zen.EngineNames(); got != "4.26, 4.27, 5.0 … 5.8, 6.0" {
 		t.Errorf("EngineNames = %q", got)
 	}
 	layouts := map[zen.Layout]string{zen.LayoutUE4: "UE 4.26–4.27", zen.LayoutUE50: "UE 5.0–5.1", zen.LayoutUE52: "UE 5.2",
@@ -55,7 +56,7 @@ func TestEngineTable(t *testing.T) {
 	}
 	newest := map[zen.HeaderVersion]zen.Engine{zen.HeaderUE4: zen.Engine427, zen.HeaderInitial: {},
 		zen.HeaderLocalizedPackages: {Major: 5, Minor: 0}, zen.HeaderNoExportInfo: {Major: 5, Minor: 4},
-		zen.HeaderSoftPackageReferencesOffset: zen.Engine58}
+		zen.HeaderSoftPackageReferencesOffset: {Major: 6, Minor: 0}}
 	for v, e := range newest {
 		if got := v.NewestEngine(); got != e {
 			t.Errorf("%v.NewestEngine() = %v, want %v", v, got, e)
