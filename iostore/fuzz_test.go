@@ -19,7 +19,8 @@ import (
 const tcFuzzFile = "Fuzz.utoc"
 
 // tcFuzzTOCSeeds returns builder-made TOCs (every layout generation, with
-// encryption and partitions), so that fuzzing works without the corpus.
+// encryption, AES-CTR IVs included, and partitions), so that fuzzing works
+// without the corpus.
 func tcFuzzTOCSeeds(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, v := range []iostore.TocVersion{1, 2, 3, 4, 5, 6, 8, 10} {
@@ -38,6 +39,16 @@ func tcFuzzTOCSeeds(f *testing.F) [][]byte {
 			}
 			out = append(out, toc)
 		}
+	}
+	// AES-CTR: the IV section and blocks the fuzzer's key decrypts.
+	for _, method := range []string{"None", "Zlib"} {
+		b := tcSynthetic(f, iostore.VersionContainerEncryptionMethod, method, tcTestKey())
+		b.CTR = true
+		toc, _, err := b.Build()
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, toc)
 	}
 	for _, m := range tcSectionModels(f) {
 		toc, err := m.MarshalBinary()
@@ -278,5 +289,19 @@ func TestFuzzSeedsDecode(t *testing.T) {
 		if v.HasDirectoryIndex() && c.Chunks()[0].Path == "" {
 			t.Errorf("v%d: no paths", v)
 		}
+	}
+	// The AES-CTR seed: its IVs decrypt the index and the blocks.
+	b := tcSynthetic(t, iostore.VersionContainerEncryptionMethod, "Zlib", tcTestKey())
+	b.CTR = true
+	toc, cas, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.OpenReaders("seed.utoc", toc, []iostore.Partition{{Name: "seed.ucas", R: bytes.NewReader(cas[0]), Size: int64(len(cas[0]))}}, &iostore.Options{Key: tcTestKey()})
+	if err != nil {
+		t.Fatalf("CTR: %v", err)
+	}
+	if r := c.Verify(nil); !r.OK() || len(c.TOC().EncryptionIVs) == 0 || c.Chunks()[0].Path == "" {
+		t.Errorf("CTR: %v, %d IVs, path %q", r.Problems, len(c.TOC().EncryptionIVs), c.Chunks()[0].Path)
 	}
 }
