@@ -57,6 +57,9 @@ the output's name (global.utoc gets the engine's 0xFFFFFFFFFFFFFFFF). As the
 engine's packer does, UE5 containers get perfect-hash seeds
 (--perfect-hash=false leaves them out), the block size is a power of two
 and, with --partition-size, every chunk stays in one partition.
+--aes-key encrypts the container's blocks and directory index with
+AES-256-ECB, and for UE 6.0 (TOC version 10) with AES-256-CTR, a fresh
+random IV per block and one for the index; --key-guid names the key.
 
 --compression oodle compresses with Kraken (level Normal) through the
 game's own Oodle library, which unrmod neither ships nor downloads: give it
@@ -86,6 +89,7 @@ checked before it replaces anything.`,
 			"unrmod pack MyCookedMod/ -o Paks/~mods/z_MyMod_P --engine 4.27 --base Paks/pakchunk0-WindowsNoEditor.utoc",
 			"unrmod pack mymod/ -o Paks/~mods/z_MyMod_P --base Paks/pakchunk0-WindowsNoEditor.utoc",
 			"unrmod pack out/ -o /tmp/Game-Windows --engine 5.5 --compression none --dry-run",
+			"unrmod pack extracted/ -o Paks/~mods/z_MyMod_P --engine 6.0 --aes-key 0x0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
 			"unrmod pack extracted/ -o Paks/~mods/z_MyMod_P.pak --engine 4.25",
 		},
 		setup: func(fs *flag.FlagSet) runner {
