@@ -50,8 +50,8 @@ func (c *Container) checkChunk(i int, s *scratch, fn func([]byte) error) error {
 
 // blockDamage turns a block's decoding error for chunk i into a
 // *DamagedChunkError; other errors are returned as they are, and so are
-// a missing key and an encryption unrmod cannot decrypt, which say
-// nothing about the data.
+// a missing key and a method unrmod cannot decode, which say nothing
+// about the data.
 func (c *Container) blockDamage(i int, err error) error {
 	var be *blockError
 	if !errors.As(err, &be) {
