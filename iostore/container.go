@@ -276,8 +276,12 @@ func (c *Container) decodeIndex() error {
 			if err == nil {
 				err = fmt.Errorf("%d bytes follow the index, more than AES padding", len(plain)-x.Size)
 			}
+			mode, orIV := "AES", ""
+			if ctr {
+				mode, orIV = "AES-CTR", ", or a damaged directory-index IV"
+			}
 			return &ue.FormatError{File: c.file, Struct: "directory index", Offset: base,
-				Msg: fmt.Sprintf("does not decode after AES%s decryption: wrong AES key for key GUID %s%s (%s)", map[bool]string{true: "-CTR"}[ctr], h.EncryptionKeyGUID, map[bool]string{true: ", or a damaged directory-index IV"}[ctr], withoutFile(err)),
+				Msg: fmt.Sprintf("does not decode after %s decryption: wrong AES key for key GUID %s%s (%s)", mode, h.EncryptionKeyGUID, orIV, withoutFile(err)),
 				Err: fmt.Errorf("%w: %w", ErrWrongKey, err)}
 		}
 		c.index = x

@@ -310,6 +310,33 @@ func TestRewriteV10(t *testing.T) {
 	}
 }
 
+// TestRewriteV10Encrypt encrypts a plain version 10 container in a compact
+// rewrite: the output is AES-CTR, what pack writes for UE 6.0, and holds
+// the same chunks.
+func TestRewriteV10Encrypt(t *testing.T) {
+	key := tcTestKey()
+	src := tcV10(t, "Zlib", nil, false, false)
+	out := filepath.Join(t.TempDir(), "Test.utoc")
+	if _, err := iostore.Rewrite(src, out, nil, &iostore.RewriteOptions{Layout: iostore.Compact, Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	got := openVerified(t, out, key)
+	if h := got.Header(); h.Encryption() != iostore.EncryptionAESCTR || h.EncryptionMethodByte != 2 || len(got.TOC().EncryptionIVs) != len(got.TOC().Blocks)+1 {
+		t.Fatalf("encryption %v, method byte %d, %d IVs", h.Encryption(), h.EncryptionMethodByte, len(got.TOC().EncryptionIVs))
+	}
+	if got, want := tcPaths(got), tcPaths(src); !slices.Equal(got, want) {
+		t.Errorf("ls %v, want %v", got, want)
+	}
+	for i, ch := range src.Chunks() {
+		j, _ := findChunk(t, got, ch)
+		a, err1 := src.ReadChunk(i)
+		b, err2 := got.ReadChunk(j)
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("chunk %v differs (%v, %v)", ch.ID, err1, err2)
+		}
+	}
+}
+
 // TestWriterCTRRefusals: AES-CTR needs a key and TOC version 10.
 func TestWriterCTRRefusals(t *testing.T) {
 	dir := t.TempDir()

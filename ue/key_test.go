@@ -96,3 +96,72 @@ func TestECB(t *testing.T) {
 		t.Error("EncryptECB of 17 bytes: no error")
 	}
 }
+
+// TestCTR checks the UE 6.0 counter layout: the keystream at block n is
+// AES of the 12-byte IV followed by n as a big-endian uint32, so a stream
+// started at block 1 is the block-0 stream without its first 16 bytes,
+// and the keystream's first block is the ECB encryption of IV ‖ 0.
+func TestCTR(t *testing.T) {
+	var k ue.Key
+	for i := range k {
+		k[i] = byte(i)
+	}
+	c := ue.NewECB(k)
+	iv := [ue.IVSize]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	for _, tt := range []struct {
+		name  string
+		block uint32
+		skip  int
+	}{{"from block 0", 0, 0}, {"from block 1", 1, 16}, {"from block 3", 3, 48}} {
+		zero := make([]byte, 80)
+		c.CTR(iv, 0).XORKeyStream(zero, zero)
+		got := make([]byte, 80-tt.skip)
+		c.CTR(iv, tt.block).XORKeyStream(got, got)
+		if string(got) != string(zero[tt.skip:]) {
+			t.Errorf("%s: %x, want %x", tt.name, got, zero[tt.skip:])
+		}
+	}
+	counter := make([]byte, 16)
+	copy(counter, iv[:])
+	counter[15] = 2 // block 2, big-endian
+	if err := ue.EncryptECB(k, counter); err != nil {
+		t.Fatal(err)
+	}
+	ks := make([]byte, 48)
+	c.CTR(iv, 0).XORKeyStream(ks, ks)
+	if string(ks[32:]) != string(counter) {
+		t.Errorf("keystream block 2 = %x, want ECB(IV ‖ 00000002) = %x", ks[32:], counter)
+	}
+	// The highest block number a unit reaches (64 GiB into it) is still
+	// the IV followed by the number.
+	a := make([]byte, 16)
+	c.CTR(iv, 0xFFFFFFFF).XORKeyStream(a, a)
+	last := make([]byte, 16)
+	copy(last, iv[:])
+	last[12], last[13], last[14], last[15] = 0xFF, 0xFF, 0xFF, 0xFF
+	ue.NewECB(k).Encrypt(last)
+	if string(a) != string(last) {
+		t.Errorf("block 0xFFFFFFFF = %x, want %x", a, last)
+	}
+}
+
+// BenchmarkCipher64K decrypts a 64 KiB compression block with AES-ECB (the
+// baseline, what containers before UE 6.0 use) and with AES-CTR.
+func BenchmarkCipher64K(b *testing.B) {
+	var k ue.Key
+	c := ue.NewECB(k)
+	buf := make([]byte, 64<<10)
+	var iv [ue.IVSize]byte
+	b.Run("ECB", func(b *testing.B) {
+		b.SetBytes(int64(len(buf)))
+		for b.Loop() {
+			c.Decrypt(buf)
+		}
+	})
+	b.Run("CTR", func(b *testing.B) {
+		b.SetBytes(int64(len(buf)))
+		for b.Loop() {
+			c.CTR(iv, 0).XORKeyStream(buf, buf)
+		}
+	})
+}
