@@ -80,7 +80,8 @@ sorted by path, mounted at ../../../ followed by the folder they share (as
 UnrealPak mounts them; --mount-point sets another), in the pak version
 --engine reads: ` + pak.EngineVersions() + `.
 --compression is zlib (the default, kept for files it makes smaller), none
-or oodle (version 8+ paks); --aes-key encrypts the index and the files (AES-256-ECB), --key-guid
+or oodle (version 8+ paks); --aes-key encrypts the index and the files (AES-256-ECB; AES-CTR
+with a fresh IV per file and index part for 6.0, as UE 6.0 encrypts), --key-guid
 names the key. A folder 'unrmod extract' wrote from a pak packs back into
 a pak with the same mount point, paths and bytes. The pak is read back and
 checked before it replaces anything.`,

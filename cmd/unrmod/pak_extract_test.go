@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // TestExtractPakCommand extracts the engine's Zlib pak, with and without
@@ -67,11 +69,22 @@ func TestPackPakCommand(t *testing.T) {
 		{"5.8", []string{"--compression", "none"}, "version 12"},
 		{"4.27", []string{"--aes-key", key}, "version 11"},
 		{"6.0", nil, "version 15"},
+		{"6.0", []string{"--aes-key", key}, "version 15"},
 	} {
 		out := filepath.Join(t.TempDir(), "z_Mod_P.pak")
 		stdout, stderr, code := runCLI(t, append([]string{"pack", dir, "-o", out, "--engine", tc.engine}, tc.args...)...)
 		if code != 0 || !strings.HasPrefix(stdout, "packed 11 files (200611 bytes") || !strings.Contains(stdout, tc.ver) {
 			t.Fatalf("pack --engine %s: code %d, %q, %q", tc.engine, code, stdout, stderr)
+		}
+		if tc.engine == "6.0" && tc.args != nil {
+			// UE 6.0 encrypts with AES-CTR: the footer says so.
+			r, err := pak.Open(out, &pak.Options{Key: testKey(t, key)})
+			if err != nil || !r.Footer.CTR() || !r.Footer.IndexEncrypted {
+				t.Errorf("--engine 6.0 --aes-key: %v, footer %+v; want an AES-CTR pak", err, r != nil && r.Footer.CTR())
+			}
+			if r != nil {
+				r.Close()
+			}
 		}
 		again := t.TempDir()
 		args := []string{"extract", out, "-o", again}
@@ -99,4 +112,14 @@ func TestPackPakCommand(t *testing.T) {
 			t.Errorf("%v: code %d, %q; want a usage error", args, code, stderr)
 		}
 	}
+}
+
+// testKey parses an AES key as --aes-key takes it.
+func testKey(t *testing.T, s string) *ue.Key {
+	t.Helper()
+	k, err := ue.ParseKey(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &k
 }

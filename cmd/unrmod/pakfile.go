@@ -180,6 +180,8 @@ func packPak(s streams, dir, out string, f pakPackFlags) error {
 	if f.key != nil && f.key.key != nil {
 		k := ue.Key(*f.key.key)
 		opts.Key, opts.EncryptIndex, opts.EncryptFiles = &k, true, true
+		// UE 6.0 encrypts its paks with AES-CTR, as its containers.
+		opts.CTR = v.HasEncryptionMethod()
 	}
 	absDir, err1 := filepath.Abs(dir)
 	absOut, err2 := filepath.Abs(out)
