@@ -116,15 +116,32 @@ func cachedNames(ctx *props.Context) *props.Context {
 	return &c
 }
 
-// cellText is a top-level value's text: Display's, a string bare.
+// cellText is a top-level value's text: Display's, a string bare, an
+// array in the editor's form, in parentheses ((1,2) where props shows
+// [1,2]; arrays inside structs keep the brackets).
 func cellText(v props.Value, ctx *props.Context) string {
 	switch x := v.(type) {
 	case *props.String:
 		return x.Text
 	case *props.SoftObject:
 		return x.Path()
+	case *props.Array:
+		if t := props.Display(v, ctx.ObjectName); strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			return "(" + t[1:len(t)-1] + ")"
+		}
 	}
 	return props.Display(v, ctx.ObjectName)
+}
+
+// arrayLiteral turns a cell holding an array in the editor's form, in
+// parentheses, into the form props.Set reads, in brackets; other text,
+// and an array already in brackets, is returned as it is.
+func arrayLiteral(text string, isArray bool) string {
+	t := strings.TrimSpace(text)
+	if isArray && strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
+		return "[" + t[1:len(t)-1] + "]"
+	}
+	return text
 }
 
 // jsonOf returns a value's JSON form: numbers as json-ready text
@@ -256,7 +273,7 @@ func Plan(t *props.Table, ctx *props.Context, doc *Document) ([]Edit, error) {
 					continue // not stored, and left so
 				}
 				typ := types[strings.ToLower(c.Name)]
-				text := cell.Text
+				text := arrayLiteral(cell.Text, strings.HasPrefix(typ, "ArrayProperty"))
 				if cell.json {
 					text = textFor(ctx, nil, cell.JSON, true)
 				}
@@ -280,7 +297,11 @@ func Plan(t *props.Table, ctx *props.Context, doc *Document) ([]Edit, error) {
 				if cell.Text == cellText(cur.Value, ctx) {
 					continue
 				}
-				text = cell.Text
+				_, isArray := cur.Value.(*props.Array)
+				text = arrayLiteral(cell.Text, isArray)
+				if isArray && text == props.Display(cur.Value, ctx.ObjectName) {
+					continue // the same array in brackets
+				}
 			}
 			edits = append(edits, Edit{Kind: "set", Row: r.Name, Path: c.Name, Text: text})
 		}

@@ -302,7 +302,7 @@ func TestEditDocument(t *testing.T) {
 		"json": {repl: [][2]string{{`"Number": 305419896`, `"Number": 7`}, {`"X": 1.25`, `"X": 9.5`}},
 			drop: `    "Beta":`, after: `    "Alpha":`, add: `    "Gamma": {"Number": 5, "Message": "new, row", "Values": [1, 2]},`},
 		"csv": {repl: [][2]string{{"Alpha,305419896,", "Alpha,7,"}, {"Position=(X=1.25,", "Position=(X=9.5,"}},
-			drop: "Beta,", after: "Alpha,", add: `Gamma,5,,"new, row",,,"[1,2]"`},
+			drop: "Beta,", after: "Alpha,", add: `Gamma,5,,"new, row",,,"(1,2)"`},
 	}
 	for _, name := range []string{"Zlib-Windows.utoc:DataTables/DT_AllProperties", "Uncompressed-Windows.utoc:/Game/Fixtures/DataTables/DT_AllProperties"} {
 		dt := pick(name)
@@ -401,4 +401,40 @@ func readDoc(t *testing.T, format, text string) *tables.Document {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	return doc
+}
+
+// TestCSVArrayForms checks that a CSV array cell is read in the editor's
+// form, (1,2), and in the bracket form of props, [1,2]: the same array in
+// either form is no edit, and another array in either form sets it.
+func TestCSVArrayForms(t *testing.T) {
+	var dt dataTable
+	for _, d := range corpusTables(t) {
+		if strings.Contains(d.name, "Zlib-Windows.utoc:DataTables/DT_AllProperties") {
+			dt = d
+		}
+	}
+	if dt.data == nil {
+		t.Fatal("no DT_AllProperties")
+	}
+	text := docText(t, dt, "csv")
+	if !strings.Contains(text, `"(11,22,33,44)"`) {
+		t.Fatalf("the CSV does not write the array in the editor's form:\n%s", text)
+	}
+	for _, tc := range []struct {
+		cell  string
+		edits int
+	}{
+		{`"[11,22,33,44]"`, 0},
+		{`"(11,22,33,45)"`, 1},
+		{`"[11,22,33,46]"`, 1},
+	} {
+		doc := readDoc(t, "csv", strings.Replace(text, `"(11,22,33,44)"`, tc.cell, 1))
+		_, edits, err := tables.Apply(dt.data, dt.ctx, doc)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.cell, err)
+		}
+		if len(edits) != tc.edits {
+			t.Errorf("%s: %d edits %v, want %d", tc.cell, len(edits), edits, tc.edits)
+		}
+	}
 }
