@@ -1,8 +1,14 @@
 package iostore
 
 import (
+	"os"
 	"sync"
 )
+
+// BeforeCheck has w call f with its staged partitions and block entries
+// after it wrote them and before it checks them, so that tests can damage
+// what was written.
+func BeforeCheck(w *Writer, f func(parts []*os.File, blocks []CompressionBlock)) { w.beforeCheck = f }
 
 // BuildPerfectHashPrimes is BuildPerfectHash trying only the given seeds,
 // so that tests can force the overflow list.

@@ -368,6 +368,7 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 	if w.opts.CTR {
 		w.ivs = slices.Clone(t.EncryptionIVs[:len(t.Blocks)])
 	}
+	w.sums = make([]blockSum, len(w.blocks)) // copied: checked against the source as they were
 	w.pending = len(w.blocks)
 	for i := range src.chunks {
 		ch := &src.chunks[i]

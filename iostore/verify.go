@@ -283,7 +283,7 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 		}
 		h := c.newChunkHasher(s)
 		var pkg []byte
-		isPkg := ch.Type == ChunkExportBundleData && ch.ID.Index(t.Header.Version) == 0 && ch.Size <= maxVerifyPackage
+		isPkg := c.isPackageChunk(i)
 		if isPkg {
 			pkg = make([]byte, 0, ch.Size)
 		}
@@ -333,6 +333,54 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 	}
 	sort.Strings(why)
 	r.NotCheckedWhy = strings.Join(why, "; ")
+}
+
+// isPackageChunk reports whether Verify decodes chunk i as a zen package:
+// the first export-bundle chunk of a package, of a size it reads whole.
+func (c *Container) isPackageChunk(i int) bool {
+	ch := &c.chunks[i]
+	return ch.Type == ChunkExportBundleData && ch.ID.Index(c.toc.Header.Version) == 0 && ch.Size <= maxVerifyPackage
+}
+
+// checkStoredSums reads back the stored bytes of chunks sel, as their
+// block entries place them, and compares each chunk's stored sum (see
+// storedSum) with want(i), the sum of what was written: the check of a
+// Writer's output that needs no decoding. A chunk whose block entries are
+// unusable is left to Verify, which reports them.
+func (c *Container) checkStoredSums(sel []int, workers int, want func(i int) uint64) []ue.Problem {
+	problems := make([]*ue.Problem, len(c.chunks))
+	c.forEachChunk(sel, workers, func(i int, s *scratch) {
+		if !c.blocksPlaced(i) {
+			problems[i] = &ue.Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: "block entries unusable"}
+			return
+		}
+		ch := &c.chunks[i]
+		var sum storedSum
+		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+			raw, _, _, err := c.readStored(int(k), s)
+			if err != nil {
+				problems[i] = &ue.Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: formatMsg(err)}
+				return
+			}
+			b := c.toc.Blocks[k]
+			var iv []byte
+			if int(k) < len(c.toc.EncryptionIVs) {
+				iv = c.toc.EncryptionIVs[k][:]
+			}
+			sum.add(storedBlockSum(raw, iv), b.CompressedSize, b.UncompressedSize)
+		}
+		if got := sum.d.Sum64(); got != want(i) {
+			problems[i] = &ue.Problem{Struct: c.chunkStruct(i), Offset: -1,
+				Msg: fmt.Sprintf("the stored blocks read back differ from what was written (sum %016x, wrote %016x)", got, want(i))}
+		}
+	})
+	var out []ue.Problem
+	for _, p := range problems {
+		if p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out
 }
 
 // verifyPackage decodes chunk i's data as a zen package and checks it, with

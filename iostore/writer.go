@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zeebo/blake3"
+	"github.com/zeebo/xxh3"
 
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/safefile"
@@ -104,10 +107,12 @@ type WriterOptions struct {
 	// uncompressed bytes placed since the previous call.
 	Progress func(n int64)
 	// Verify selects the check of the staged output before it replaces
-	// anything: VerifyWritten (the default) re-reads the TOC and every
-	// chunk written from data, and the structure of copied chunks (which
-	// CopyChunk checks against their source's hashes as it copies them);
-	// VerifyAll decodes every chunk; VerifyStructure reads no block.
+	// anything: VerifyWritten (the default) re-reads the TOC and the stored
+	// bytes of every chunk the Writer encoded, compared with sums of what
+	// it encoded, decodes the packages among them, and checks the
+	// structure of copied chunks (which CopyChunk checks against their
+	// source's hashes as it copies them); VerifyAll also decodes and
+	// hashes every chunk; VerifyStructure reads no block.
 	Verify VerifyLevel
 	// Session, when set, locks the output's .utoc, first .ucas and
 	// companion files from NewWriter (CreateCompanion) until Commit or
@@ -120,10 +125,13 @@ type WriterOptions struct {
 type VerifyLevel uint8
 
 const (
-	// VerifyWritten decodes and hashes the chunks written from data and
-	// checks the structure of everything else.
+	// VerifyWritten reads back the stored bytes of the chunks the Writer
+	// encoded and compares them with XXH3 sums of what it encoded (the
+	// compressor's output), decodes and checks the package chunks among
+	// them as zen packages, and checks the structure of everything else.
 	VerifyWritten VerifyLevel = iota
-	// VerifyAll decodes and hashes every chunk, copied ones too.
+	// VerifyAll decodes and hashes every chunk, copied ones too, besides
+	// the stored sums.
 	VerifyAll
 	// VerifyStructure checks the TOC, directory index and container
 	// header only.
@@ -179,8 +187,9 @@ type Writer struct {
 	chunks  []wchunk
 	byID    map[ChunkID]int
 	blocks  []CompressionBlock
-	virt    uint64 // next free virtual offset
-	pending int    // blocks submitted
+	sums    []blockSum // beside blocks: the sums of the blocks encoded here
+	virt    uint64     // next free virtual offset
+	pending int        // blocks submitted
 
 	work    chan *job
 	queue   chan *job
@@ -207,10 +216,13 @@ type Writer struct {
 
 	// Chunks copied from other containers are checked against their
 	// source's chunk hashes by the workers (see checkCopied).
-	noCheck    bool           // tests and benchmarks: copy unchecked
-	unchecked  atomic.Int64   // copied chunks no decoder can check (Oodle)
-	stopChecks atomic.Bool    // set by Abort: skip the checks still queued
-	checkWG    sync.WaitGroup // the goroutines hashing large chunks
+	noCheck bool // tests and benchmarks: copy unchecked
+	// beforeCheck, set by tests, sees the staged partitions and block
+	// entries before the check reads them back.
+	beforeCheck func(parts []*os.File, blocks []CompressionBlock)
+	unchecked   atomic.Int64   // copied chunks no decoder can check (Oodle)
+	stopChecks  atomic.Bool    // set by Abort: skip the checks still queued
+	checkWG     sync.WaitGroup // the goroutines hashing large chunks
 
 	entries []zen.StoreEntry
 	header  *zen.ContainerHeader // template for the built container header
@@ -224,10 +236,16 @@ type Writer struct {
 // wchunk is one chunk as written.
 type wchunk struct {
 	ChunkHeader
-	off, size  uint64
-	first, n   int // blocks
-	meta       ChunkMeta
-	copied     bool
+	off, size uint64
+	first, n  int // blocks
+	meta      ChunkMeta
+	copied    bool
+	// stored is the chunk's stored sum (see storedSum), set by Stage
+	// when every block of the chunk was encoded by the Writer (storedOK):
+	// the check then reads the stored bytes back and compares their sum
+	// rather than decoding them.
+	stored     uint64
+	storedOK   bool
 	metaKnown  bool // meta hash copied from the source
 	headerType bool
 	removed    bool // preserve layout: left out of the output
@@ -244,6 +262,7 @@ type job struct {
 	usize    uint32       // uncompressed size (of all the blocks of a run)
 	method   uint8
 	compress bool
+	sum      uint64        // XXH3 of the bytes out stores (see blockSum)
 	done     chan struct{} // nil when there is nothing to encode
 	err      error
 	bufs     [2]*[]byte // pooled buffers behind raw and out, returned after placing
@@ -657,8 +676,12 @@ func (w *Writer) encodeBlock(j *job) error {
 		}
 		w.cipher.CTR(iv, 0).XORKeyStream(out, out)
 		j.iv = iv
+		j.sum = storedBlockSum(out, iv[:])
 	case w.cipher != nil:
 		w.cipher.Encrypt(out)
+		j.sum = xxh3.Hash(out)
+	default:
+		j.sum = xxh3.Hash(out[:n])
 	}
 	j.out, j.size = out, uint32(n)
 	if j.bufs[1] != nil && j.bufs[0] != nil {
@@ -727,6 +750,7 @@ func (w *Writer) place(j *job) error {
 			return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
 		}
 		w.wrote(p, int64(len(j.out)))
+		w.sums = append(w.sums, blockSum{sum: j.sum, ok: true})
 		return w.addBlock(p, uint64(len(j.out)), CompressionBlock{CompressedSize: j.size, UncompressedSize: j.usize, Method: j.method}, j.iv)
 	}
 	off := j.srcOff
@@ -751,6 +775,7 @@ func (w *Writer) place(j *job) error {
 		if j.ivs != nil {
 			iv = j.ivs[i]
 		}
+		w.sums = append(w.sums, blockSum{})
 		if err := w.addBlock(p, padded, b, iv); err != nil {
 			return err
 		}
@@ -1267,6 +1292,7 @@ func (w *Writer) Stage() (err error) {
 	if err := w.firstErr(); err != nil {
 		return err
 	}
+	w.chunkSums()
 	build := w.buildTOC
 	if w.base != nil {
 		build = w.buildPreserved
@@ -1278,6 +1304,9 @@ func (w *Writer) Stage() (err error) {
 	data, err := toc.AppendBinary(nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	if w.beforeCheck != nil {
+		w.beforeCheck(w.parts, toc.Blocks)
 	}
 	if err := w.check(data); err != nil {
 		return err
@@ -1598,16 +1627,36 @@ func (w *Writer) check(toc []byte) error {
 		return fmt.Errorf("the written container does not read back: %w", err)
 	}
 	vo := &VerifyOptions{Workers: w.opts.Workers}
+	// summed are the chunks whose stored bytes are compared with the sums
+	// of what the Writer encoded (see chunkSums).
+	var summed []int
+	if w.opts.Verify != VerifyStructure {
+		for i, id := range c.toc.ChunkIDs {
+			if k, ok := w.byID[id]; ok && w.chunks[k].storedOK {
+				summed = append(summed, i)
+			}
+		}
+	}
 	switch w.opts.Verify {
 	case VerifyStructure:
 		vo.StructureOnly = true
 	case VerifyWritten:
+		// Chunks copied as stored were checked against their source as
+		// they were copied; chunks the Writer encoded are checked by their
+		// stored sums, but for packages, which are also decoded and checked
+		// as zen packages.
 		vo.Skip = func(i int) bool {
 			k, ok := w.byID[c.toc.ChunkIDs[i]]
-			return ok && w.chunks[k].copied
+			return ok && (w.chunks[k].copied || w.chunks[k].storedOK && !c.isPackageChunk(i))
 		}
 	}
-	if r := c.Verify(vo); !r.OK() {
+	r := c.Verify(vo)
+	if r.OK() && len(summed) > 0 {
+		r.Problems = c.checkStoredSums(summed, w.opts.Workers, func(i int) uint64 {
+			return w.chunks[w.byID[c.toc.ChunkIDs[i]]].stored
+		})
+	}
+	if !r.OK() {
 		var b strings.Builder
 		for k, p := range r.Problems {
 			if k == 10 {
@@ -1629,4 +1678,62 @@ func HashChunk(v TocVersion, data []byte) [20]byte {
 	}
 	s := blake3.Sum256(data)
 	return [20]byte(s[:20])
+}
+
+// blockSum is the XXH3 of a block's bytes as the Writer stored them (its
+// compressed bytes, padded and encrypted when the container is encrypted:
+// what a reader's block entry spans), kept for the blocks it encoded.
+type blockSum struct {
+	sum uint64
+	ok  bool
+}
+
+// storedBlockSum is a block's blockSum: the XXH3 of its stored bytes and,
+// for an AES-CTR block, of its IV too, which the TOC holds apart from the
+// bytes and without which they do not decrypt.
+func storedBlockSum(stored, iv []byte) uint64 {
+	if iv == nil {
+		return xxh3.Hash(stored)
+	}
+	return xxh3.Hash(stored) ^ bits.RotateLeft64(xxh3.Hash(iv), 1)
+}
+
+// storedSum folds the sums of a chunk's blocks, in order, with their
+// stored and uncompressed sizes into one value: the writer's from what it
+// wrote, the check's from what it reads back under the TOC's entries.
+type storedSum struct{ d xxh3.Hasher }
+
+func (s *storedSum) add(sum uint64, size, usize uint32) {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:], sum)
+	binary.LittleEndian.PutUint32(b[8:], size)
+	binary.LittleEndian.PutUint32(b[12:], usize)
+	s.d.Write(b[:])
+}
+
+// chunkSums gives each chunk whose blocks the Writer all encoded its
+// stored sum, and drops the block sums: the check compares what it reads
+// back with what the compressor gave, which costs a read and a hash where
+// decoding a block again costs a third of what compressing it did.
+func (w *Writer) chunkSums() {
+	if len(w.sums) != len(w.blocks) {
+		w.sums = nil // not reached: one sum per placed block
+		return
+	}
+	var s storedSum
+	for i := range w.chunks {
+		c := &w.chunks[i]
+		if c.n == 0 || c.removed {
+			continue
+		}
+		s.d.Reset()
+		ok := true
+		for k := c.first; k < c.first+c.n && ok; k++ {
+			b := w.sums[k]
+			ok = b.ok
+			s.add(b.sum, w.blocks[k].CompressedSize, w.blocks[k].UncompressedSize)
+		}
+		c.stored, c.storedOK = s.d.Sum64(), ok
+	}
+	w.sums = nil
 }
