@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
+	"math"
 	"slices"
 	"unicode/utf8"
 
@@ -149,7 +151,13 @@ func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, err
 	if l > layoutLast {
 		return nil, errorf(name, "package summary", 0, ErrUnsupportedVersion, "unknown layout %d", l)
 	}
-	d := &decoder{file: name, data: data, c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: len(data)}}
+	d := &decoder{file: name, data: data, total: len(data), c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: len(data)}}
+	return d.decode()
+}
+
+// decode decodes d.data, the whole package or (header only) its header.
+func (d *decoder) decode() (*Package, error) {
+	name, l := d.file, d.p.Layout
 	d.c.SetKind(ErrCorrupt)
 	var err error
 	if l.IsUE5() {
@@ -169,10 +177,83 @@ func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, err
 	if err := d.checkPaths(); err != nil {
 		return nil, err
 	}
+	if d.headerOnly {
+		d.p.dataless, d.p.header = true, d.headerEnd
+		return d.p, nil
+	}
 	if err := d.keep(); err != nil {
 		return nil, err
 	}
 	return d.p, nil
+}
+
+// headerPrefix is how much DecodePackageHeader reads before it knows where
+// the header ends.
+const headerPrefix = 64 << 10
+
+// DecodePackageHeader decodes the header of the size-byte zen package read
+// from r (a file pack stores, or a chunk), without its export data: it
+// reads the header's bytes only, checks every part of the header as
+// DecodePackage does and the export data's place against size, and returns
+// a package whose exports have no Data and which has no Trailing bytes.
+// Such a package gives its name, ids, store entry and export map, as a
+// writer storing the package's bytes unchanged needs, in memory that
+// follows the header, not the package; Encode refuses it
+// (ErrNotEncodable): DecodePackage decodes a package to change it.
+func DecodePackageHeader(name string, r io.ReaderAt, size int64, opts *DecodeOptions) (*Package, error) {
+	if size < 0 || size > math.MaxInt32 {
+		return nil, errorf(name, "package summary", 0, ErrCorrupt, "%d bytes: a package chunk is under 2 GiB", size)
+	}
+	// The header ends where the 4.26/4.27 summary's graph data ends, or at
+	// the UE5 summary's header size: read what either says, within size.
+	first := make([]byte, min(size, headerPrefix))
+	if err := readAt(name, r, first, 0); err != nil {
+		return nil, err
+	}
+	end := len(first)
+	if len(first) >= 64 {
+		if e := i32at(first, 52) + i32at(first, 56); e > int64(end) && e <= size {
+			end = int(e)
+		}
+		if e := int64(binary.LittleEndian.Uint32(first[4:])); e > int64(end) && e <= size {
+			end = int(e)
+		}
+	}
+	data := first
+	if end > len(first) {
+		data = make([]byte, end)
+		copy(data, first)
+		if err := readAt(name, r, data[len(first):], int64(len(first))); err != nil {
+			return nil, err
+		}
+	}
+	l := LayoutUnknown
+	if opts != nil {
+		l = opts.Layout
+	}
+	if l == LayoutUnknown {
+		var err error
+		if l, err = DetectLayout(data); err != nil {
+			return nil, errorf(name, "package summary", 0, ErrCorrupt, "%v", err)
+		}
+	}
+	if l > layoutLast {
+		return nil, errorf(name, "package summary", 0, ErrUnsupportedVersion, "unknown layout %d", l)
+	}
+	d := &decoder{file: name, data: data, total: int(size), headerOnly: true, c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: int(size)}}
+	return d.decode()
+}
+
+// readAt fills b from r at off.
+func readAt(name string, r io.ReaderAt, b []byte, off int64) error {
+	n, err := r.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("%s: read %d bytes at 0x%X: %w", name, len(b), off, err)
 }
 
 // decoder holds the state of one DecodePackage call.
@@ -185,6 +266,11 @@ type decoder struct {
 	spans [secCount][2]int
 	// headerEnd is where the export data starts.
 	headerEnd int
+	// total is the package's size: len(data), or more when data is the
+	// header only (headerOnly: the export data is checked against total
+	// and not kept).
+	total      int
+	headerOnly bool
 	// namesSize and hashesSize are the 4.26/4.27 summary's sizes of the
 	// name blob and hash list, kept for parts written raw.
 	namesSize, hashesSize int
@@ -335,7 +421,7 @@ func (d *decoder) checkPaths() error {
 	state := make([]uint8, n)
 	length := make([]int, n)
 	root := utf8.RuneCountInString(p.PackageName()) + 1
-	limit := MaxPathTextRatio*len(d.data) + 64<<10
+	limit := MaxPathTextRatio*d.total + 64<<10
 	total := 0
 	var chain []int
 	for i := range p.Exports {
@@ -362,7 +448,7 @@ func (d *decoder) checkPaths() error {
 			if total += length[j]; total > limit {
 				return d.fail("export map", d.spans[secExports][0]+j*exportEntrySize,
 					"the export paths up to export %d (%d outers deep) already total %d characters, over %d times the %d-byte package: unrmod refuses packages whose listings grow with the square of their size",
-					j, len(chain)-1-k, total, MaxPathTextRatio, len(d.data))
+					j, len(chain)-1-k, total, MaxPathTextRatio, d.total)
 			}
 		}
 		chain = chain[:0]
@@ -390,8 +476,8 @@ func (d *decoder) exports(n int) []Export {
 		e.ObjectFlags = ObjectFlags(c.U32("export object flags"))
 		e.FilterFlags = c.U8("export filter flags")
 		copy(e.Pad[:], c.Bytes(3, "export pad"))
-		if size > uint64(len(d.data)) {
-			c.Fail("export serial size", fmt.Errorf("export %d: serial size %d exceeds the %d-byte package", i, size, len(d.data)))
+		if size > uint64(d.total) {
+			c.Fail("export serial size", fmt.Errorf("export %d: serial size %d exceeds the %d-byte package", i, size, d.total))
 			return nil
 		}
 		e.DataOffset = int(size) // the size, until mapData places the data
@@ -669,7 +755,7 @@ func (d *decoder) graphUE5(end int) error {
 func (d *decoder) mapData() error {
 	p := d.p
 	start := d.headerEnd
-	d.spans[secData] = [2]int{start, len(d.data)}
+	d.spans[secData] = [2]int{start, d.total}
 	sizes := make([]int, len(p.Exports))
 	for i := range p.Exports {
 		sizes[i], p.Exports[i].DataOffset = p.Exports[i].DataOffset, -1
@@ -679,12 +765,14 @@ func (d *decoder) mapData() error {
 		if e.DataOffset >= 0 {
 			return d.fail(fmt.Sprintf("export %d", i), start, "is serialized twice by the export bundles")
 		}
-		if at < start || at > len(d.data) || sizes[i] > len(d.data)-at {
+		if at < start || at > d.total || sizes[i] > d.total-at {
 			return d.fail(fmt.Sprintf("export %d", i), at, "%d bytes of data at 0x%X run past the end of the %d-byte package",
-				sizes[i], at, len(d.data))
+				sizes[i], at, d.total)
 		}
 		e.DataOffset = at
-		e.Data = bytes.Clone(d.data[at : at+sizes[i]])
+		if !d.headerOnly {
+			e.Data = bytes.Clone(d.data[at : at+sizes[i]])
+		}
 		return nil
 	}
 	serialized := func(b ExportBundle, at int) (int, error) {
@@ -713,8 +801,8 @@ func (d *decoder) mapData() error {
 		}
 	case p.Layout.hasGraphData():
 		for _, b := range p.Bundles {
-			if b.SerialOffset > uint64(len(d.data)) {
-				return d.fail("export bundle", start, "serial offset %d lies outside the %d-byte package", b.SerialOffset, len(d.data))
+			if b.SerialOffset > uint64(d.total) {
+				return d.fail("export bundle", start, "serial offset %d lies outside the %d-byte package", b.SerialOffset, d.total)
 			}
 			if _, err = serialized(b, start+int(b.SerialOffset)); err != nil {
 				return err
@@ -723,9 +811,9 @@ func (d *decoder) mapData() error {
 	default:
 		for i := range p.Exports {
 			off := p.Exports[i].SerialOffset
-			if off > uint64(len(d.data)) {
+			if off > uint64(d.total) {
 				return d.fail(fmt.Sprintf("export %d", i), d.spans[secExports][0]+i*exportEntrySize,
-					"serial offset %d lies outside the %d-byte package", off, len(d.data))
+					"serial offset %d lies outside the %d-byte package", off, d.total)
 			}
 			if err := place(i, start+int(off)); err != nil {
 				return err
@@ -758,7 +846,7 @@ func (d *decoder) mapData() error {
 		p.loose += s.at - end
 		end = s.end
 	}
-	if end < len(d.data) {
+	if end < d.total && !d.headerOnly {
 		p.Trailing = bytes.Clone(d.data[end:])
 	}
 	return nil

@@ -197,6 +197,9 @@ func (p *Package) expectedSize() int64 {
 // encode appends the package to dst. When canon is not nil it receives
 // each part's canonical bytes and nothing kept is used (decoding).
 func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
+	if p.dataless {
+		return nil, pkgEncodeError("package", "decoded without its export data (DecodePackageHeader): decode the whole package to encode it")
+	}
 	if err := p.checkModel(); err != nil {
 		return nil, err
 	}

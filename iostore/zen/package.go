@@ -78,6 +78,10 @@ type Package struct {
 	Trailing []byte `json:"trailing,omitempty"`
 
 	kept [secCount]*kept
+	// dataless marks a package DecodePackageHeader decoded: no export
+	// data, header is where it starts.
+	dataless bool
+	header   int
 	// hashes are the name hashes as stored (without the algorithm id),
 	// hashAlgorithm the id before them, for verification.
 	hashes        []uint64
@@ -321,6 +325,9 @@ func (p *Package) Size() int { return p.size }
 
 // HeaderSize returns where the export data starts in the decoded chunk.
 func (p *Package) HeaderSize() int {
+	if p.dataless {
+		return p.header
+	}
 	end := p.size - len(p.Trailing)
 	for _, e := range p.Exports {
 		end -= len(e.Data)
