@@ -21,6 +21,10 @@ type VerifyOptions struct {
 	// for out of the data checks: their blocks are not decoded or hashed.
 	// A writer skips the chunks it copied block for block from a source.
 	Skip func(i int) bool
+
+	// maxPackage, when not 0, is the largest package chunk decoded as a
+	// zen package (maxVerifyPackage otherwise).
+	maxPackage uint64
 }
 
 // Report is the result of Verify.
@@ -74,7 +78,7 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 		return r
 	}
 	header, headerErr := c.verifyHeaderChunk()
-	c.verifyData(r, opts.Workers, opts.Skip, header)
+	c.verifyData(r, opts, header)
 	c.verifyContainerHeader(add, header, headerErr)
 	return r
 }
@@ -245,8 +249,13 @@ const maxVerifyPackage = 256 << 20
 // verifyData decodes every chunk and compares its hash, in parallel. Package
 // chunks (ExportBundleData, index 0) are also decoded as zen packages and
 // checked, with their store entry in header when there is one.
-func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, header *zen.ContainerHeader) {
+func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.ContainerHeader) {
 	t := c.toc
+	workers, skip := opts.Workers, opts.Skip
+	maxPackage := uint64(maxVerifyPackage)
+	if opts.maxPackage > 0 {
+		maxPackage = opts.maxPackage
+	}
 	type result struct {
 		checked, skipped bool
 		why              string
@@ -283,7 +292,7 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 		}
 		h := c.newChunkHasher(s)
 		var pkg []byte
-		isPkg := c.isPackageChunk(i)
+		isPkg := c.isPackageChunk(i, maxPackage)
 		if isPkg {
 			pkg = make([]byte, 0, ch.Size)
 		}
@@ -336,10 +345,11 @@ func (c *Container) verifyData(r *Report, workers int, skip func(int) bool, head
 }
 
 // isPackageChunk reports whether Verify decodes chunk i as a zen package:
-// the first export-bundle chunk of a package, of a size it reads whole.
-func (c *Container) isPackageChunk(i int) bool {
+// the first export-bundle chunk of a package, of max bytes at most (it
+// reads the package whole).
+func (c *Container) isPackageChunk(i int, max uint64) bool {
 	ch := &c.chunks[i]
-	return ch.Type == ChunkExportBundleData && ch.ID.Index(c.toc.Header.Version) == 0 && ch.Size <= maxVerifyPackage
+	return ch.Type == ChunkExportBundleData && ch.ID.Index(c.toc.Header.Version) == 0 && ch.Size <= max
 }
 
 // checkStoredSums reads back the stored bytes of chunks sel, as their
@@ -533,7 +543,7 @@ func (c *Container) VerifyHeaderInput() error {
 	}
 	if k, ok := c.ContainerHeaderChunk(); ok && c.casErr == nil {
 		header, err := c.verifyHeaderChunk()
-		c.verifyData(r, 1, func(i int) bool { return i != k }, nil)
+		c.verifyData(r, &VerifyOptions{Workers: 1, Skip: func(i int) bool { return i != k }}, nil)
 		c.verifyContainerHeader(add, header, err)
 	}
 	if r.OK() {

@@ -128,7 +128,8 @@ const (
 	// VerifyWritten reads back the stored bytes of the chunks the Writer
 	// encoded and compares them with XXH3 sums of what it encoded (the
 	// compressor's output), decodes and checks the package chunks among
-	// them as zen packages, and checks the structure of everything else.
+	// them (up to 16 MiB) as zen packages, and checks the structure of
+	// everything else.
 	VerifyWritten VerifyLevel = iota
 	// VerifyAll decodes and hashes every chunk, copied ones too, besides
 	// the stored sums.
@@ -1616,6 +1617,13 @@ func newIV() (iv [ivSize]byte, err error) {
 	return iv, nil
 }
 
+// maxCheckPackage is the largest package chunk the check decodes as a zen
+// package (VerifyWritten): decoding holds a few copies of the package,
+// and the memory of a write follows the blocks in flight, not the largest
+// package. A larger package is checked by its stored sums, as bulk data
+// is; VerifyAll decodes packages up to Verify's bound.
+const maxCheckPackage = 16 << 20
+
 // check re-reads the staged output as a reader would and verifies it.
 func (w *Writer) check(toc []byte) error {
 	parts := make([]Partition, len(w.parts))
@@ -1645,9 +1653,10 @@ func (w *Writer) check(toc []byte) error {
 		// they were copied; chunks the Writer encoded are checked by their
 		// stored sums, but for packages, which are also decoded and checked
 		// as zen packages.
+		vo.maxPackage = maxCheckPackage
 		vo.Skip = func(i int) bool {
 			k, ok := w.byID[c.toc.ChunkIDs[i]]
-			return ok && (w.chunks[k].copied || w.chunks[k].storedOK && !c.isPackageChunk(i))
+			return ok && (w.chunks[k].copied || w.chunks[k].storedOK && !c.isPackageChunk(i, maxCheckPackage))
 		}
 	}
 	r := c.Verify(vo)

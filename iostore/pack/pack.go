@@ -558,14 +558,19 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			res.Packages++
 			r, size = bytes.NewReader(c.Data), int64(len(c.Data))
 		} else if f.Kind == Package {
-			data, err := os.ReadFile(file)
+			// The header is decoded from the file's first bytes and the
+			// package streamed into the container: memory follows the
+			// header, not the package.
+			fh, err := os.Open(file)
 			if err != nil {
 				return fail(err)
 			}
-			p, err := zen.DecodePackage(file, data, nil)
+			p, err := openPackage(file, fh, f.Size)
 			if err != nil {
+				fh.Close()
 				return fail(err)
 			}
+			r, closer = io.NewSectionReader(fh, 0, f.Size), &sizeCheck{fh, file, f.Size}
 			if got := p.PackageName(); !strings.EqualFold(got, f.Package) {
 				return fail(fmt.Errorf("%s: the package is named %s, but its path makes it %s: move it to the path of its name, or rename the package", file, got, f.Package))
 			}
@@ -586,7 +591,6 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			}
 			w.AddStoreEntry(e)
 			res.Packages++
-			r = bytes.NewReader(data)
 		} else {
 			fh, err := os.Open(file)
 			if err != nil {
@@ -596,7 +600,9 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		}
 		err := w.AddChunkHeader(h, r)
 		if closer != nil {
-			closer.Close()
+			if cerr := closer.Close(); err == nil {
+				err = cerr
+			}
 		}
 		if err != nil {
 			return fail(err)
@@ -692,4 +698,31 @@ func addCultures(h *zen.ContainerHeader, localized []localizedPackage, packed ma
 			h.Cultures[k].Packages = append(h.Cultures[k].Packages, pair)
 		}
 	}
+}
+
+// openPackage decodes the header of the zen package file fh of size bytes
+// (see zen.DecodePackageHeader).
+func openPackage(file string, fh *os.File, size int64) (*zen.Package, error) {
+	return zen.DecodePackageHeader(file, fh, size, nil)
+}
+
+// sizeCheck closes a package file streamed into the container, and fails
+// when the file no longer has the size its header was checked against:
+// the package changed while it was packed.
+type sizeCheck struct {
+	f    *os.File
+	name string
+	size int64
+}
+
+func (s *sizeCheck) Close() error {
+	st, err := s.f.Stat()
+	cerr := s.f.Close()
+	switch {
+	case err != nil:
+		return err
+	case st.Size() != s.size:
+		return fmt.Errorf("%s: the file changed while it was packed (%d bytes, then %d)", s.name, s.size, st.Size())
+	}
+	return cerr
 }
