@@ -472,6 +472,86 @@ func BenchmarkPackZlib(b *testing.B) {
 	}
 }
 
+// BenchmarkPackNone writes 200 MiB of generated chunks (as
+// BenchmarkPackZlib) into a container stored uncompressed, verified and
+// synced as Close does, against SyncedCopy, which writes the same bytes
+// from the same generator to one file and syncs it: what a copy of the
+// container's bytes to storage costs. Each Writer run is preceded by a
+// SyncedCopy run, untimed, and reports x-copy, its speed over the copy's
+// in the same run (1 = as fast). Output goes to a temporary directory, or
+// under $UNRMOD_BENCH_DIR.
+//
+// Measured on 2 shared cores, ext4 on a virtual disk, -benchtime 3x,
+// several runs: see the README's Performance section.
+func BenchmarkPackNone(b *testing.B) {
+	src := tcNewPackSource(b)
+	dir := tcBenchDir(b)
+	utoc := filepath.Join(dir, "PackNone-Windows.utoc")
+	copyFile := filepath.Join(dir, "copy.bin")
+	writer := func() error {
+		return src.pack(utoc, tcPackSize, &iostore.WriterOptions{Method: "None"}, nil)
+	}
+	synced := func() error {
+		f, err := os.Create(copyFile)
+		if err != nil {
+			return err
+		}
+		buf := make([]byte, 1<<20)
+		var done int64
+		for k := 0; done < tcPackSize; k++ {
+			n := min(int64(src.sizes[k%len(src.sizes)]), tcPackSize-done)
+			g := &tcGen{pool: src.pool, left: n, rng: uint64(k)*0x9E3779B97F4A7C15 + 1}
+			if _, err := io.CopyBuffer(f, g, buf); err != nil {
+				f.Close()
+				return err
+			}
+			done += n
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	clean := func() {
+		for _, f := range []string{copyFile, utoc, iostore.PartitionPath(utoc, 0)} {
+			os.Remove(f)
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		run  func() error
+	}{{"SyncedCopy", synced}, {"Writer", writer}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(tcPackSize)
+			var base, this time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				clean()
+				if bc.name == "Writer" {
+					start := time.Now()
+					if err := synced(); err != nil {
+						b.Fatal(err)
+					}
+					base += time.Since(start)
+					clean()
+				}
+				b.StartTimer()
+				start := time.Now()
+				if err := bc.run(); err != nil {
+					b.Fatal(err)
+				}
+				this += time.Since(start)
+			}
+			b.StopTimer()
+			clean()
+			if bc.name == "Writer" {
+				b.ReportMetric(base.Seconds()/this.Seconds(), "x-copy")
+			}
+		})
+	}
+}
+
 // stdlibSize returns what the standard library's zlib at level 6 makes of
 // the blocks compress compresses, each padded to 16 bytes as the Writer
 // stores them, and stored as they are when that is not larger.
