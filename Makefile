@@ -16,7 +16,7 @@ PLATFORMS := linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64
 SEED     ?= 1
 RUNS     ?= 100
 
-.PHONY: help build test vet fmt-check tidy-check race bench scale fuzz faults cross ci clean
+.PHONY: help build test vet fmt-check tidy-check race bench perf scale fuzz faults cross ci clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ race: ## every test under the race detector (needs cgo: a C compiler such as gcc
 
 bench: ## benchmarks with MB/s (need UNRMOD_CORPUS)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+perf: ## pack, apply, verify and zen speed against their baselines, and the heap of a 400 MiB package (COUNT, BENCH)
+	GO=$(GO) scripts/perf.sh
 
 scale: ## time verify, ls, extract, pack and apply on 1k-100k packages; 50k/10k ratios (SIZES, COUNT)
 	GO=$(GO) scripts/scale.sh

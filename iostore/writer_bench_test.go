@@ -395,10 +395,14 @@ func tcWithProcs(n int, f func() error) (time.Duration, error) {
 // compressor's speed over the Writer's, which other work on the machine
 // does not sway.
 //
-// Measured on 2 cores shared with other work (load average 6-9), -benchtime
-// 2x, several runs: Writer 1core x-compressor 0.86-0.97, 2cores 0.83-0.95;
-// stored 50.7%, x-stdlib6 0.99. Before the check compared stored sums
-// instead of decoding what was written: x-compressor 0.53-0.59.
+// Measured on 2 cores shared with other work, -benchtime 2x, 3 runs
+// (scripts/perf.sh): Writer 1core 168-176 MB/s, x-compressor 0.84-0.90,
+// x-compressor-cpu 0.85-0.86; 2cores 237-307 MB/s, x-compressor
+// 0.73-0.93, x-compressor-cpu 0.80-0.83; stored 50.7%, x-stdlib6 1.055
+// (klauspost's levels 6, 7, 8 and 9 give 1.03, 1.01, 1.005 and 1.001 on
+// these blocks, at 0.9, 0.6, 0.45 and 0.05 of level 5's speed). Before
+// the check compared stored sums instead of decoding what was written:
+// x-compressor 0.53-0.58 on one core.
 func BenchmarkPackZlib(b *testing.B) {
 	src := tcNewPackSource(b)
 	dir := tcBenchDir(b)
@@ -481,8 +485,10 @@ func BenchmarkPackZlib(b *testing.B) {
 // in the same run (1 = as fast). Output goes to a temporary directory, or
 // under $UNRMOD_BENCH_DIR.
 //
-// Measured on 2 shared cores, ext4 on a virtual disk, -benchtime 3x,
-// several runs: see the README's Performance section.
+// Measured on 2 shared cores, ext4 on a virtual disk, -benchtime 2x, 3
+// runs (scripts/perf.sh): SyncedCopy 990-1020 MB/s, Writer 1250-1470 MB/s,
+// x-copy 1.24-1.45: the Writer starts the writeback as it goes, where the
+// copy syncs everything at the end.
 func BenchmarkPackNone(b *testing.B) {
 	src := tcNewPackSource(b)
 	dir := tcBenchDir(b)
