@@ -36,6 +36,11 @@ type LegacyOptions struct {
 	// Imports names the imports: without it only a package that imports
 	// nothing converts.
 	Imports ImportSource
+	// ContainerHeader is, for a 4.26/4.27 package, the header of the
+	// container holding it (its ContainerHeader chunk): the package's store
+	// entry names the imported packages. Without it they are read from the
+	// package's name map when that is unambiguous.
+	ContainerHeader *zen.ContainerHeader
 	// FileName names the asset in errors and in the result (e.g.
 	// "T_Icon.uasset"); when empty the package's short name with .uasset.
 	FileName string
@@ -68,6 +73,9 @@ func ToLegacy(pkg *zen.Package, opts *LegacyOptions) (*uasset.Package, error) {
 	file := o.FileName
 	if file == "" {
 		file = name[strings.LastIndexByte(name, '/')+1:] + ".uasset"
+	}
+	if pkg.Layout == zen.LayoutUE4 {
+		return toLegacyUE4(pkg, o, file, name)
 	}
 	if pkg.Layout.IsUE5() && pkg.Layout < zen.LayoutUE53 || !pkg.Layout.IsUE5() {
 		return nil, errorf(file, "package", ErrUnsupportedEngine,
@@ -931,7 +939,15 @@ func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []by
 	if pr := back.Problems(); len(pr) > 0 {
 		return nil, nil, errorf(a.FileName, pr[0].Struct, ErrNotConvertible, "the converted asset has %d problems, the first: %s", len(pr), pr[0].Msg)
 	}
-	z, err := ToZen(back, &Options{Engine: engine, PackageName: pkg.PackageName()})
+	zo := &Options{Engine: engine, PackageName: pkg.PackageName()}
+	for _, g := range pkg.Graph {
+		for _, arc := range g.Arcs {
+			// 4.26/4.27: the packer wrote the arcs of packages not packed
+			// with this one from bundle −1.
+			zo.ImportsFromBaseGame = zo.ImportsFromBaseGame || arc.From == -1
+		}
+	}
+	z, err := ToZen(back, zo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the converted asset does not convert back: %w", err)
 	}

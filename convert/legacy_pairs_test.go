@@ -206,33 +206,3 @@ func TestToLegacyUE5Pairs(t *testing.T) {
 		})
 	}
 }
-
-// TestToLegacyUE427 shows how far the 4.27 pair's zen package names its
-// imports on its own, and that ToLegacy refuses 4.27 packages: their
-// package imports are hashes of full paths and their preload dependencies
-// are gone (only bundle arcs stay), so a 4.27 asset cannot be rebuilt to
-// the engine's bytes. The zen package keeps every legacy name, which names
-// most imports by hashing name pairs (zen.Resolver's guess); the imports'
-// classes it cannot give.
-func TestToLegacyUE427(t *testing.T) {
-	for _, pr := range pairs(t, "other/ue4_27_cooked_pairs") {
-		p, err := zen.DecodePackage(pr.name, pr.zen, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ToLegacy(p, &LegacyOptions{Engine: zen.Engine{Major: 4, Minor: 27}}); !errors.Is(err, ErrUnsupportedEngine) {
-			t.Errorf("4.27 package: %v, want ErrUnsupportedEngine", err)
-		}
-		named := 0
-		var r zen.Resolver
-		for _, x := range p.Imports {
-			if s := r.Object(p, x); x.IsNull() || !strings.HasPrefix(s, "ScriptImport") && !strings.HasPrefix(s, "PackageImport") {
-				named++
-			}
-		}
-		if named == 0 {
-			t.Errorf("no import of %s named from its own names", pr.name)
-		}
-		t.Logf("%s: %d of %d imports named from the package's own names (null imports counted)", filepath.Base(pr.name), named, len(p.Imports))
-	}
-}

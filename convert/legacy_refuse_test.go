@@ -48,7 +48,7 @@ func TestToLegacyRefuses(t *testing.T) {
 		{"imported packages missing", nil, LegacyOptions{Engine: e58, Imports: noPackages{src.ScriptObjects()}}, ErrUnresolvedImport, "/Game/Fixtures/DataTables/DT_AllProperties"},
 		{"engine not given", nil, LegacyOptions{Imports: src}, ErrUnsupportedEngine, "give the engine release"},
 		{"engine of another layout", nil, LegacyOptions{Engine: zen.Engine{Major: 5, Minor: 4}, Imports: src}, ErrUnsupportedEngine, "layout"},
-		{"UE4 package", func(p *zen.Package) { p.Layout = zen.LayoutUE4 }, LegacyOptions{Engine: zen.Engine{Major: 4, Minor: 27}, Imports: src}, ErrUnsupportedEngine, "5.3 and later"},
+		{"UE4 package of a release not given", func(p *zen.Package) { p.Layout = zen.LayoutUE4 }, LegacyOptions{Engine: e58, Imports: src}, ErrUnsupportedEngine, "layout"},
 		{"5.2 package", func(p *zen.Package) { p.Layout = zen.LayoutUE52 }, LegacyOptions{Imports: src}, ErrUnsupportedEngine, "5.3 and later"},
 		{"not cooked", func(p *zen.Package) { p.PackageFlags &^= 0x200 }, LegacyOptions{Engine: e58, Imports: src}, ErrNotCooked, "PKG_Cooked"},
 		{"Verse cells", func(p *zen.Package) { p.CellImports = []zen.ObjectIndex{1} }, LegacyOptions{Engine: e58, Imports: src}, ErrNotConvertible, "Verse"},

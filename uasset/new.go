@@ -43,11 +43,13 @@ func NewCooked427(fileName string, names []string, imports []Import, exports []E
 	return p
 }
 
-// CookedUE5 is what NewCookedUE5 builds a cooked UE5 asset from: the
+// CookedUE5 is what NewCookedUE5 builds a cooked UE5 (or UE 4.26/4.27)
+// asset from: the
 // tables a zen package carries back, and the summary fields that are not
 // counts or offsets.
 type CookedUE5 struct {
-	// Release is the engine release (5.0 or later) whose layout is used.
+	// Release is the engine release (4.26, 4.27, 5.0 or later) whose
+	// layout is used.
 	Release  Release
 	FileName string
 	// Summary gives PackageName, PackageFlags, the versions (zero: an
@@ -76,10 +78,12 @@ type CookedUE5 struct {
 // list), the preload dependencies and, when there are any, the data
 // resources; the .uexp ends with the package tag and BulkDataStartOffset
 // points at it. Encode writes it, computing every count and offset.
+// For 4.26 and 4.27 the same tables are laid out as those cookers lay
+// them out (the UE5-only tables are not written).
 func NewCookedUE5(c CookedUE5) (*Package, error) {
 	ri, ok := releaseVersions(c.Release)
-	if !ok || ri.Legacy > -8 {
-		return nil, errorf(c.FileName, "package file summary", -1, ErrUnsupportedVersion, "release %s: NewCookedUE5 makes UE 5.0 and later assets", c.Release)
+	if !ok || ri.Legacy > -7 || ri.Legacy == -7 && ri.FileVersion.UE4 < 519 {
+		return nil, errorf(c.FileName, "package file summary", -1, ErrUnsupportedVersion, "release %s: NewCookedUE5 makes UE 4.26, 4.27 and 5.0 and later assets", c.Release)
 	}
 	s := c.Summary
 	fv := ri.FileVersion

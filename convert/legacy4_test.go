@@ -1,0 +1,279 @@
+package convert
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/uasset"
+)
+
+var engine427 = zen.Engine{Major: 4, Minor: 27}
+
+// scriptSource serves script objects only, as the corpus's 4.27 global
+// chunks give them.
+type scriptSource struct{ s *zen.ScriptObjects }
+
+func (s scriptSource) ScriptObjects() *zen.ScriptObjects    { return s.s }
+func (s scriptSource) Package(string) (*zen.Package, error) { return nil, nil }
+func global427(t *testing.T) *zen.ScriptObjects {
+	t.Helper()
+	so, err := iostore.LoadScriptObjectsFrom(corpus.Path(t, "other/ue4_27_global_chunks"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return so
+}
+
+func containerHeader427(t *testing.T) *zen.ContainerHeader {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus.Path(t, "other/ue4_27_global_chunks"), "ContainerHeader_1.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := zen.DecodeContainerHeader("ContainerHeader_1.bin", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// zen427 returns the 4.26/4.27 zen packages under dir, judged by their
+// layout.
+func zen427(t *testing.T, dir string, ext string) map[string]*zen.Package {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(corpus.Path(t, dir), "*"+ext))
+	out := map[string]*zen.Package{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := zen.DecodePackage(f, data, nil)
+		if err != nil || p.Layout != zen.LayoutUE4 {
+			continue
+		}
+		out[f] = p
+	}
+	if len(out) == 0 {
+		t.Fatalf("no 4.26/4.27 zen packages in %s", dir)
+	}
+	return out
+}
+
+// TestToLegacyUE427Pair converts the engine's 4.27 zen package of the
+// cooked pair back into a cooked asset: it decodes clean, converts back
+// into the .uzenasset byte for byte, and differs from the engine's own
+// asset only where docs/convert.md §9.10 says the zen package cannot tell.
+func TestToLegacyUE427Pair(t *testing.T) {
+	so := global427(t)
+	for _, pr := range pairs(t, "other/ue4_27_cooked_pairs") {
+		t.Run(filepath.Base(pr.name), func(t *testing.T) {
+			p, err := zen.DecodePackage(pr.name, pr.zen, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := ToLegacy(p, &LegacyOptions{Engine: engine427, Imports: scriptSource{so}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, x, err := EncodeLegacyChecked(a, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := uasset.Decode(pr.name, pr.uasset, pr.uexp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := uasset.Decode(a.FileName, h, x, &uasset.Options{Release: a.Release})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h) != len(pr.uasset) || !reflect.DeepEqual(x, pr.uexp) {
+				t.Errorf("header %d bytes (engine %d), .uexp equal %v", len(h), len(pr.uasset), reflect.DeepEqual(x, pr.uexp))
+			}
+			// The names and the export data are the engine's.
+			for i := range want.Names {
+				if want.Names[i].Value != got.Names[i].Value {
+					t.Fatalf("name %d %q, engine %q", i, got.Names[i].Value, want.Names[i].Value)
+				}
+			}
+			// Every import is named as the engine's: path and outer; the
+			// classes a hash does not keep are counted.
+			classes := 0
+			for i, w := range want.Imports {
+				g := got.Imports[i]
+				if want.NameOf(w.ObjectName) != got.NameOf(g.ObjectName) || w.OuterIndex != g.OuterIndex {
+					t.Errorf("import %d: %s (outer %d), engine %s (outer %d)", i, got.NameOf(g.ObjectName), g.OuterIndex, want.NameOf(w.ObjectName), w.OuterIndex)
+				}
+				if want.NameOf(w.ClassName) != got.NameOf(g.ClassName) || want.NameOf(w.ClassPackage) != got.NameOf(g.ClassPackage) {
+					classes++
+					if got.NameOf(g.ClassName) != unknownClass {
+						t.Errorf("import %d %s: class %s.%s, engine %s.%s", i, got.NameOf(g.ObjectName), got.NameOf(g.ClassPackage), got.NameOf(g.ClassName),
+							want.NameOf(w.ClassPackage), want.NameOf(w.ClassName))
+					}
+				}
+			}
+			if classes > 7 {
+				t.Errorf("%d import classes unknown, want at most the 7 subobjects of other packages' objects", classes)
+			}
+			for i, w := range want.Exports {
+				g := got.Exports[i]
+				if w.ClassIndex != g.ClassIndex || w.SuperIndex != g.SuperIndex || w.TemplateIndex != g.TemplateIndex || w.OuterIndex != g.OuterIndex ||
+					w.SerialOffset != g.SerialOffset || w.SerialSize != g.SerialSize || w.ObjectFlags != g.ObjectFlags {
+					t.Errorf("export %d differs from the engine's", i)
+				}
+			}
+			d := diffAssets(want, got)
+			for _, hd := range d.Header {
+				switch hd.Field {
+				case "guid": // the package guid of the editor's save
+				default:
+					t.Errorf("summary field %s: engine %s, converted %s", hd.Field, hd.Old, hd.New)
+				}
+			}
+			t.Logf("DiffAsset: %+v; %s; %d import classes unknown; %d preload dependencies (engine %d)",
+				d.Header, d.Rest, classes, len(got.PreloadDependencies), len(want.PreloadDependencies))
+		})
+	}
+}
+
+// TestToLegacyUE427Grounded converts Grounded's 4.27 zen packages (a
+// Blueprint, a texture, a DataTable) with the corpus's 4.27 global chunks
+// and container header: each decodes clean, converts back byte for byte,
+// and its properties are the zen package's.
+func TestToLegacyUE427Grounded(t *testing.T) {
+	so := global427(t)
+	ch := containerHeader427(t)
+	for f, p := range zen427(t, "other/grounded/zen_ue4_27", ".uasset") {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			a, err := ToLegacy(p, &LegacyOptions{Engine: engine427, Imports: scriptSource{so}, ContainerHeader: ch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, x, err := EncodeLegacyChecked(a, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := uasset.Decode(a.FileName, h, x, &uasset.Options{Release: a.Release})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pr := got.Problems(); len(pr) > 0 {
+				t.Fatalf("problems: %v", pr)
+			}
+			if int(got.Summary.TotalHeaderSize) != int(p.CookedHeaderSize) {
+				t.Errorf("header size %d, package records %d", got.Summary.TotalHeaderSize, p.CookedHeaderSize)
+			}
+			for i, im := range got.Imports {
+				if got.NameOf(im.ClassName) == unknownClass {
+					t.Errorf("import %d %s: class unknown", i, got.NameOf(im.ObjectName))
+				}
+			}
+			list := make([]int, len(p.Exports))
+			for i := range list {
+				list[i] = i
+			}
+			zp, err := report.NewZenProperties(f, p, &zen.Resolver{Script: so}, list, true, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lp, err := report.NewCookedProperties(a.FileName, got, p.PackageName(), list, true, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(zp.Exports) == 0 || len(zp.Exports) != len(lp.Exports) {
+				t.Fatalf("%d exports with properties, zen %d", len(lp.Exports), len(zp.Exports))
+			}
+			for i := range zp.Exports {
+				zj, lj := propsText(t, zp.Exports[i].Properties), propsText(t, lp.Exports[i].Properties)
+				if zj != lj {
+					t.Errorf("export %d properties differ:\nzen    %s\nlegacy %s", i, zj, lj)
+				}
+			}
+		})
+	}
+}
+
+// TestToLegacyUE427Refuses shows the refusals of 4.27 packages: imports
+// that nothing at hand names are listed with what would name them.
+func TestToLegacyUE427Refuses(t *testing.T) {
+	so := global427(t)
+	prs := pairs(t, "other/ue4_27_cooked_pairs")
+	load := func() *zen.Package {
+		p, err := zen.DecodePackage(prs[0].name, prs[0].zen, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		edit func(p *zen.Package)
+		opts LegacyOptions
+		want error
+		msg  []string
+	}{
+		{"a script import no name makes, no script objects", func(p *zen.Package) {
+			for i, x := range p.Imports {
+				if x.Kind() == zen.KindScriptImport {
+					p.Imports[i] = zen.ObjectIndex(uint64(x) ^ 1)
+					return
+				}
+			}
+		}, LegacyOptions{Engine: engine427}, ErrUnresolvedImport, []string{"global.utoc"}},
+		{"a package import no name makes", func(p *zen.Package) {
+			for i, x := range p.Imports {
+				if x.Kind() == zen.KindPackageImport {
+					p.Imports[i] = zen.ObjectIndex(uint64(x) ^ 1)
+					return
+				}
+			}
+		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrUnresolvedImport, []string{"import 0:", "/Game/_AssemblyStorm/Common/Logger/LOG_Lib", "containers holding"}},
+		{"an imported package's name missing", func(p *zen.Package) {
+			for i, s := range p.Names {
+				if s == "/Game/_ModHub/IHubPageWidget" {
+					p.Names[i] = "Renamed"
+				}
+			}
+		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrUnresolvedImport, []string{"container header"}},
+		{"two bundles", func(p *zen.Package) {
+			p.Bundles = append(p.Bundles, zen.ExportBundle{})
+		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrNotConvertible, []string{"2 export bundles"}},
+		{"5.3 release given", nil, LegacyOptions{Engine: zen.Engine{Major: 5, Minor: 3}, Imports: scriptSource{so}}, ErrUnsupportedEngine, []string{"layout"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := load()
+			if c.edit != nil {
+				c.edit(p)
+			}
+			_, err := ToLegacy(p, &c.opts)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("%v, want %v", err, c.want)
+			}
+			for _, m := range c.msg {
+				if !strings.Contains(err.Error(), m) {
+					t.Errorf("%v does not say %q", err, m)
+				}
+			}
+		})
+	}
+}
+
+// propsText is the JSON of a property list, for comparing.
+func propsText(t *testing.T, ps []report.Property) string {
+	t.Helper()
+	b, err := json.Marshal(ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
