@@ -77,8 +77,8 @@ func toLegacyUE4(pkg *zen.Package, o LegacyOptions, file, name string) (*uasset.
 			// UObject::IsAsset: public, not a class default object nor
 			// transient, directly in the package (the pair's generated
 			// class is one).
-			IsAsset: e.ObjectFlags&rfPublic != 0 && e.ObjectFlags&(rfClassDefaultObject|rfTransient) == 0 && r.outer == 0,
-			FirstExportDependency:                        d[0],
+			IsAsset:               e.ObjectFlags&rfPublic != 0 && e.ObjectFlags&(rfClassDefaultObject|rfTransient) == 0 && r.outer == 0,
+			FirstExportDependency: d[0],
 			SerializationBeforeSerializationDependencies: d[1],
 			CreateBeforeSerializationDependencies:        d[2],
 			SerializationBeforeCreateDependencies:        d[3],
