@@ -22,6 +22,39 @@ type ContainerSource struct {
 
 	classesOnce sync.Once
 	classes     map[zen.ObjectIndex]bool
+
+	headersOnce sync.Once
+	headers     []*zen.ContainerHeader
+}
+
+// importedPackages returns the imported packages the store entry of
+// package id lists in the first container header that holds it (4.26/4.27
+// store entries list them in import-map order).
+func (s *ContainerSource) importedPackages(id zen.PackageID) ([]zen.PackageID, bool) {
+	s.headersOnce.Do(func() {
+		for _, c := range s.containers {
+			if h, err := c.ContainerHeader(); err == nil && h != nil {
+				s.headers = append(s.headers, h)
+			}
+		}
+	})
+	for _, h := range s.headers {
+		if ids, ok := storeImports(h, id); ok {
+			return ids, true
+		}
+	}
+	return nil, false
+}
+
+// storeImports returns the imported packages of package id's store entry
+// in h.
+func storeImports(h *zen.ContainerHeader, id zen.PackageID) ([]zen.PackageID, bool) {
+	for _, se := range h.Packages {
+		if se.PackageID == id {
+			return se.ImportedPackages, true
+		}
+	}
+	return nil, false
 }
 
 func (s *ContainerSource) scriptClasses() map[zen.ObjectIndex]bool {

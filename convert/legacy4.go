@@ -340,34 +340,37 @@ func (b *legacyBuilder) importedPackages4(ch *zen.ContainerHeader, n int) ([]str
 	if n == 0 {
 		return nil, nil
 	}
-	id := p.ID()
+	ids, ok := []zen.PackageID(nil), false
 	if ch != nil {
-		for _, se := range ch.Packages {
-			if se.PackageID != id {
-				continue
-			}
-			if len(se.ImportedPackages) != n {
-				return nil, errorf(b.file, "import map", ErrNotConvertible,
-					"%d null imports, and the container header's store entry lists %d imported packages", n, len(se.ImportedPackages))
-			}
-			out := make([]string, n)
-			un := &UnresolvedImportsError{}
-			for k, want := range se.ImportedPackages {
-				for _, s := range p.Names {
-					if strings.HasPrefix(s, "/") && zen.PackageIDFromName(s) == want {
-						out[k] = s
-						break
-					}
-				}
-				if out[k] == "" {
-					un.Imports = append(un.Imports, fmt.Sprintf("imported package %v: no name of the package's name map has that id", want))
-				}
-			}
-			if len(un.Imports) > 0 {
-				return nil, unresolved4(b.file, un)
-			}
-			return out, nil
+		ids, ok = storeImports(ch, p.ID())
+	}
+	if is, has := b.src.(interface {
+		importedPackages(zen.PackageID) ([]zen.PackageID, bool)
+	}); !ok && has {
+		ids, ok = is.importedPackages(p.ID())
+	}
+	if ok {
+		if len(ids) != n {
+			return nil, errorf(b.file, "import map", ErrNotConvertible,
+				"%d null imports, and the container header's store entry lists %d imported packages", n, len(ids))
 		}
+		out := make([]string, n)
+		un := &UnresolvedImportsError{}
+		for k, want := range ids {
+			for _, s := range p.Names {
+				if strings.HasPrefix(s, "/") && zen.PackageIDFromName(s) == want {
+					out[k] = s
+					break
+				}
+			}
+			if out[k] == "" {
+				un.Imports = append(un.Imports, fmt.Sprintf("imported package %v: no name of the package's name map has that id", want))
+			}
+		}
+		if len(un.Imports) > 0 {
+			return nil, unresolved4(b.file, un)
+		}
+		return out, nil
 	}
 	// A package name is one some package import's path starts with.
 	hashes := map[zen.ObjectIndex]bool{}

@@ -163,6 +163,14 @@ func TestToLegacyUE427Grounded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Without the container header the package names its imported
+			// packages from its names alone (the cooker's sorted order),
+			// the same.
+			if b, err := ToLegacy(p, &LegacyOptions{Engine: engine427, Imports: scriptSource{so}}); err != nil {
+				t.Errorf("without the container header: %v", err)
+			} else if h2, _, err := b.Encode(); err != nil || !reflect.DeepEqual(h, h2) {
+				t.Errorf("without the container header the asset differs (%v)", err)
+			}
 			got, err := uasset.Decode(a.FileName, h, x, &uasset.Options{Release: a.Release})
 			if err != nil {
 				t.Fatal(err)
@@ -245,6 +253,12 @@ func TestToLegacyUE427Refuses(t *testing.T) {
 				}
 			}
 		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrUnresolvedImport, []string{"container header"}},
+		{"a store entry of another import count", nil, LegacyOptions{Engine: engine427, Imports: scriptSource{so},
+			ContainerHeader: &zen.ContainerHeader{Packages: []zen.StoreEntry{{PackageID: zen.PackageIDFromName("/Game/_AssemblyStorm/TestMod/TestModUI"), ImportedPackages: []zen.PackageID{1}}}}},
+			ErrNotConvertible, []string{"lists 1 imported packages"}},
+		{"a store entry naming a package the names do not", nil, LegacyOptions{Engine: engine427, Imports: scriptSource{so},
+			ContainerHeader: &zen.ContainerHeader{Packages: []zen.StoreEntry{{PackageID: zen.PackageIDFromName("/Game/_AssemblyStorm/TestMod/TestModUI"), ImportedPackages: make([]zen.PackageID, 9)}}}},
+			ErrUnresolvedImport, []string{"imported package 0x0000000000000000"}},
 		{"two bundles", func(p *zen.Package) {
 			p.Bundles = append(p.Bundles, zen.ExportBundle{})
 		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrNotConvertible, []string{"2 export bundles"}},
