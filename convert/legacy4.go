@@ -20,12 +20,11 @@ import (
 // bundle again, plus one on an import of each package the graph data
 // names.
 func toLegacyUE4(pkg *zen.Package, o LegacyOptions, file, name string) (*uasset.Package, error) {
-	engine := o.Engine
-	if engine == (zen.Engine{}) {
-		engine = zen.Engine{Major: 4, Minor: 27}
-	}
-	if !engine.Known() || engine.Layout() != zen.LayoutUE4 {
-		return nil, errorf(file, "package", ErrUnsupportedEngine, "the package's layout (%v) is not UE %s's", pkg.Layout, engine)
+	// 4.26 and 4.27 share the zen layout but not the asset's file
+	// version: the release must be given.
+	engine, err := legacyEngine(file, pkg, o.Engine)
+	if err != nil {
+		return nil, err
 	}
 	if uint64(pkg.PackageFlags)&uint64(uasset.PkgFilterEditorOnly) == 0 {
 		return nil, errorf(file, "package summary", ErrNotCooked, "package flags 0x%08X lack PKG_FilterEditorOnly", uint32(pkg.PackageFlags))

@@ -262,6 +262,7 @@ func TestToLegacyUE427Refuses(t *testing.T) {
 		{"two bundles", func(p *zen.Package) {
 			p.Bundles = append(p.Bundles, zen.ExportBundle{})
 		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrNotConvertible, []string{"2 export bundles"}},
+		{"no release given", nil, LegacyOptions{Imports: scriptSource{so}}, ErrUnsupportedEngine, []string{"give the engine release"}},
 		{"5.3 release given", nil, LegacyOptions{Engine: zen.Engine{Major: 5, Minor: 3}, Imports: scriptSource{so}}, ErrUnsupportedEngine, []string{"layout"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

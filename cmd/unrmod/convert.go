@@ -19,7 +19,7 @@ import (
 func convertCommand() *command {
 	return &command{
 		name:     "convert",
-		synopsis: "IN --to zen|legacy -o OUT [--engine VERSION] [--package NAME] [--base-game] [--containers UTOC] [--json]",
+		synopsis: "IN --to zen|legacy -o OUT [--engine VERSION] [--package NAME] [--base-game] [--containers UTOC] [--global PATH] [--container-header FILE] [--json]",
 		summary:  "convert a cooked asset (.uasset/.uexp) into the zen package the engine makes from it, or back",
 		description: `Convert the cooked asset IN (.uasset or .umap, with its .uexp beside it) into
 the zen package the engine's IoStore packer makes from it for the release
@@ -56,15 +56,21 @@ the container set: the other .utoc files beside the container and the
 global.utoc beside it or one folder up (for a zen package file, the set of
 the container --containers names). What the set cannot name is refused,
 naming each import and the file that would name it (global.utoc for script
-objects, the container of each missing package). UE 5.3 and later packages
-convert; 5.6-5.8 share a zen layout, so give --engine for them. The asset is
-verified before it is written: it decodes clean and converts back into the
-package byte for byte.`,
+objects, the container of each missing package); --global reads the script
+objects from elsewhere (a global.utoc, or a folder of its chunks saved as
+files). UE 4.26/4.27 and 5.3 and later packages convert; 4.26/4.27 and
+5.6-5.8 share zen layouts, so give --engine for them. A 4.26/4.27 package's
+imports are path hashes: they are named from the package's own names, the
+script objects and the container set; --container-header gives the game
+container's ContainerHeader chunk (saved as a file) whose store entry names
+the imported packages. The asset is verified before it is written: it
+decodes clean and converts back into the package byte for byte.`,
 		examples: []string{
 			"unrmod convert Saved/Cooked/Windows/MyGame/Content/UI/W_Menu.uasset --to zen --engine 5.4 -o mod/MyGame/Content/UI/W_Menu.uasset",
 			"unrmod convert TestModUI.uasset --to zen --engine 4.27 --package /Game/Mods/TestModUI -o out/TestModUI.uasset --json",
 			"unrmod convert Paks/pakchunk0-Windows.utoc --package /Game/Data/DT_Items --to legacy --engine 5.8 -o legacy/DT_Items.uasset",
 			"unrmod convert extracted/Game/Content/Data/DT_Items.uasset --to legacy --engine 5.8 --containers Paks/pakchunk0-Windows.utoc -o legacy/DT_Items.uasset",
+			"unrmod convert extracted/Table_SignsJanuary.uasset --to legacy --engine 4.27 --global chunks/ --container-header chunks/ContainerHeader_1.bin -o legacy/Table_SignsJanuary.uasset",
 		},
 		setup: func(fs *flag.FlagSet) runner {
 			out := fs.String("o", "", "write the zen package to `OUT` (required; its bulk files go beside it)")
@@ -73,6 +79,8 @@ package byte for byte.`,
 			pkgName := fs.String("package", "", "--to zen: the asset's long package `NAME` (/Game/Maps/Arena) when it does not record it; --to legacy from a container: the package to convert")
 			baseGame := fs.Bool("base-game", false, "UE 4.26/4.27: the packages the asset depends on come from the shipped game")
 			containers := fs.String("containers", "", "--to legacy from a zen package file: a `UTOC` of the game whose container set (and global.utoc) names the imports")
+			global := fs.String("global", "", "--to legacy: the game's script objects from `PATH` (a global.utoc, or a folder of its chunks saved as files), instead of the global.utoc beside the containers")
+			header := fs.String("container-header", "", "--to legacy, UE 4.26/4.27: the `FILE` holding the game container's ContainerHeader chunk, whose store entry names the imported packages")
 			asJSON := fs.Bool("json", false, "print the report as one JSON document")
 			return func(s streams, args []string) error {
 				in, err := oneArg("convert", args, "IN")
@@ -96,9 +104,12 @@ package byte for byte.`,
 					if *baseGame {
 						return usagef("convert", "--base-game is for --to zen")
 					}
-					return convertToLegacy(s, in, *out, e, *pkgName, *containers, *asJSON)
+					return convertToLegacy(s, in, *out, e, legacyInputs{pkgName: *pkgName, containers: *containers, global: *global, header: *header}, *asJSON)
 				default:
 					return usagef("convert", "--to %s: convert makes zen or legacy", *to)
+				}
+				if *global != "" || *header != "" {
+					return usagef("convert", "--global and --container-header are for --to legacy")
 				}
 				opts := &convert.Options{PackageName: *pkgName, ImportsFromBaseGame: *baseGame}
 				if *engine != "" {

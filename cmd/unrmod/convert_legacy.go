@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/unrmod/unrmod/convert"
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/uasset"
@@ -40,11 +41,20 @@ func (d *legacyDoc) summary() string {
 	return s
 }
 
+// legacyInputs are what 'convert --to legacy' reads beside its input.
+type legacyInputs struct {
+	pkgName    string // --package
+	containers string // --containers
+	global     string // --global
+	header     string // --container-header
+}
+
 // convertToLegacy runs 'convert --to legacy': it reads the zen package
 // (from a file, or from a container by name), names its imports from the
 // container set, and writes the cooked asset with its .uexp and bulk files
 // as one batch, verified before and read back after.
-func convertToLegacy(s streams, in, out string, engine zen.Engine, pkgName, containers string, asJSON bool) error {
+func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInputs, asJSON bool) error {
+	pkgName, containers := li.pkgName, li.containers
 	if safefile.SameFile(in, out) {
 		return usagef("convert", "output %s is the input file; convert never modifies its input", out)
 	}
@@ -114,6 +124,30 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, pkgName, cont
 	if set != nil {
 		opts.Imports = set.Source
 	}
+	global := ""
+	if set != nil {
+		global = set.Global
+	}
+	if li.global != "" {
+		so, err := iostore.LoadScriptObjectsFrom(li.global, nil)
+		if err != nil {
+			return err
+		}
+		var cs []*iostore.Container
+		if set != nil {
+			cs = set.Containers
+		}
+		opts.Imports, global = convert.NewContainerSource(so, cs...), li.global
+	}
+	if li.header != "" {
+		data, err := safefile.ReadRegular(li.header, zen.MaxContainerHeaderSize, "a container header chunk")
+		if err != nil {
+			return err
+		}
+		if opts.ContainerHeader, err = zen.DecodeContainerHeader(li.header, data); err != nil {
+			return err
+		}
+	}
 	a, err := convert.ToLegacy(p, opts)
 	if errors.Is(err, convert.ErrUnsupportedEngine) && engine == (zen.Engine{}) {
 		return fmt.Errorf("%w (give it with --engine)", err)
@@ -130,9 +164,7 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, pkgName, cont
 	files := map[string][]byte{out: head, o.Uexp: uexp}
 	doc := &legacyDoc{Input: in, Output: out, Uexp: o.Uexp, Engine: a.Release.String(), Package: p.PackageName(), PackageID: p.ID().String(),
 		Size: int64(len(head)), UexpSize: int64(len(uexp)), Names: len(a.Names), Imports: len(a.Imports), Exports: len(a.Exports), BulkFiles: []string{}}
-	if set != nil {
-		doc.Global = set.Global
-	}
+	doc.Global = global
 	for _, b := range []struct {
 		path string
 		data []byte

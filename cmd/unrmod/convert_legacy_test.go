@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/uasset"
 )
@@ -155,6 +156,69 @@ func TestConvertToLegacyZenFile(t *testing.T) {
 				if !strings.Contains(stderr, s) {
 					t.Errorf("stderr %q does not say %q", stderr, s)
 				}
+			}
+			if _, err := os.Stat(out2); err == nil {
+				t.Errorf("%s was written", out2)
+			}
+		})
+	}
+}
+
+// TestConvertToLegacyUE427 converts Grounded's 4.27 zen packages (found by
+// kind) with the corpus's 4.27 global chunks and container header: each
+// writes an asset that verifies clean and names its imports; the flags'
+// misuse and a file that is no container header are refused.
+func TestConvertToLegacyUE427(t *testing.T) {
+	global := corpus.Path(t, "other/ue4_27_global_chunks")
+	header := filepath.Join(global, "ContainerHeader_1.bin")
+	files, _ := filepath.Glob(filepath.Join(corpus.Path(t, "other/grounded/zen_ue4_27"), "*.uasset"))
+	dir := t.TempDir()
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err := zen.DecodePackage(f, data, nil); err != nil || p.Layout != zen.LayoutUE4 {
+			continue
+		}
+		n++
+		out := filepath.Join(dir, filepath.Base(f))
+		stdout, stderr, code := runCLI(t, "convert", f, "--to", "legacy", "--engine", "4.27", "--global", global, "--container-header", header, "-o", out, "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f, code, stderr)
+		}
+		var doc legacyDoc
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Engine != "4.27" || doc.Global != global {
+			t.Errorf("%s: report %+v (%v)", f, doc, err)
+		}
+		if _, stderr, code := runCLI(t, "verify", out); code != 0 {
+			t.Errorf("verify %s: exit %d: %s", out, code, stderr)
+		}
+		stdout, _, _ = runCLI(t, "dump", "--imports", out)
+		if strings.Contains(stdout, "/Script/CoreUObject.Object ") { // the class column
+			t.Errorf("%s: an import of unknown class:\n%s", out, stdout)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no 4.27 zen packages in other/grounded/zen_ue4_27")
+	}
+	in := files[0]
+	out2 := filepath.Join(dir, "x", "X.uasset")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		says string
+	}{
+		{"no release", []string{"convert", in, "--to", "legacy", "--global", global, "-o", out2}, 1, "--engine"},
+		{"not a container header", []string{"convert", in, "--to", "legacy", "--engine", "4.27", "--global", global, "--container-header", filepath.Join(global, "LoaderGlobalNames_1.bin"), "-o", out2}, 1, "LoaderGlobalNames_1.bin"},
+		{"--global for --to zen", []string{"convert", in, "--to", "zen", "--global", global, "-o", out2}, 2, "--global"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.says) {
+				t.Errorf("exit %d (want %d): %s (want %q)", code, tc.code, stderr, tc.says)
 			}
 			if _, err := os.Stat(out2); err == nil {
 				t.Errorf("%s was written", out2)
