@@ -42,6 +42,11 @@ func toLegacyUE4(pkg *zen.Package, o LegacyOptions, file, name string) (*uasset.
 	if err != nil {
 		return nil, err
 	}
+	for i, e := range pkg.Exports {
+		if int(e.ObjectName.Index()) >= len(pkg.Names) {
+			return nil, errorf(file, fmt.Sprintf("export %d", i), ErrNotConvertible, "its name is entry %d, outside the %d names", e.ObjectName.Index(), len(pkg.Names))
+		}
+	}
 	for i, e := range exports {
 		if e.outer.IsImport() {
 			return nil, errorf(file, fmt.Sprintf("export %d", i), ErrNotConvertible, "its outer is an import: a 4.26/4.27 package names every export from its own package")
@@ -224,23 +229,24 @@ func (b *legacyBuilder) imports4(n4 *names4, ch *zen.ContainerHeader) error {
 		}
 		delete(left, x)
 	}
-	var known []int
-	for i := range p.Imports {
-		if path[i] != "" {
-			known = append(known, i)
+	// First with the names as they are; then, for what is left, with the
+	// FName number _0 (rare in import paths).
+	for num := int32(0); num <= 1 && len(left) > 0; num++ {
+		var known []int
+		for i := range p.Imports {
+			if path[i] != "" {
+				known = append(known, i)
+			}
 		}
-	}
-	for len(known) > 0 && len(left) > 0 {
-		var next []int
-		for _, o := range known {
-			for k, s := range lower {
-				if strings.HasPrefix(s, "/") {
-					continue
-				}
-				for num := int32(0); num <= 1; num++ {
+		for len(known) > 0 && len(left) > 0 {
+			var next []int
+			for _, o := range known {
+				for k, s := range lower {
+					if strings.HasPrefix(s, "/") {
+						continue
+					}
 					full := path[o] + "/" + s
 					if num > 0 {
-						// an FName numbered _0 … is rare: try the first
 						full += "_0"
 					}
 					x := zen.ObjectIndex(cityhash.PackageImportIndex(full))
@@ -259,8 +265,8 @@ func (b *legacyBuilder) imports4(n4 *names4, ch *zen.ContainerHeader) error {
 					}
 				}
 			}
+			known = next
 		}
-		known = next
 	}
 	for _, i := range pending {
 		x := p.Imports[i]
@@ -578,11 +584,20 @@ func (b *legacyBuilder) preload4(exports []legacyExport) ([]uasset.PackageIndex,
 		seen[v] = true
 		order[t], pos[v] = v, t
 	}
+	// ready holds the nodes waiting for nothing (lazily: a node taken or
+	// made to wait since is skipped when met).
+	ready := &nodeQueue{byIndex: true}
+	for v := 0; v < nodes; v++ {
+		if in[v] == 0 {
+			ready.push(v)
+		}
+	}
 	for _, v := range order {
 		if in[v] != 0 {
 			return nil, nil, errorf(b.file, "export bundles", ErrNotConvertible, "export %d is serialized before it is created", v/2)
 		}
-		for u := 0; u < v; u++ {
+		for ready.Len() > 0 && ready.nodes[0] < v {
+			u := ready.pop()
 			if done[u] || in[u] != 0 {
 				continue
 			}
@@ -596,7 +611,9 @@ func (b *legacyBuilder) preload4(exports []legacyExport) ([]uasset.PackageIndex,
 		}
 		done[v] = true
 		for _, w := range edges[v] {
-			in[w]--
+			if in[w]--; in[w] == 0 {
+				ready.push(w)
+			}
 		}
 	}
 	// The packages the graph data names get an arc back from a dependency

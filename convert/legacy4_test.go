@@ -8,12 +8,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fuzzbound"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/ue"
 )
 
 var engine427 = zen.Engine{Major: 4, Minor: 27}
@@ -291,4 +294,111 @@ func propsText(t *testing.T, ps []report.Property) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// FuzzToLegacyUE427 converts damaged 4.27 zen packages (seeds: the
+// corpus's 4.27 packages): a refusal is a *ue.FormatError, never a panic
+// or a hang, and what converts encodes.
+func FuzzToLegacyUE427(f *testing.F) {
+	var src ImportSource
+	var ch *zen.ContainerHeader
+	if os.Getenv(corpus.EnvVar) != "" {
+		so, err := iostore.LoadScriptObjectsFrom(corpus.Path(f, "other/ue4_27_global_chunks"), nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		src = scriptSource{so}
+		if data, err := os.ReadFile(filepath.Join(corpus.Path(f, "other/ue4_27_global_chunks"), "ContainerHeader_1.bin")); err == nil {
+			ch, _ = zen.DecodeContainerHeader("ContainerHeader_1.bin", data)
+		}
+		// The small packages: the 4.27 pair's (95 KB) makes each run slow.
+		for _, g := range []string{"other/grounded/zen_ue4_27/*.uasset"} {
+			files, _ := filepath.Glob(filepath.Join(corpus.Dir(f), g))
+			for _, file := range files {
+				if b, err := os.ReadFile(file); err == nil {
+					f.Add(b)
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		defer fuzzbound.Check(t, time.Now(), len(b))
+		p, err := zen.DecodePackage("fuzz", b, &zen.DecodeOptions{Layout: zen.LayoutUE4})
+		if err != nil {
+			return
+		}
+		a, err := ToLegacy(p, &LegacyOptions{Engine: engine427, Imports: src, ContainerHeader: ch})
+		if err != nil {
+			var fe *ue.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error is not a *ue.FormatError: %v", err)
+			}
+			return
+		}
+		if _, _, err := a.Encode(); err != nil {
+			var fe *ue.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("encoding the asset: %v", err)
+			}
+		}
+	})
+}
+
+// BenchmarkToLegacyUE427 converts the corpus's 4.27 zen packages (the
+// pair's and Grounded's: decode, ToLegacy naming imports from the global
+// chunks and the package's names, encode) beside the baseline of decoding
+// and encoding the same zen packages. MB/s counts the zen packages' bytes.
+func BenchmarkToLegacyUE427(b *testing.B) {
+	so, err := iostore.LoadScriptObjectsFrom(corpus.Path(b, "other/ue4_27_global_chunks"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var set [][]byte
+	var in int64
+	for _, g := range []string{"other/grounded/zen_ue4_27/*.uasset", "other/ue4_27_cooked_pairs/*.uzenasset"} {
+		files, _ := filepath.Glob(filepath.Join(corpus.Dir(b), g))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			set = append(set, data)
+			in += int64(len(data))
+		}
+	}
+	run := func(b *testing.B, one func(data []byte) error) {
+		b.SetBytes(in)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, data := range set {
+				if err := one(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.Run("to-legacy", func(b *testing.B) {
+		run(b, func(data []byte) error {
+			p, err := zen.DecodePackage("bench", data, nil)
+			if err != nil {
+				return err
+			}
+			a, err := ToLegacy(p, &LegacyOptions{Engine: engine427, Imports: scriptSource{so}})
+			if err != nil {
+				return err
+			}
+			_, _, err = a.Encode()
+			return err
+		})
+	})
+	b.Run("baseline-zen-decode-encode", func(b *testing.B) {
+		run(b, func(data []byte) error {
+			p, err := zen.DecodePackage("bench", data, nil)
+			if err != nil {
+				return err
+			}
+			_, err = p.Encode()
+			return err
+		})
+	})
 }
