@@ -58,9 +58,12 @@ type LegacyOptions struct {
 // What the zen package does not keep and the asset has (the custom
 // versions of an unversioned asset, its saved hash, the preload
 // dependencies on script objects that only serialization needs) is left
-// out; a loader does not need it. UE 5.3 and later packages convert;
-// imports that cannot be named are refused with ErrUnresolvedImport saying
-// which file would name them. pkg is not modified.
+// out; a loader does not need it. UE 5.3 and later packages convert, and
+// 4.26/4.27 packages (docs/convert.md §9.10: imports named by hashing
+// paths of the package's own names, preload dependencies from the export
+// bundle's order, the name map and .uexp the engine's); imports that
+// cannot be named are refused with ErrUnresolvedImport saying which file
+// would name them. pkg is not modified.
 func ToLegacy(pkg *zen.Package, opts *LegacyOptions) (*uasset.Package, error) {
 	var o LegacyOptions
 	if opts != nil {
