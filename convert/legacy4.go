@@ -508,7 +508,9 @@ func (b *legacyBuilder) classes4(script *zen.ScriptObjects, n4 *names4) error {
 		if li.script {
 			// A native object the script objects given do not hold: a
 			// function in a class, else an enum (E and a capital) or a
-			// script struct (as scriptClass reads names).
+			// script struct (as scriptClass reads names) — or, when the
+			// cooker's sort and the name map allow one kind of native
+			// object only, that one (a class: Object, Actor …).
 			c := "ScriptStruct"
 			switch {
 			case strings.HasSuffix(li.object.text, "__DelegateSignature") && top(i).object == b.legacy[li.outer.Import()].object:
@@ -517,6 +519,15 @@ func (b *legacyBuilder) classes4(script *zen.ScriptObjects, n4 *names4) error {
 				c = "Function"
 			case len(li.object.text) > 1 && li.object.text[0] == 'E' && li.object.text[1] >= 'A' && li.object.text[1] <= 'Z':
 				c = "Enum"
+			}
+			var kinds []string
+			for _, k := range []string{"Class", "DelegateFunction", "Enum", "Function", "ScriptStruct"} {
+				if _, ok := n4.find(k); ok && lo <= key(k, i) && key(k, i) <= hi {
+					kinds = append(kinds, k)
+				}
+			}
+			if len(kinds) == 1 || len(kinds) > 0 && !slices.Contains(kinds, c) {
+				c = kinds[0]
 			}
 			b.legacy[i].classPackage, b.legacy[i].className = plain(coreUObject), plain(c)
 			continue

@@ -135,6 +135,27 @@ func TestToLegacyUE427Pair(t *testing.T) {
 					t.Errorf("export %d differs from the engine's", i)
 				}
 			}
+			// From its own names alone (no script objects) the package
+			// converts too: the same paths and outers, fewer classes.
+			if b, err := ToLegacy(p, &LegacyOptions{Engine: engine427}); err != nil {
+				t.Errorf("from its names alone: %v", err)
+			} else if _, _, err := EncodeLegacyChecked(b, p); err != nil {
+				t.Errorf("from its names alone: %v", err)
+			} else {
+				wrong := 0
+				for i, w := range want.Imports {
+					g := b.Imports[i]
+					if want.NameOf(w.ObjectName) != b.NameOf(g.ObjectName) || w.OuterIndex != g.OuterIndex {
+						t.Errorf("from its names alone, import %d: %s (outer %d), engine %s", i, b.NameOf(g.ObjectName), g.OuterIndex, want.NameOf(w.ObjectName))
+					}
+					if want.NameOf(w.ClassName) != b.NameOf(g.ClassName) {
+						wrong++
+					}
+				}
+				if wrong > 16 {
+					t.Errorf("from its names alone: %d of %d import classes differ from the engine's, 16 did", wrong, len(want.Imports))
+				}
+			}
 			d := diffAssets(want, got)
 			for _, hd := range d.Header {
 				switch hd.Field {
