@@ -93,11 +93,26 @@ func toLegacyUE4(pkg *zen.Package, o LegacyOptions, file, name string) (*uasset.
 	// 4.26/4.27 cooks record no package name ("None"), no engine
 	// versions, and one generation.
 	sum := uasset.Summary{PackageName: "None", PackageFlags: uint32(pkg.PackageFlags)}
-	return uasset.NewCookedUE5(uasset.CookedUE5{
+	a, err := uasset.NewCookedUE5(uasset.CookedUE5{
 		Release: uasset.Release{Major: engine.Major, Minor: engine.Minor}, FileName: file, Summary: sum,
 		Names: pkg.Names, Imports: imports, Exports: out, PreloadDependencies: preload,
 		HeaderSize: int32(pkg.CookedHeaderSize),
 	})
+	if err != nil {
+		return nil, err
+	}
+	// The exports must sit where they were cooked (4.27 serial offsets
+	// count from the file's start): the header may not outgrow the one
+	// the package records.
+	h, _, err := a.Encode()
+	if err != nil {
+		return nil, err
+	}
+	if len(h) > int(pkg.CookedHeaderSize) {
+		return nil, errorf(file, "package summary", ErrNotConvertible,
+			"the rebuilt header needs %d bytes, more than the %d the exports were cooked behind", len(h), pkg.CookedHeaderSize)
+	}
+	return a, nil
 }
 
 // names4 finds names in a 4.26/4.27 package's name map, whose packer

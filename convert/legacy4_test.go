@@ -283,6 +283,8 @@ func TestToLegacyUE427Refuses(t *testing.T) {
 		{"a store entry naming a package the names do not", nil, LegacyOptions{Engine: engine427, Imports: scriptSource{so},
 			ContainerHeader: &zen.ContainerHeader{Packages: []zen.StoreEntry{{PackageID: zen.PackageIDFromName("/Game/_AssemblyStorm/TestMod/TestModUI"), ImportedPackages: make([]zen.PackageID, 9)}}}},
 			ErrUnresolvedImport, []string{"imported package 0x0000000000000000"}},
+		{"a header smaller than the tables", func(p *zen.Package) { p.CookedHeaderSize = 1000 }, LegacyOptions{Engine: engine427, Imports: scriptSource{so}},
+			ErrNotConvertible, []string{"more than the 1000"}},
 		{"two bundles", func(p *zen.Package) {
 			p.Bundles = append(p.Bundles, zen.ExportBundle{})
 		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrNotConvertible, []string{"2 export bundles"}},
