@@ -138,18 +138,9 @@ func packageError(file, structure string, off int64, format string, args ...any)
 // allocated; errors are *ue.FormatError values wrapping ErrCorrupt. The
 // returned package does not refer to data.
 func DecodePackage(name string, data []byte, opts *DecodeOptions) (*Package, error) {
-	l := LayoutUnknown
-	if opts != nil {
-		l = opts.Layout
-	}
-	if l == LayoutUnknown {
-		var err error
-		if l, err = DetectLayout(data); err != nil {
-			return nil, errorf(name, "package summary", 0, ErrCorrupt, "%v", err)
-		}
-	}
-	if l > layoutLast {
-		return nil, errorf(name, "package summary", 0, ErrUnsupportedVersion, "unknown layout %d", l)
+	l, err := decodeLayout(name, data, opts)
+	if err != nil {
+		return nil, err
 	}
 	d := &decoder{file: name, data: data, total: len(data), c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: len(data)}}
 	return d.decode()
@@ -227,18 +218,9 @@ func DecodePackageHeader(name string, r io.ReaderAt, size int64, opts *DecodeOpt
 			return nil, err
 		}
 	}
-	l := LayoutUnknown
-	if opts != nil {
-		l = opts.Layout
-	}
-	if l == LayoutUnknown {
-		var err error
-		if l, err = DetectLayout(data); err != nil {
-			return nil, errorf(name, "package summary", 0, ErrCorrupt, "%v", err)
-		}
-	}
-	if l > layoutLast {
-		return nil, errorf(name, "package summary", 0, ErrUnsupportedVersion, "unknown layout %d", l)
+	l, err := decodeLayout(name, data, opts)
+	if err != nil {
+		return nil, err
 	}
 	d := &decoder{file: name, data: data, total: int(size), headerOnly: true, c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: int(size)}}
 	return d.decode()
@@ -886,4 +868,23 @@ func (d *decoder) keep() error {
 		return packageError(d.file, "package", int64(at), "its parts are not laid out in a way unrmod can reproduce (first difference at 0x%X)", at)
 	}
 	return nil
+}
+
+// decodeLayout returns the layout a package is decoded with: opts's, or the
+// one detected from data.
+func decodeLayout(name string, data []byte, opts *DecodeOptions) (Layout, error) {
+	l := LayoutUnknown
+	if opts != nil {
+		l = opts.Layout
+	}
+	if l == LayoutUnknown {
+		var err error
+		if l, err = DetectLayout(data); err != nil {
+			return 0, errorf(name, "package summary", 0, ErrCorrupt, "%v", err)
+		}
+	}
+	if l > layoutLast {
+		return 0, errorf(name, "package summary", 0, ErrUnsupportedVersion, "unknown layout %d", l)
+	}
+	return l, nil
 }
