@@ -73,8 +73,8 @@ decodes clean and converts back into the package byte for byte.`,
 			"unrmod convert extracted/Table_SignsJanuary.uasset --to legacy --engine 4.27 --global chunks/ --container-header chunks/ContainerHeader_1.bin -o legacy/Table_SignsJanuary.uasset",
 		},
 		setup: func(fs *flag.FlagSet) runner {
-			out := fs.String("o", "", "write the zen package to `OUT` (required; its bulk files go beside it)")
-			to := fs.String("to", "", "the `FORMAT` to convert to: zen (required)")
+			out := fs.String("o", "", "write the result to `OUT` (required): the zen package, or the cooked .uasset/.umap with its .uexp; bulk files go beside it")
+			to := fs.String("to", "", "the `FORMAT` to convert to: zen or legacy (required)")
 			engine := fs.String("engine", "", "the game's engine `VERSION` ("+zen.EngineNames()+")")
 			pkgName := fs.String("package", "", "--to zen: the asset's long package `NAME` (/Game/Maps/Arena) when it does not record it; --to legacy from a container: the package to convert")
 			baseGame := fs.Bool("base-game", false, "UE 4.26/4.27: the packages the asset depends on come from the shipped game")
