@@ -329,10 +329,12 @@ func flagName(name string) string {
 
 // writeMainHelp prints the top-level help.
 func writeMainHelp(w io.Writer) {
-	fmt.Fprint(w, `unrmod inspects, checks, patches and rewrites legacy Unreal Engine 1 and 2
-packages (.u .utx .unr .uax .umx ...) and the zen packages of UE 4.26-5.x
-IoStore containers (.utoc/.ucas), which it also reads, lists, extracts and
-verifies.
+	fmt.Fprint(w, `unrmod inspects, checks, patches and rewrites Unreal Engine files: legacy
+UE1/UE2 packages (.u .utx .unr .uax .umx ...), cooked UE4/UE5 assets
+(.uasset/.uexp) and the paks that hold them (.pak), and the zen packages of
+UE 4.26-6.0 IoStore containers (.utoc/.ucas), which it also reads, lists,
+extracts, verifies and packs; it converts between cooked assets and zen
+packages.
 
 Usage: unrmod <command> [flags] args
 

@@ -1,14 +1,16 @@
-// Command unrmod inspects, checks, patches and rewrites legacy Unreal Engine
-// 1 and 2 packages (.u .utx .unr .uax .umx ...) and the zen packages of UE
-// 4.26-5.x IoStore containers, and reads, lists, extracts and verifies the
-// containers (.utoc/.ucas).
+// Command unrmod inspects, checks, patches and rewrites Unreal Engine files:
+// legacy UE1/UE2 packages (.u .utx .unr .uax .umx ...), cooked UE4/UE5 assets
+// (.uasset/.uexp) and paks (.pak), and the zen packages of UE 4.26-6.0
+// IoStore containers, which it reads, lists, extracts, verifies and packs
+// (.utoc/.ucas); it converts between cooked assets and zen packages.
 //
 // Usage:
 //
 //	unrmod <command> [flags] args
 //
-// The commands are info, dump, props, verify, ls, extract, rewrite, convert,
-// export-data, apply, recover, diff, hash, help and version; "unrmod help"
+// The commands are info, dump, props, verify, ls, extract, pack, rewrite,
+// convert, export-data, export-table, import-table, export-texture,
+// export-sound, apply, recover, diff, hash, help and version; "unrmod help"
 // lists them and "unrmod <command> --help" explains one. Flags may appear
 // before or after the arguments.
 //
