@@ -183,6 +183,15 @@ func (s *ContainerSet) Package(name string) (*zen.Package, *Bulk, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	b, err := bulkOf(c, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, b, nil
+}
+
+// bulkOf reads package p's bulk data chunks from c.
+func bulkOf(c *iostore.Container, p *zen.Package) (*Bulk, error) {
 	b := &Bulk{}
 	for _, k := range []struct {
 		t   iostore.ChunkType
@@ -194,9 +203,9 @@ func (s *ContainerSet) Package(name string) (*zen.Package, *Bulk, error) {
 		}
 		if j, ok := c.Find(id); ok {
 			if *k.dst, err = c.ReadChunk(j); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 	}
-	return p, b, nil
+	return b, nil
 }

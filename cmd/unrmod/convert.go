@@ -64,8 +64,21 @@ imports are path hashes: they are named from the package's own names, the
 script objects and the container set; --container-header gives the game
 container's ContainerHeader chunk (saved as a file) whose store entry names
 the imported packages. The asset is verified before it is written: it
-decodes clean and converts back into the package byte for byte.`,
+decodes clean and converts back into the package byte for byte.
+
+A container's .utoc without --package converts every package of the
+container: OUT is a folder, and each asset goes under the path 'unrmod ls'
+shows for the package (<Game>/Content/...uasset, with its .uexp and bulk
+files), -j N packages at once (default: one per core). --filter GLOB
+(repeatable, as 'unrmod extract' takes it) selects packages by that path.
+A package that cannot be converted (imports that no container of the set
+holds) is refused with its reason and the others go on; the files are
+renamed into place together once all are written, then read back. The
+summary (--json: both lists) counts converted and refused packages; the
+exit status is 1 when any was refused. A progress bar is shown on standard
+error when it is a terminal.`,
 		examples: []string{
+			"unrmod convert Paks/pakchunk0-Windows.utoc --to legacy --engine 5.8 -o legacy/ --filter 'Game/Content/UI/**' -j 4",
 			"unrmod convert Saved/Cooked/Windows/MyGame/Content/UI/W_Menu.uasset --to zen --engine 5.4 -o mod/MyGame/Content/UI/W_Menu.uasset",
 			"unrmod convert TestModUI.uasset --to zen --engine 4.27 --package /Game/Mods/TestModUI -o out/TestModUI.uasset --json",
 			"unrmod convert Paks/pakchunk0-Windows.utoc --package /Game/Data/DT_Items --to legacy --engine 5.8 -o legacy/DT_Items.uasset",
@@ -81,6 +94,10 @@ decodes clean and converts back into the package byte for byte.`,
 			containers := fs.String("containers", "", "--to legacy from a zen package file: a `UTOC` of the game whose container set (and global.utoc) names the imports")
 			global := fs.String("global", "", "--to legacy: the game's script objects from `PATH` (a global.utoc, or a folder of its chunks saved as files), instead of the global.utoc beside the containers")
 			header := fs.String("container-header", "", "--to legacy, UE 4.26/4.27: the `FILE` holding the game container's ContainerHeader chunk, whose store entry names the imported packages")
+			var filters globList
+			fs.Var(&filters, "filter", "--to legacy from a whole container: convert only packages whose path matches `GLOB` (repeatable)")
+			jobs := fs.Int("j", 0, "--to legacy from a whole container: convert `N` packages at once; 0 means one per core")
+			fs.IntVar(jobs, "jobs", 0, "the same as -j `N`")
 			asJSON := fs.Bool("json", false, "print the report as one JSON document")
 			return func(s streams, args []string) error {
 				in, err := oneArg("convert", args, "IN")
@@ -104,9 +121,12 @@ decodes clean and converts back into the package byte for byte.`,
 					if *baseGame {
 						return usagef("convert", "--base-game is for --to zen")
 					}
-					return convertToLegacy(s, in, *out, e, legacyInputs{pkgName: *pkgName, containers: *containers, global: *global, header: *header}, *asJSON)
+					return convertToLegacy(s, in, *out, e, legacyInputs{pkgName: *pkgName, containers: *containers, global: *global, header: *header, filters: filters, jobs: *jobs}, *asJSON)
 				default:
 					return usagef("convert", "--to %s: convert makes zen or legacy", *to)
+				}
+				if len(filters) > 0 || *jobs != 0 {
+					return usagef("convert", "--filter and -j are for --to legacy from a whole container")
 				}
 				if *global != "" || *header != "" {
 					return usagef("convert", "--global and --container-header are for --to legacy")

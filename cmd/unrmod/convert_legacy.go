@@ -47,6 +47,8 @@ type legacyInputs struct {
 	containers string // --containers
 	global     string // --global
 	header     string // --container-header
+	filters    globList // --filter, for a whole container
+	jobs       int      // -j, for a whole container
 }
 
 // convertToLegacy runs 'convert --to legacy': it reads the zen package
@@ -59,6 +61,12 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 		return usagef("convert", "output %s is the input file; convert never modifies its input", out)
 	}
 	f := recognise(in)
+	if f.Kind == ufile.Container && pkgName == "" {
+		return convertContainer(s, in, out, engine, li, asJSON)
+	}
+	if len(li.filters) > 0 || li.jobs != 0 {
+		return usagef("convert", "--filter and -j are for a whole container (a .utoc without --package)")
+	}
 	// Lock what is read and written before reading, so that a run
 	// replacing the input is waited for.
 	o := uasset.CompanionNames(out)
