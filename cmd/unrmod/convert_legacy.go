@@ -43,10 +43,10 @@ func (d *legacyDoc) summary() string {
 
 // legacyInputs are what 'convert --to legacy' reads beside its input.
 type legacyInputs struct {
-	pkgName    string // --package
-	containers string // --containers
-	global     string // --global
-	header     string // --container-header
+	pkgName    string   // --package
+	containers string   // --containers
+	global     string   // --global
+	header     string   // --container-header
 	filters    globList // --filter, for a whole container
 	jobs       int      // -j, for a whole container
 }

@@ -226,3 +226,105 @@ func TestConvertToLegacyUE427(t *testing.T) {
 		})
 	}
 }
+
+// TestConvertWholeContainer converts the whole UE 5.8 fixture container
+// with -j 1 and -j 4: the same files, each the bytes 'convert --package'
+// writes for it; the packages refused are listed with the reason the
+// single conversion gives and make the exit status 1; --filter selects;
+// usage errors are 2.
+func TestConvertWholeContainer(t *testing.T) {
+	utoc := corpus.Path(t, fixtureZlib)
+	type pk struct {
+		Path    string   `json:"path"`
+		Package string   `json:"package"`
+		Files   []string `json:"files"`
+		Reason  string   `json:"reason"`
+	}
+	type doc struct {
+		Converted int  `json:"converted_count"`
+		Refused   int  `json:"refused_count"`
+		Packages  []pk `json:"converted"`
+		Refusals  []pk `json:"refused"`
+	}
+	var trees []map[string]string
+	for _, j := range []string{"1", "4"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		stdout, stderr, code := runCLI(t, "convert", utoc, "--to", "legacy", "--engine", "5.8", "-o", dir, "-j", j, "--json")
+		if code != 1 {
+			t.Fatalf("-j %s: exit %d, want 1 (refused packages): %s", j, code, stderr)
+		}
+		var d doc
+		if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Converted != len(d.Packages) || d.Refused != len(d.Refusals) || d.Converted == 0 || d.Refused == 0 {
+			t.Fatalf("-j %s: %d converted (%d listed), %d refused (%d listed)", j, d.Converted, len(d.Packages), d.Refused, len(d.Refusals))
+		}
+		files := map[string]string{}
+		single := t.TempDir()
+		for _, p := range d.Packages {
+			out := filepath.Join(single, path.Base(p.Path))
+			if _, stderr, code := runCLI(t, "convert", utoc, "--package", p.Package, "--to", "legacy", "--engine", "5.8", "-o", out); code != 0 {
+				t.Fatalf("%s: the single conversion fails: %s", p.Path, stderr)
+			}
+			for _, f := range p.Files {
+				got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := os.ReadFile(filepath.Join(single, path.Base(f)))
+				if err != nil || string(got) != string(w) {
+					t.Errorf("%s: differs from the single conversion (%v)", f, err)
+				}
+				files[f] = string(got)
+			}
+		}
+		for _, r := range d.Refusals {
+			_, stderr, code := runCLI(t, "convert", utoc, "--package", r.Path, "--to", "legacy", "--engine", "5.8", "-o", filepath.Join(single, path.Base(r.Path)))
+			if code != 1 || !strings.Contains(stderr, r.Reason) || r.Reason == "" {
+				t.Errorf("%s refused for %q; the single conversion exits %d: %s", r.Path, r.Reason, code, stderr)
+			}
+		}
+		trees = append(trees, files)
+	}
+	if len(trees[0]) != len(trees[1]) {
+		t.Errorf("-j 1 wrote %d files, -j 4 %d", len(trees[0]), len(trees[1]))
+	}
+	for f, b := range trees[0] {
+		if trees[1][f] != b {
+			t.Errorf("%s differs between -j 1 and -j 4", f)
+		}
+	}
+
+	// Textures import nothing outside the set: all convert, exit 0.
+	dir := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := runCLI(t, "convert", utoc, "--to", "legacy", "--engine", "5.8", "-o", dir, "--filter", "Textures/**", "--filter", "DT_*")
+	if code != 0 || !strings.Contains(stdout, "refused 0") {
+		t.Fatalf("--filter: exit %d: %s%s", code, stdout, stderr)
+	}
+	if err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.Contains(p, "Textures") && !strings.HasPrefix(filepath.Base(p), "DT_") {
+			t.Errorf("%s written, outside the filter", p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--filter", "NoSuchAsset*"}, 1},
+		{[]string{"-j", "-1"}, 2},
+		{[]string{"--containers", utoc}, 2},
+		{[]string{"--filter", "[unclosed"}, 2},
+	} {
+		args := append([]string{"convert", utoc, "--to", "legacy", "--engine", "5.8", "-o", filepath.Join(t.TempDir(), "o")}, tc.args...)
+		if _, stderr, code := runCLI(t, args...); code != tc.code {
+			t.Errorf("%q: exit %d, want %d: %s", tc.args, code, tc.code, stderr)
+		}
+	}
+	if _, stderr, code := runCLI(t, "convert", utoc, "--to", "legacy", "-o", filepath.Join(t.TempDir(), "o")); code != 1 || !strings.Contains(stderr, "--engine") {
+		t.Errorf("without --engine: exit %d: %s", code, stderr)
+	}
+}
