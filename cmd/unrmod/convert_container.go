@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/convert"
@@ -38,6 +39,8 @@ func convertContainer(s streams, in, dir string, engine zen.Engine, li legacyInp
 		return usagef("convert", "--containers is for a zen package file; a container brings its own set")
 	case li.global != "" || li.header != "":
 		return usagef("convert", "--global and --container-header are for one package (--package) or a zen package file")
+	case isAssetName(dir):
+		return usagef("convert", "%s is a container: -o %s names one asset; give --package to convert one package, or -o a folder to convert them all", in, dir)
 	case li.jobs < 0:
 		return usagef("convert", "-j must be positive, got %d", li.jobs)
 	}
@@ -96,4 +99,14 @@ func convertContainer(s streams, in, dir string, engine zen.Engine, li legacyInp
 		return errReported
 	}
 	return nil
+}
+
+// isAssetName tells whether name is a cooked asset's file name, which a
+// whole container's conversion does not take for its output folder.
+func isAssetName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".uasset", ".umap", ".uexp":
+		return true
+	}
+	return false
 }
