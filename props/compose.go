@@ -137,31 +137,13 @@ func zeroElement(ctx *Context, loc *location, a *Array) (Value, error) {
 	if a.InnerTag != nil {
 		inner = a.InnerTag.Type
 	}
+	// An enum byte's zero is an enumerator, not a number.
+	p := inner.Param(0).Name
+	enumByte := inner.Name.Text == "ByteProperty" && p.Text != "" && !p.IsNone()
+	if z, ok := scalarZero(inner.Name.Text); ok && !enumByte {
+		return z, nil
+	}
 	switch inner.Name.Text {
-	case "BoolProperty":
-		return Bool(false), nil
-	case "Int8Property":
-		return Int8(0), nil
-	case "Int16Property":
-		return Int16(0), nil
-	case "IntProperty":
-		return Int(0), nil
-	case "Int64Property":
-		return Int64(0), nil
-	case "ByteProperty":
-		if p := inner.Param(0).Name; p.Text == "" || p.IsNone() {
-			return Byte(0), nil
-		}
-	case "UInt16Property":
-		return UInt16(0), nil
-	case "UInt32Property":
-		return UInt32(0), nil
-	case "UInt64Property":
-		return UInt64(0), nil
-	case "FloatProperty":
-		return Float(0), nil
-	case "DoubleProperty":
-		return Double(0), nil
 	case "StrProperty":
 		return &String{Zero: true}, nil
 	case "NameProperty":

@@ -668,6 +668,36 @@ func parseSoftPath(ctx *Context, old *SoftObject, text string) (Value, []string,
 	return v, warn, nil
 }
 
+// scalarZero returns the zero of the bool and plain number property types
+// (a ByteProperty as a byte, not an enum), and whether typ is one.
+func scalarZero(typ string) (Value, bool) {
+	switch typ {
+	case "BoolProperty":
+		return Bool(false), true
+	case "Int8Property":
+		return Int8(0), true
+	case "Int16Property":
+		return Int16(0), true
+	case "IntProperty":
+		return Int(0), true
+	case "Int64Property":
+		return Int64(0), true
+	case "ByteProperty":
+		return Byte(0), true
+	case "UInt16Property":
+		return UInt16(0), true
+	case "UInt32Property":
+		return UInt32(0), true
+	case "UInt64Property":
+		return UInt64(0), true
+	case "FloatProperty":
+		return Float(0), true
+	case "DoubleProperty":
+		return Double(0), true
+	}
+	return nil, false
+}
+
 // add inserts a tag for a property absent from its list.
 func add(data []byte, ctx *Context, root *List, loc *location, in Input, ch *Change) ([]byte, error) {
 	if strings.TrimSpace(in.Type) == "" {
@@ -677,35 +707,14 @@ func add(data []byte, ctx *Context, root *List, loc *location, in Input, ch *Cha
 	if err != nil {
 		return nil, err
 	}
-	var zero Value
-	switch typ {
-	case "BoolProperty":
-		zero = Bool(false)
-	case "Int8Property":
-		zero = Int8(0)
-	case "Int16Property":
-		zero = Int16(0)
-	case "IntProperty":
-		zero = Int(0)
-	case "Int64Property":
-		zero = Int64(0)
-	case "ByteProperty":
-		zero = Byte(0)
-	case "UInt16Property":
-		zero = UInt16(0)
-	case "UInt32Property":
-		zero = UInt32(0)
-	case "UInt64Property":
-		zero = UInt64(0)
-	case "FloatProperty":
-		zero = Float(0)
-	case "DoubleProperty":
-		zero = Double(0)
-	case "NameProperty":
+	zero, scalar := scalarZero(typ)
+	switch {
+	case scalar:
+	case typ == "NameProperty":
 		zero = NameValue{}
-	case "StrProperty":
+	case typ == "StrProperty":
 		zero = &String{}
-	case "EnumProperty":
+	case typ == "EnumProperty":
 		zero = EnumValue{Text: "::"}
 	default:
 		return nil, fmt.Errorf("%s is absent; unrmod adds only bool, integer, float, double, name, str, byte and enum properties, not %s: %w",
