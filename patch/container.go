@@ -451,15 +451,27 @@ func (j *containerJob) fileOp(f *FileOp) error {
 	return nil
 }
 
+// checkModSuffix refuses a mod output (a container, what; or a pak) whose
+// name does not end in _P: the engine gives _P files the higher priority,
+// and without it the game's own chunks or files (of) win over the mod's.
+// It returns the output's base name.
+func checkModSuffix(pos Pos, out, what, of string) (string, error) {
+	base := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	if !strings.HasSuffix(strings.ToUpper(base), "_P") {
+		return base, errorf(pos, "output %s: a mod %s's name must end in _P, or the game's own %s win over it (e.g. z_%s_P)", out, what, of, base)
+	}
+	return base, nil
+}
+
 // checkModName refuses a mod container the game would not prefer to its
 // own (docs/containers.md, "Mod containers"): without the _P suffix its
 // chunks lose to the game's; on UE 4.26/4.27 the first store entry
 // registered wins, so a changed entry needs the mod's pak to sort after the
 // game's.
 func (j *containerJob) checkModName(out string) error {
-	base := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
-	if !strings.HasSuffix(strings.ToUpper(base), "_P") {
-		return errorf(j.ct.Pos, "output %s: a mod container's name must end in _P, or the game's own chunks win over it (e.g. z_%s_P)", out, base)
+	base, err := checkModSuffix(j.ct.Pos, out, "container", "chunks")
+	if err != nil {
+		return err
 	}
 	if j.hdr == nil || j.hdr.Version != zen.HeaderUE4 {
 		return nil

@@ -100,9 +100,8 @@ func applyPakTarget(t *Target, dir string, tf *targetFiles, opt Options) (*Targe
 		j.res.Notes = append(j.res.Notes, "every operation was already in effect")
 	}
 	if ct.Mode == ModeMod {
-		base := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
-		if !strings.HasSuffix(strings.ToUpper(base), "_P") {
-			return fail(errorf(ct.Pos, "output %s: a mod pak's name must end in _P, or the game's own files win over it (e.g. z_%s_P)", out, base))
+		if _, err := checkModSuffix(ct.Pos, out, "pak", "files"); err != nil {
+			return fail(err)
 		}
 	}
 	if !opt.Force {
@@ -150,19 +149,13 @@ func (j *pakJob) patchPackage(pt *PackageTarget) error {
 	if _, dup := j.data[key]; dup {
 		return errorf(pt.Pos, "package %s is changed twice in this target; put all its operations in one entry", pt.Package)
 	}
-	a, err := ufile.PakAsset(&j.r.Reader, f.Path)
+	a, err := ufile.ReadPakAsset(&j.r.Reader, f)
 	if err != nil {
 		return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
 	}
 	uexpPath := strings.TrimSuffix(f.Path, path.Ext(f.Path)) + ".uexp"
 	uf := j.r.Lookup(uexpPath)
-	header := a.Data
-	var uexp []byte
-	if uf != nil && !uf.Deleted {
-		if uexp, err = uf.ReadAll(); err != nil { // read and checked by PakAsset already
-			return &Error{Pos: pt.Pos, Msg: err.Error(), Err: err}
-		}
-	}
+	header, uexp := a.Data, a.UexpData()
 	decode := func() (*uasset.Package, error) { return a.Asset(nil) }
 	cp, err := patchCooked(pt.Pos, a.Path, a.Path, decode, pt.Ops, j.dir, j.mappings)
 	if err != nil {
@@ -204,39 +197,30 @@ func (j *pakJob) set(p string, data []byte) {
 	j.data[k], j.paths[k] = data, p
 }
 
-// pakPath returns the path p (as a patch writes it: relative to the mount
-// point as ls shows it, or to the game's root) relative to the mount
-// point, or "" when it lies outside it.
+// pakPath returns the path p, as a patch writes it, relative to the mount
+// point: as it is when the pak lists it (ls shows paths so), else without
+// the mount point's path from the game's root when it starts with it
+// (Maine/Content/X for a pak mounted at ../../../Maine/Content/).
 func (j *pakJob) pakPath(p string) string {
-	mount := strings.TrimPrefix(j.r.MountPoint, "../../../")
 	if j.r.Lookup(p) != nil {
 		return p
 	}
-	if mount != "" && len(p) > len(mount) && strings.EqualFold(p[:len(mount)], mount) {
+	mount, inGame := strings.CutPrefix(j.r.MountPoint, "../../../")
+	if inGame && mount != "" && len(p) > len(mount) && strings.EqualFold(p[:len(mount)], mount) {
 		return p[len(mount):]
 	}
-	if strings.HasPrefix(j.r.MountPoint, "../../../") && mount == "" {
-		return p
-	}
-	if !strings.HasPrefix(j.r.MountPoint, "../../../") {
-		return p // a mount point outside the game's root: paths are relative to it
-	}
-	return ""
+	return p
 }
 
 // fileOp applies a replace-file, add-file or remove-file operation.
 func (j *pakJob) fileOp(f *FileOp) error {
 	p := j.pakPath(f.Path)
-	if p == "" {
-		if f.Kind != "add-file" {
-			return errorf(f.Pos, "%s: the pak lists no %s (see unrmod ls %s)", f.Kind, f.Path, filepath.Base(j.in))
-		}
-		// Relative to the mount point, as ls shows paths.
-		p = f.Path
-	}
 	existing := j.r.Lookup(p)
 	if existing != nil && existing.Deleted {
 		existing = nil
+	}
+	if existing == nil && f.Kind != "add-file" {
+		return errorf(f.Pos, "%s: the pak lists no %s (see unrmod ls %s)", f.Kind, f.Path, filepath.Base(j.in))
 	}
 	var data []byte
 	if f.Source != "" {
@@ -246,15 +230,10 @@ func (j *pakJob) fileOp(f *FileOp) error {
 			return errorf(f.Pos, "%s: %v", f.Kind, err)
 		}
 	}
-	switch f.Kind {
-	case "add-file":
-		if existing != nil {
-			return errorf(f.Pos, "add-file: %s is already in the pak; use replace-file", f.Path)
-		}
-	default:
-		if existing == nil {
-			return errorf(f.Pos, "%s: the pak lists no %s (see unrmod ls %s)", f.Kind, f.Path, filepath.Base(j.in))
-		}
+	if f.Kind == "add-file" && existing != nil {
+		return errorf(f.Pos, "add-file: %s is already in the pak; use replace-file", f.Path)
+	}
+	if existing != nil {
 		p = existing.Path
 	}
 	if _, dup := j.data[strings.ToLower(p)]; dup {
@@ -430,9 +409,18 @@ func (j *pakJob) readBack(f *os.File, name string) error {
 			return fmt.Errorf("%s: %s reads back other bytes than were written", name, g.Path)
 		}
 	}
+	// The files written were just read back equal to j.data: the assets'
+	// checks take those bytes; what was copied is read again.
+	written := func(p string) []byte {
+		if b, ok := j.data[strings.ToLower(p)]; ok {
+			return b
+		}
+		b, _ := r.ReadFile(p)
+		return b
+	}
 	for _, p := range j.res.Packages {
-		header, _ := r.ReadFile(p.Path)
-		uexp, _ := r.ReadFile(strings.TrimSuffix(p.Path, path.Ext(p.Path)) + ".uexp")
+		header := written(p.Path)
+		uexp := written(strings.TrimSuffix(p.Path, path.Ext(p.Path)) + ".uexp")
 		if header == nil && j.ct.Mode == ModeFull {
 			continue
 		}

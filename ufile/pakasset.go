@@ -76,6 +76,12 @@ func PakAsset(r *pak.Reader, name string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ReadPakAsset(r, f)
+}
+
+// ReadPakAsset reads f, a cooked asset of pak r (as FindPakAsset finds
+// one), with its .uexp, as PakAsset does.
+func ReadPakAsset(r *pak.Reader, f *pak.File) (*File, error) {
 	read := func(g *pak.File) ([]byte, error) {
 		if g.UncompressedSize > MaxAssetSize {
 			return nil, tooLarge(r.Name+": "+g.Path, g.UncompressedSize, MaxAssetSize, "a cooked asset")
@@ -102,3 +108,8 @@ func PakAsset(r *pak.Reader, name string) (*File, error) {
 	}
 	return a, nil
 }
+
+// UexpData returns the .uexp of a cooked asset read from a pak (PakAsset),
+// as read and checked against its hash; nil for an asset with none, or
+// for a file on disk, whose .uexp is the file Uexp names.
+func (f *File) UexpData() []byte { return f.uexpData }
