@@ -10,8 +10,9 @@ import (
 )
 
 // FuzzValues decodes and formats every property value, every class's
-// default properties and every struct member of arbitrary packages: none of
-// it may panic, and errors name the file.
+// default properties and every struct member of arbitrary packages, and
+// finds every member StructFields shows with StructMember: none of it may
+// panic, errors name the file, and each member's span lies in its value.
 //
 //	go test ./reader -run '^$' -fuzz FuzzValues -fuzztime 60s
 func FuzzValues(f *testing.F) {
@@ -50,9 +51,35 @@ func FuzzValues(f *testing.F) {
 				_ = p.FormatValue(v)
 				if fields, ok := p.StructFields(v); ok {
 					_ = p.FormatFields(fields)
+					checkMembers(t, p, v, fields, nil)
 				}
 			}
 			_ = p.ClassLineage(i)
 		}
 	})
+}
+
+// checkMembers finds every member of fields (below path) with StructMember:
+// its span must lie inside the struct's bytes; a member that is not there
+// must be refused with ErrNoMember.
+func checkMembers(t *testing.T, p *reader.Package, v reader.Value, fields []reader.StructField, path []string) {
+	for _, f := range fields {
+		if f.Index != 0 {
+			continue
+		}
+		at := append(append([]string(nil), path...), f.Name)
+		s, err := p.StructMember(v, at)
+		if err != nil {
+			continue // a name two members share, or a layout read only one way
+		}
+		if s.Offset < 0 || s.Size < 0 || s.Offset+s.Size > len(v.Raw) {
+			t.Fatalf("member %v: span %d+%d outside the %d bytes of the struct", at, s.Offset, s.Size, len(v.Raw))
+		}
+		if len(f.Fields) > 0 && len(at) < 4 {
+			checkMembers(t, p, v, f.Fields, at)
+		}
+	}
+	if _, err := p.StructMember(v, append(append([]string(nil), path...), "NoSuchMember\x00")); !errors.Is(err, reader.ErrNoMember) {
+		t.Fatalf("a member that is not there: %v, want ErrNoMember", err)
+	}
 }
