@@ -133,8 +133,59 @@ type Mappings struct {
 	enums   map[string]*Enum
 	structs map[string]*Struct
 
+	// srcs supply what the file lacks (With), in order; base is the
+	// Mappings they were added to, whose cached schemas are reused.
+	srcs []Source
+	base *Mappings
+
 	mu      sync.Mutex
 	schemas map[string][]Slot // Schema's results, by name as asked
+}
+
+// A Source supplies structs, classes and enums that a Mappings lacks,
+// such as the Blueprint classes, user-defined structs and user-defined
+// enums a cooked package defines itself (package props/pkgschema reads
+// them). Struct and Enum return nil and no error for a name the source
+// does not know, and an error (wrapping ErrMissing when the definition is
+// elsewhere, ue.ErrCorrupt when it is damaged) when it knows of the name
+// but cannot give its definition. They must be safe for concurrent use.
+type Source interface {
+	Struct(name string) (*Struct, error)
+	Enum(name string) (*Enum, error)
+}
+
+// With returns mappings that hold what m holds and, for a struct, class
+// or enum m lacks, what src gives (sources added by earlier calls are
+// asked first). m itself is unchanged and the result shares its tables;
+// the schemas m has cached are reused for names whose whole super chain
+// m holds.
+func (m *Mappings) With(src Source) *Mappings {
+	base := m
+	if m.base != nil {
+		base = m.base
+	}
+	return &Mappings{
+		Version: m.Version, Versioning: m.Versioning, Compression: m.Compression,
+		Names: m.Names, Enums: m.Enums, Structs: m.Structs, Extra: m.Extra,
+		enums: m.enums, structs: m.structs,
+		srcs: append(append([]Source(nil), m.srcs...), src),
+		base: base,
+	}
+}
+
+// lookupStruct returns the struct named name from the file, else from
+// the sources.
+func (m *Mappings) lookupStruct(name string) (*Struct, error) {
+	if s := m.structs[strings.ToLower(name)]; s != nil {
+		return s, nil
+	}
+	for _, src := range m.srcs {
+		s, err := src.Struct(name)
+		if s != nil || err != nil {
+			return s, err
+		}
+	}
+	return nil, nil
 }
 
 // Enum is an enum: its name and its entries.
@@ -293,11 +344,26 @@ func (t *Type) String() string {
 }
 
 // Struct returns the struct or class named name (case-insensitive, as
-// FNames compare), or nil.
-func (m *Mappings) Struct(name string) *Struct { return m.structs[strings.ToLower(name)] }
+// FNames compare), or nil; with sources (With), what they give for a name
+// the file lacks (nil when they fail: Schema says why).
+func (m *Mappings) Struct(name string) *Struct {
+	s, _ := m.lookupStruct(name)
+	return s
+}
 
-// Enum returns the enum named name (case-insensitive), or nil.
-func (m *Mappings) Enum(name string) *Enum { return m.enums[strings.ToLower(name)] }
+// Enum returns the enum named name (case-insensitive), or nil; with
+// sources (With), what they give for a name the file lacks.
+func (m *Mappings) Enum(name string) *Enum {
+	if e := m.enums[strings.ToLower(name)]; e != nil {
+		return e
+	}
+	for _, src := range m.srcs {
+		if e, err := src.Enum(name); e != nil || err != nil {
+			return e
+		}
+	}
+	return nil
+}
 
 // maxSuperChain is how many supers Schema follows before it calls the
 // chain a loop.
@@ -325,6 +391,12 @@ func (m *Mappings) Schema(name string) ([]Slot, error) {
 	if ok {
 		return s, nil
 	}
+	if m.base != nil {
+		// Whatever the file holds whole is cached once, in the base.
+		if s, err := m.base.Schema(name); err == nil || !errors.Is(err, ErrMissing) {
+			return s, err
+		}
+	}
 	s, err := m.schema(name)
 	if err != nil {
 		return nil, err
@@ -343,7 +415,13 @@ func (m *Mappings) schema(name string) ([]Slot, error) {
 	var slots []Slot
 	seen := map[*Struct]bool{}
 	for n := name; n != ""; {
-		s := m.Struct(n)
+		s, err := m.lookupStruct(n)
+		if err != nil {
+			if n == name {
+				return nil, fmt.Errorf("struct or class %q: %w", name, err)
+			}
+			return nil, fmt.Errorf("struct or class %q, the super of %s's chain: %w", n, name, err)
+		}
 		if s == nil {
 			if n == name {
 				return nil, fmt.Errorf("the mappings have no struct or class %q: %w", name, ErrMissing)

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/props/pkgschema"
 	"github.com/unrmod/unrmod/uasset"
 	"github.com/unrmod/unrmod/usmap"
 )
@@ -62,8 +63,23 @@ func ContextFor(p *uasset.Package, i int) (*props.Context, error) {
 // ContextWith is ContextFor with the game's property schema m, which an
 // asset cooked with unversioned properties needs (nil refuses such an
 // asset with props.ErrUnversioned; a tagged asset ignores m): the
-// export's list then follows its class's schema.
+// export's list then follows its class's schema. For a class, struct or
+// enum the mappings lack (a Blueprint class, a user-defined struct or
+// enum), the schema is read from p when p defines it (package
+// props/pkgschema); one another package defines is refused with
+// usmap.ErrMissing naming that package, unless m already has a source for
+// it (m.With(SchemaSource(other, m, load))).
 func ContextWith(p *uasset.Package, i int, m *usmap.Mappings) (*props.Context, error) {
+	ctx, err := contextWith(p, i, m)
+	if err != nil || ctx.Schema == nil {
+		return ctx, err
+	}
+	ctx.Schema = m.With(SchemaSource(p, m, nil))
+	return ctx, nil
+}
+
+// contextWith is ContextWith without the package's own schemas.
+func contextWith(p *uasset.Package, i int, m *usmap.Mappings) (*props.Context, error) {
 	unversioned := p.UnversionedProperties()
 	if unversioned && m == nil {
 		return nil, fmt.Errorf("%s: %w", p.FileName, props.ErrUnversioned)
@@ -97,6 +113,68 @@ func ContextWith(p *uasset.Package, i int, m *usmap.Mappings) (*props.Context, e
 		ctx.Schema, ctx.Class = m, usmap.ShortName(r.ClassName(i))
 	}
 	return ctx, nil
+}
+
+// SchemaSource returns the schemas of the Blueprint classes, user-defined
+// structs and user-defined enums asset p defines, and of those they
+// derive from or refer to that the assets load returns define (nil load:
+// p's own only), for m.With. load is given a package name such as
+// "/Game/BP/BP_Base" and returns nil when that asset is not at hand. The
+// definitions' own property lists are read with m.
+func SchemaSource(p *uasset.Package, m *usmap.Mappings, load func(name string) (*uasset.Package, error)) *pkgschema.Source {
+	var l pkgschema.Loader
+	if load != nil {
+		l = func(name string) (pkgschema.Package, error) {
+			q, err := load(name)
+			if q == nil || err != nil {
+				return nil, err
+			}
+			return &schemaPackage{q, NewResolver(q, name)}, nil
+		}
+	}
+	return pkgschema.NewSource(&schemaPackage{p, NewResolver(p, "")}, m, l)
+}
+
+// schemaPackage is a cooked asset as package pkgschema sees it.
+type schemaPackage struct {
+	p *uasset.Package
+	r *Resolver
+}
+
+func (s *schemaPackage) Name() string             { return s.r.pkg }
+func (s *schemaPackage) NumExports() int          { return len(s.p.Exports) }
+func (s *schemaPackage) ExportName(i int) string  { return s.p.NameOf(s.p.Exports[i].ObjectName) }
+func (s *schemaPackage) ExportClass(i int) string { return s.r.ClassName(i) }
+func (s *schemaPackage) ExportData(i int) []byte  { return s.p.Exports[i].Data }
+func (s *schemaPackage) Object(index int32) string {
+	return s.r.Object(uasset.PackageIndex(index))
+}
+
+func (s *schemaPackage) Context(i int, m *usmap.Mappings) (*props.Context, error) {
+	return contextWith(s.p, i, m)
+}
+
+// ue57FileVersion is the UE5 file version of UE 5.7 and 5.8 assets.
+const ue57FileVersion = 1018
+
+func (s *schemaPackage) Options() pkgschema.Options {
+	o := pkgschema.Options{Names: dataNames(s.p), Imports: len(s.p.Imports), Exports: len(s.p.Exports), File: s.p.FileName}
+	rel := s.p.Release
+	is58 := rel.Major > 5 || rel.Major == 5 && rel.Minor >= 8
+	switch {
+	case s.p.Summary.PackageFlags&uasset.PkgFilterEditorOnly == 0 || s.p.Version.UE5 < ue57FileVersion:
+		// Editor data keeps the FField flags, and every release before
+		// 5.8 stores them.
+		o.Flags = pkgschema.FlagsStored
+	case s.p.ReleaseDetected:
+		// 5.7 and 5.8 share a file version; only 5.8 cooks drop them.
+		o.Flags = pkgschema.FlagsUnknown
+	case is58:
+		o.Flags = pkgschema.FlagsNotStored
+	default:
+		o.Flags = pkgschema.FlagsStored
+	}
+	return o
 }
 
 // propertyVersions are the UE5 file versions from which the property

@@ -13,6 +13,7 @@ import (
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/props/pkgschema"
 	"github.com/unrmod/unrmod/usmap"
 )
 
@@ -38,7 +39,22 @@ func ContextFor(p *zen.Package, i int) (*props.Context, error) {
 // package with props.ErrUnversioned; a tagged package ignores m). r names
 // the export's class, whose schema the export's list follows; nil names
 // what the package alone can.
+//
+// For a class, struct or enum the mappings lack (a Blueprint class, a
+// user-defined struct or enum), the schema is read from the package that
+// defines it (package props/pkgschema): p itself, or a package r finds
+// (Resolver.Package) — SchemaSource says how.
 func ContextWith(p *zen.Package, r *zen.Resolver, i int, m *usmap.Mappings) (*props.Context, error) {
+	ctx, err := contextWith(p, r, i, m)
+	if err != nil || ctx.Schema == nil {
+		return ctx, err
+	}
+	ctx.Schema = m.With(SchemaSource(p, r, m))
+	return ctx, nil
+}
+
+// contextWith is ContextWith without the package's own schemas.
+func contextWith(p *zen.Package, r *zen.Resolver, i int, m *usmap.Mappings) (*props.Context, error) {
 	unversioned := p.PackageFlags&zen.FlagUnversionedProperties != 0
 	if unversioned && m == nil {
 		return nil, fmt.Errorf("%s: %w", p.PackageName(), props.ErrUnversioned)
@@ -74,6 +90,71 @@ func ContextWith(p *zen.Package, r *zen.Resolver, i int, m *usmap.Mappings) (*pr
 	}
 	return ctx, nil
 }
+
+// SchemaSource returns the schemas of the Blueprint classes, user-defined
+// structs and user-defined enums package p defines, and of those they
+// derive from or refer to that the packages r finds define (nil r: p's
+// own only), for m.With. The definitions' own property lists are read
+// with m.
+func SchemaSource(p *zen.Package, r *zen.Resolver, m *usmap.Mappings) *pkgschema.Source {
+	if r == nil {
+		r = &zen.Resolver{}
+	}
+	var load pkgschema.Loader
+	if r.Package != nil {
+		load = func(name string) (pkgschema.Package, error) {
+			if q := r.Package(zen.PackageIDFromName(name)); q != nil {
+				return &schemaPackage{q, r}, nil
+			}
+			return nil, nil
+		}
+	}
+	return pkgschema.NewSource(&schemaPackage{p, r}, m, load)
+}
+
+// schemaPackage is a zen package as package pkgschema sees it.
+type schemaPackage struct {
+	p *zen.Package
+	r *zen.Resolver
+}
+
+func (s *schemaPackage) Name() string             { return s.p.PackageName() }
+func (s *schemaPackage) NumExports() int          { return len(s.p.Exports) }
+func (s *schemaPackage) ExportName(i int) string  { return s.p.ExportName(i) }
+func (s *schemaPackage) ExportClass(i int) string { return s.r.ClassName(s.p, i) }
+func (s *schemaPackage) ExportData(i int) []byte  { return s.p.Exports[i].Data }
+
+func (s *schemaPackage) Context(i int, m *usmap.Mappings) (*props.Context, error) {
+	return contextWith(s.p, s.r, i, m)
+}
+
+func (s *schemaPackage) Object(index int32) string {
+	v := props.Object(index)
+	if i, ok := v.Export(); ok && i < len(s.p.Exports) {
+		return s.p.ExportPath(i)
+	}
+	if i, ok := v.Import(); ok && i < len(s.p.Imports) {
+		return s.r.Object(s.p, s.p.Imports[i])
+	}
+	return "None"
+}
+
+func (s *schemaPackage) Options() pkgschema.Options {
+	o := pkgschema.Options{Names: s.p.Names, Imports: len(s.p.Imports), Exports: len(s.p.Exports), File: s.p.PackageName()}
+	switch {
+	case s.p.PackageFlags&zen.FlagFilterEditorOnly == 0 || s.p.FileVersionUE5() < ue57FileVersion:
+		// Editor data keeps the FField flags, and every release before
+		// 5.8 stores them.
+		o.Flags = pkgschema.FlagsStored
+	default:
+		// 5.7 and 5.8 share a file version; only 5.8 cooks drop them.
+		o.Flags = pkgschema.FlagsUnknown
+	}
+	return o
+}
+
+// ue57FileVersion is the UE5 file version of UE 5.7 and 5.8 packages.
+const ue57FileVersion = 1018
 
 // utf8SubPaths tells from the package's custom versions, or else from its
 // layout, whether soft object sub paths are UTF-8.
