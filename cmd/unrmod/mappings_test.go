@@ -98,3 +98,41 @@ func jsonText(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestMappingsBlueprintObject changes a property of a Blueprint class's
+// default object in the fixture's unversioned container: the mappings
+// lack the class, whose schema its package holds. props reads the object
+// as its tagged twin, a container patch sets the value, and the output
+// container reads it back with every other value unchanged.
+func TestMappingsBlueprintObject(t *testing.T) {
+	utoc, global, m := corpus.Path(t, unversionedZlib), corpus.Path(t, fixtureGlobal), corpus.Path(t, fixtureMappings)
+	const pkg, cdo = "/Game/Fixtures/Blueprints/BP_Fixture", "Default__BP_Fixture_C"
+	got := propsJSON(t, utoc, cdo, "--package", pkg, "--global", global, "--mappings", m)
+	want := propsJSON(t, corpus.Path(t, taggedTwins), cdo, "--package", pkg)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("props --mappings of the Blueprint object differs from the tagged twin:\n%v\n%v", got, want)
+	}
+	dir := t.TempDir()
+	patchFile := filepath.Join(dir, "patch.yaml")
+	text := "unrmod: 1\ntargets:\n  - container: " + filepath.ToSlash(utoc) + "\n    output: " + filepath.ToSlash(filepath.Join(dir, "z_Mod_P")) +
+		"\n    mode: mod\n    global: " + filepath.ToSlash(global) + "\n    mappings: " + filepath.ToSlash(m) +
+		"\n    packages:\n      - package: " + pkg + "\n        ops:\n          - set-property: {object: " + cdo + ", property: Integer, value: \"4242\"}\n"
+	if err := os.WriteFile(patchFile, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "apply", patchFile); code != 0 {
+		t.Fatal(stderr)
+	}
+	out, stderr, code := runCLI(t, "props", filepath.Join(dir, "z_Mod_P.utoc"), cdo, "--package", pkg, "--global", global, "--mappings", m)
+	if code != 0 || !strings.Contains(out, "Integer (IntProperty) = 4242") {
+		t.Fatalf("props of the patched object: exit %d, %s\n%s", code, stderr, out)
+	}
+	before, _, _ := runCLI(t, "props", utoc, cdo, "--package", pkg, "--global", global, "--mappings", m)
+	if strings.Replace(before, "Integer (IntProperty) = -24680", "Integer (IntProperty) = 4242", 1) != out {
+		t.Errorf("the patched object:\n%s\nwas:\n%s", out, before)
+	}
+	out, stderr, code = runCLI(t, "verify", filepath.Join(dir, "z_Mod_P.utoc"), "--global", global, "--mappings", m)
+	if code != 0 || !strings.HasPrefix(out, "ok") {
+		t.Errorf("verify --mappings of the patched container: exit %d, %s\n%s", code, stderr, out)
+	}
+}
