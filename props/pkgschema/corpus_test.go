@@ -248,6 +248,13 @@ func TestSuperInAnotherPackage(t *testing.T) {
 		t.Errorf("%d slots (Actor has %d), first %v", len(slots), len(actor), names)
 	}
 
+	// An object of a class another package defines: the class is found
+	// through the import, before any definition names it.
+	parent, err := zenprops.SchemaSource(child, c.r, m).Struct("BP_Components_C")
+	if err != nil || parent == nil || parent.Super != "Actor" || parent.PropertyCount != 2 {
+		t.Errorf("the imported class BP_Components_C: %+v, %v", parent, err)
+	}
+
 	alone := &zen.Resolver{Script: c.r.Script}
 	_, err = m.With(zenprops.SchemaSource(child, alone, m)).Schema("BP_ComponentsChild_C")
 	if !errors.Is(err, usmap.ErrMissing) || !strings.Contains(err.Error(), "package /Game/Fixtures/Blueprints/BP_Components,") {

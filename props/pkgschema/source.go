@@ -108,9 +108,20 @@ func kindOf(base *usmap.Mappings, class string) (isStruct, isEnum bool) {
 	return false, false
 }
 
-// index records the types package p defines.
+// index records the types package p defines and, for the first package,
+// the package of each game object it imports: an object of a Blueprint
+// class another package defines (an actor placed in a level, a row of a
+// user-defined struct) needs that package's definition.
 func (s *Source) index(p Package) {
+	first := len(s.pkgs) == 0
 	s.pkgs[strings.ToLower(p.Name())] = true
+	defer func() {
+		if first {
+			for k := 0; k < p.Options().Imports; k++ {
+				s.refer(p, int32(-k-1))
+			}
+		}
+	}()
 	for i := 0; i < p.NumExports(); i++ {
 		isStruct, isEnum := kindOf(s.base, p.ExportClass(i))
 		if !isStruct && !isEnum {
@@ -239,7 +250,9 @@ func (s *Source) refer(p Package, x int32) string {
 	}
 	path := p.Object(x)
 	short := usmap.ShortName(path)
-	if pkg, _, ok := strings.Cut(path, "."); ok && strings.HasPrefix(pkg, "/") && !strings.HasPrefix(pkg, "/Script/") {
+	// Only a package's top-level objects ("/Game/BP/BP_Base.BP_Base_C")
+	// define types.
+	if pkg, obj, ok := strings.Cut(path, "."); ok && strings.HasPrefix(pkg, "/") && !strings.HasPrefix(pkg, "/Script/") && !strings.ContainsAny(obj, ".:") {
 		k := strings.ToLower(short)
 		if _, ok := s.defs[k]; !ok {
 			if _, ok := s.elsewhere[k]; !ok {
