@@ -117,7 +117,7 @@ func (s *Source) index(p Package) {
 	s.pkgs[strings.ToLower(p.Name())] = true
 	defer func() {
 		if first {
-			for k := 0; k < p.Options().Imports; k++ {
+			for k, n := 0, p.Options().Imports; k < n; k++ {
 				s.refer(p, int32(-k-1))
 			}
 		}
