@@ -725,6 +725,18 @@ func (d *decoder) structValue(c *binio.Cursor, name string, it item) (Value, err
 	layout := nativeLayout(name)
 	switch {
 	case it.native == 1:
+		if read := nativeReaders[name]; layout == nil && read != nil {
+			sub := d.cursor(start, start+c.Len())
+			s, err := d.readNative(sub, name, read)
+			if errors.Is(err, errDepth) {
+				return nil, err
+			}
+			if err != nil || it.top && sub.Len() != 0 {
+				return nil, fmt.Errorf("native struct %s does not have the layout of the engine's %s: %w", name, name, errRaw)
+			}
+			c.Seek(sub.Pos(), "")
+			return s, nil
+		}
 		if layout == nil {
 			if !it.top {
 				// Where one element ends cannot be told.
@@ -831,6 +843,8 @@ func (d *decoder) native(c *binio.Cursor, name string, layout []nativeField) (*S
 				v = UInt64(c.U64(f.name))
 			case fkUInt8:
 				v = Byte(c.U8(f.name))
+			case fkUInt16:
+				v = UInt16(c.U16(f.name))
 			case fkGUID:
 				v = GUIDValue(guid(c, f.name))
 			}

@@ -324,10 +324,19 @@ func (e *encoder) value(dst []byte, v Value, top bool) []byte {
 		return appendString(dst, sub)
 	case *Struct:
 		switch {
+		case x.Tagged != nil && x.Tagged.Schema != "":
+			// An unversioned list nested in a native struct's fields.
+			return e.ulist(dst, x.Tagged)
 		case x.Tagged != nil:
 			return e.list(dst, x.Tagged, false)
 		case x.Native != nil:
 			for _, f := range x.Native {
+				if f.Sized {
+					at := len(dst)
+					dst = e.value(le.AppendUint32(dst, 0), f.Value, false)
+					le.PutUint32(dst[at:], uint32(len(dst)-at-4))
+					continue
+				}
 				dst = e.value(dst, f.Value, false)
 			}
 			return dst

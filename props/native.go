@@ -16,6 +16,7 @@ const (
 	fkInt64
 	fkUInt64
 	fkUInt8
+	fkUInt16
 	fkGUID // 16 bytes, shown as one GUID
 )
 
@@ -33,6 +34,8 @@ func (k fieldKind) size(lwc bool) int {
 		return 8
 	case fkUInt8:
 		return 1
+	case fkUInt16:
+		return 2
 	case fkGUID:
 		return 16
 	}
@@ -160,7 +163,13 @@ var nativeStructs = map[string][]nativeField{
 	"FrameNumber":   fields(fkInt32, "Value"),
 	"RichCurveKey": concat(fields(fkUInt8, "InterpMode", "TangentMode", "TangentWeightMode"),
 		fields(fkFloat, "Time", "Value", "ArriveTangent", "ArriveTangentWeight", "LeaveTangent", "LeaveTangentWeight")),
-	"SimpleCurveKey":       fields(fkFloat, "Time", "Value"),
+	"SimpleCurveKey": fields(fkFloat, "Time", "Value"),
+	// MovieScene's TRange<FFrameNumber>, a uint32 sequence ID and a
+	// font's glyph (four int32, a byte, an int32: 21 bytes, unpadded).
+	"MovieSceneFrameRange": frameRange,
+	"MovieSceneSequenceID": fields(fkUInt32, "Value"),
+	"FontCharacter": concat(fields(fkInt32, "StartU", "StartV", "USize", "VSize"), fields(fkUInt8, "TextureIndex"),
+		fields(fkInt32, "VerticalOffset")),
 	"SoftObjectPath":       {{nativeSoftPath, 0}},
 	"SoftClassPath":        {{nativeSoftPath, 0}},
 	"StringAssetReference": {{nativeSoftPath, 0}},

@@ -41,6 +41,13 @@ func leafValues(path string, v props.Value, out []leaf) []leaf {
 			return append(out, leaf{path, x.Native[0].Value})
 		}
 		for _, f := range x.Native {
+			switch f.Value.(type) {
+			case *props.Struct, *props.Array:
+				// Arrays and nested lists in a native struct's fields
+				// (MovieScene channels and trees, Niagara variables):
+				// paths do not name their members.
+				continue
+			}
 			out = leafValues(path+"."+f.Name, f.Value, out)
 		}
 		return out

@@ -36,8 +36,9 @@ type Header struct {
 }
 
 // ErrNoSchema means an unversioned value's struct is neither in the
-// mappings nor a native struct whose layout the package knows, so its end
-// cannot be told.
+// mappings nor a native struct whose layout the package knows (or a Text
+// is of a history whose layout it does not read), so its end cannot be
+// told.
 var ErrNoSchema = errors.New("no schema")
 
 // unversioned reports whether lists are unversioned.
@@ -229,8 +230,40 @@ func (d *decoder) enumValue(t *usmap.Type, v uint64, size int) *EnumInt {
 		if e.Name != "" && !strings.Contains(e.Name, "::") && !d.plainEnum(t.Enum) {
 			e.Name = en.Name + "::" + e.Name
 		}
+		if e.Name == "" {
+			e.Name = flagNames(en, v)
+		}
 	}
 	return e
+}
+
+// flagNames returns the value of a bit-flag enum as the engine names it
+// ("A | B", the entries' short names in order) when every entry but zero
+// and _MAX is a distinct bit and the value is made of them; "" otherwise.
+func flagNames(en *usmap.Enum, v uint64) string {
+	var names []string
+	var seen, rest uint64 = 0, v
+	for _, x := range en.Entries {
+		if x.Value == 0 || strings.HasSuffix(x.Name, "_MAX") {
+			continue
+		}
+		if x.Value&(x.Value-1) != 0 || seen&x.Value != 0 {
+			return ""
+		}
+		seen |= x.Value
+		if v&x.Value != 0 {
+			_, short, ok := strings.Cut(x.Name, "::")
+			if !ok {
+				short = x.Name
+			}
+			names = append(names, short)
+			rest &^= x.Value
+		}
+	}
+	if rest != 0 || len(names) < 2 {
+		return ""
+	}
+	return strings.Join(names, " | ")
 }
 
 // zeroValue returns the value a zero-mask bit stands for.
@@ -454,7 +487,8 @@ func (d *decoder) skipText(c *binio.Cursor) error {
 		c.Bytes(8, "string table name")
 		_, err = d.fstring(c, "string table key")
 	default:
-		return d.errorAt(at, "Text with history %d, whose length unrmod cannot tell without tags", history)
+		return &ue.FormatError{Struct: d.where(), Offset: int64(at), Err: fmt.Errorf("%w: %w", ErrNoSchema, ue.ErrCorrupt),
+			Msg: fmt.Sprintf("Text with history %d, whose length unrmod cannot tell without tags", history)}
 	}
 	if err != nil && !errors.Is(err, errRaw) {
 		return err
@@ -471,6 +505,9 @@ func (d *decoder) ustruct(c *binio.Cursor, name string) (Value, error) {
 	start := c.Pos()
 	if layout := nativeLayout(name); layout != nil {
 		return d.native(c, name, layout)
+	}
+	if read := nativeReaders[name]; read != nil {
+		return d.readNative(c, name, read)
 	}
 	if _, ok := nativeOpaque[name]; ok || d.ctx.Schema.Struct(name) == nil {
 		return nil, &ue.FormatError{Struct: d.where(), Offset: int64(start), Err: fmt.Errorf("%w: %w", ErrNoSchema, ue.ErrCorrupt),
@@ -491,14 +528,9 @@ func (d *decoder) ustruct(c *binio.Cursor, name string) (Value, error) {
 // past it. The mappings list some of them with properties, which their
 // serializers do not follow.
 var nativeOpaque = map[string]struct{}{
-	"DeprecateSlateVector2D": {}, "FontData": {}, "InstancedStruct": {}, "PerPlatformFloat": {},
-	"PerPlatformInt": {}, "PerPlatformBool": {}, "PerPlatformFrameRate": {}, "PerQualityLevelFloat": {},
-	"PerQualityLevelInt": {}, "MovieSceneEvaluationFieldEntityTree": {}, "MovieSceneFloatChannel": {},
-	"MovieSceneDoubleChannel": {}, "MovieSceneFrameRange": {}, "MovieSceneSubSequenceTree": {},
-	"MovieSceneTimeWarpVariant": {}, "RigVMPropertyBag": {}, "InstancedPropertyBag": {},
+	"DeprecateSlateVector2D": {}, "PerQualityLevelFloat": {}, "PerQualityLevelInt": {},
 	"UniqueNetIdRepl": {}, "Key": {}, "ExpressionInput": {}, "ColorMaterialInput": {},
-	"FontCharacter": {}, "MidiEvent": {}, "MovieSceneSequenceID": {}, "NiagaraVariableBase": {},
-	"NiagaraVariable": {}, "NiagaraVariableWithOffset": {}, "ScalarMaterialInput": {}, "VectorMaterialInput": {}, "Vector2MaterialInput": {},
+	"ScalarMaterialInput": {}, "VectorMaterialInput": {}, "Vector2MaterialInput": {},
 	"ShadingModelMaterialInput": {}, "SubstrateMaterialInput": {}, "MaterialAttributesInput": {},
 }
 
@@ -816,7 +848,7 @@ func absentValue(ctx *Context, t *usmap.Type, tn TypeName) (Value, error) {
 	case usmap.ArrayProperty:
 		return &Array{Inner: tn.Param(0), Elements: []Element{}}, nil
 	case usmap.StructProperty:
-		if nativeLayout(t.Struct) == nil && ctx.Schema.Struct(t.Struct) != nil {
+		if nativeLayout(t.Struct) == nil && nativeReaders[t.Struct] == nil && ctx.Schema.Struct(t.Struct) != nil {
 			if _, opaque := nativeOpaque[t.Struct]; !opaque {
 				return &Struct{Type: t.Struct, Tagged: &List{Schema: t.Struct}}, nil
 			}

@@ -236,6 +236,11 @@ type Field struct {
 	Offset int    `json:"offset"`
 	Size   int    `json:"size"`
 	Value  Value  `json:"-"`
+	// Sized says the value is stored after its size in bytes (an int32,
+	// within the field's Size), as native serializers store nested data
+	// a reader must be able to skip; Encode writes the size of the value
+	// it encodes.
+	Sized bool `json:"sized,omitempty"`
 }
 
 // Field returns the native field with the given name (case-insensitive),
