@@ -6,14 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/fuzzbound"
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/usmap"
 )
 
 // fuzzContexts returns the context of every tagged corpus export of at most
-// 64 KiB, with its data: the fuzz seeds. AddName is nil so that no input
+// 64 KiB, and of every unversioned export of the UE 5.8 fixture container
+// that reads with its mappings, with its data: the fuzz seeds. AddName is nil so that no input
 // changes a package's name map.
 func fuzzContexts(tb testing.TB) ([]*props.Context, [][]byte) {
 	var ctxs []*props.Context
@@ -35,6 +39,47 @@ func fuzzContexts(tb testing.TB) ([]*props.Context, [][]byte) {
 			ctxs = append(ctxs, ctx)
 			seeds = append(seeds, p.Exports[i].Data)
 		}
+	}
+	// The unversioned twins with the fixture mappings: their native
+	// structs (MovieScene channels and ranges, Niagara variables,
+	// InstancedStruct …) are read by layout, not by tag size.
+	if m, err := usmap.Open(corpus.Path(tb, "mappings/cue4parse_ue5_8/CUE4ParseFixtures-Uncompressed.usmap"), nil); err == nil {
+		script, err := iostore.LoadScriptObjects(corpus.Path(tb, "iostore/cue4parse_ue5_8/Tagged/global.utoc"), nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c, err := iostore.Open(corpus.Path(tb, unversioned), nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer c.Close()
+		r := c.Resolver(script)
+		for i, ch := range c.Chunks() {
+			if ch.Type != iostore.ChunkExportBundleData {
+				continue
+			}
+			p, err := c.ReadPackage(i, nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for j := range p.Exports {
+				if len(p.Exports[j].Data) > 64<<10 {
+					continue
+				}
+				if _, err := zenprops.DecodeExportWith(p, r, j, m); err != nil {
+					continue
+				}
+				ctx, err := zenprops.ContextWith(p, r, j, m)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				ctx.AddName = nil
+				ctxs = append(ctxs, ctx)
+				seeds = append(seeds, p.Exports[j].Data)
+			}
+		}
+	} else {
+		tb.Fatal(err)
 	}
 	// A struct's list alone (no control byte, no tail) with the names of
 	// the last package.
