@@ -624,6 +624,21 @@ func (d *decoder) item(c *binio.Cursor, t TypeName, it item) (Value, error) {
 			return nil, fmt.Errorf("array of arrays: %w", errRaw)
 		}
 		return d.array(c, t, it)
+	case "TextProperty":
+		if !it.top {
+			// An element: its end is where the Text ends.
+			at := c.Pos()
+			if err := d.skipText(c); err != nil {
+				if errors.Is(err, errDepth) {
+					return nil, err
+				}
+				return nil, fmt.Errorf("elements of type TextProperty: %w", errRaw)
+			}
+			b := d.data[at:c.Pos():c.Pos()]
+			return &Raw{Bytes: b, Text: textString(d, b)}, nil
+		}
+		b := c.Bytes(c.Len(), "value")
+		return &Raw{Bytes: b, Text: rawText(d, t, b)}, nil
 	default:
 		// Text, maps, sets, optionals, delegates, field paths and types
 		// the package does not know: the bytes.

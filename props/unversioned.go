@@ -461,44 +461,6 @@ func (d *decoder) uitem(c *binio.Cursor, t *usmap.Type, tn TypeName) (Value, err
 	return v, nil
 }
 
-// skipText moves past an FText of the forms the engine cooks: a
-// culture-invariant string, a localized (Base) text, a string table
-// entry, or none.
-func (d *decoder) skipText(c *binio.Cursor) error {
-	at := c.Pos()
-	c.U32("text flags")
-	history := int8(c.U8("text history"))
-	if c.Err() != nil {
-		return d.fail(c)
-	}
-	var err error
-	switch history {
-	case -1:
-		if bool32(c, "has culture-invariant string") {
-			_, err = d.fstring(c, "text")
-		}
-	case 0:
-		for _, what := range []string{"text namespace", "text key", "text source string"} {
-			if _, err = d.fstring(c, what); err != nil {
-				break
-			}
-		}
-	case 11:
-		c.Bytes(8, "string table name")
-		_, err = d.fstring(c, "string table key")
-	default:
-		return &ue.FormatError{Struct: d.where(), Offset: int64(at), Err: fmt.Errorf("%w: %w", ErrNoSchema, ue.ErrCorrupt),
-			Msg: fmt.Sprintf("Text with history %d, whose length unrmod cannot tell without tags", history)}
-	}
-	if err != nil && !errors.Is(err, errRaw) {
-		return err
-	}
-	if c.Err() != nil {
-		return d.fail(c)
-	}
-	return nil
-}
-
 // ustruct reads a struct in unversioned data: a native struct of known
 // layout, or the struct's own unversioned list.
 func (d *decoder) ustruct(c *binio.Cursor, name string) (Value, error) {

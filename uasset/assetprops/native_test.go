@@ -290,8 +290,9 @@ func TestUnversionedNativeStructsMatchTags(t *testing.T) {
 				check(nc, r.ExportPath(i), x.Properties)
 			}
 		}
-		// Its one export with native structs (DA_AllProperties) also
-		// holds a Text of a history unrmod does not read unversioned.
+		if len(nc.found) == 0 {
+			t.Errorf("%s: no native struct read", filepath.Base(file))
+		}
 		t.Logf("%s: native structs read as their tagged twins: %v", filepath.Base(file), nc.found)
 	}
 }
@@ -394,4 +395,34 @@ func findNativeField(xs []*props.Export, typ, field string) (*props.Export, *pro
 		}
 	}
 	return nil, nil
+}
+
+// TestUnversionedTextDamaged gives a Text of the unversioned fixture data
+// asset a history the engine does not have: the decoder must refuse it
+// with a *ue.FormatError matching props.ErrNoSchema at the Text.
+func TestUnversionedTextDamaged(t *testing.T) {
+	m := fixtureMappings(t)["CUE4ParseFixtures-Zstandard.usmap"]
+	var text *props.Element
+	var x *props.Export
+	for _, e := range unversionedExports(t, m) {
+		if e.Properties == nil {
+			continue
+		}
+		if p := e.Properties.Find("TextHistories", 0); p != nil {
+			if a, ok := p.Value.(*props.Array); ok && len(a.Elements) > 1 {
+				x, text = e, &a.Elements[1]
+				break
+			}
+		}
+	}
+	if text == nil {
+		t.Fatal("no unversioned TextHistories array of Texts in the fixtures")
+	}
+	data := append([]byte(nil), x.Rest...)
+	data[text.Offset+4] = 13 // the history type, after the flags
+	_, err := props.Decode(data, x.Context)
+	var fe *ue.FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, props.ErrNoSchema) || fe.Offset != int64(text.Offset) {
+		t.Fatalf("a Text of history 13 at %#x: %v", text.Offset, err)
+	}
 }
