@@ -168,6 +168,8 @@ var nativeStructs = map[string][]nativeField{
 	// font's glyph (four int32, a byte, an int32: 21 bytes, unpadded).
 	"MovieSceneFrameRange": frameRange,
 	"MovieSceneSequenceID": fields(fkUInt32, "Value"),
+	// A Slate vector kept for old data: an FVector2f.
+	"DeprecateSlateVector2D": vec2f,
 	"FontCharacter": concat(fields(fkInt32, "StartU", "StartV", "USize", "VSize"), fields(fkUInt8, "TextureIndex"),
 		fields(fkInt32, "VerticalOffset")),
 	"SoftObjectPath":       {{nativeSoftPath, 0}},

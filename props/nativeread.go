@@ -46,6 +46,8 @@ func init() {
 		"PerPlatformFloat":                    func(r *fieldReader) error { return r.perPlatform(fields(fkFloat, "Default")) },
 		"PerPlatformInt":                      func(r *fieldReader) error { return r.perPlatform(fields(fkInt32, "Default")) },
 		"PerPlatformBool":                     func(r *fieldReader) error { return r.perPlatform(fields(fkUInt32, "Default")) },
+		"PerQualityLevelInt":                  func(r *fieldReader) error { return r.perQuality(fkInt32) },
+		"PerQualityLevelFloat":                func(r *fieldReader) error { return r.perQuality(fkFloat) },
 		"PerPlatformFrameRate": func(r *fieldReader) error {
 			return r.perPlatform(fields(fkInt32, "Default.Numerator", "Default.Denominator"))
 		},
@@ -622,4 +624,32 @@ func (r *fieldReader) fontData() error {
 	}
 	_, err = r.scalar("SubFaceIndex", fkInt32)
 	return err
+}
+
+// perQuality reads FPerQualityLevelProperty: a 4-byte cooked bool, the
+// default value and the per-quality-level overrides (a map of int32
+// quality levels to values), written cooked or not.
+func (r *fieldReader) perQuality(k fieldKind) error {
+	if _, err := r.scalar("bCooked", fkUInt32); err != nil {
+		return err
+	}
+	if _, err := r.scalar("Default", k); err != nil {
+		return err
+	}
+	n, err := r.count("per-quality values", 4+k.size(false))
+	if err != nil {
+		return err
+	}
+	at := r.c.Pos() - 4
+	a := &Array{Inner: structType("PerQualityLevelValue"), Elements: make([]Element, 0, min(n, 64))}
+	for i := 0; i < n; i++ {
+		eat := r.c.Pos()
+		s, err := r.d.native(r.c, "PerQualityLevelValue", concat(fields(fkInt32, "QualityLevel"), fields(k, "Value")))
+		if err != nil {
+			return err
+		}
+		a.Elements = append(a.Elements, Element{Offset: eat, Size: r.c.Pos() - eat, Value: s})
+	}
+	r.add("PerQuality", at, a)
+	return nil
 }

@@ -490,7 +490,6 @@ func (d *decoder) ustruct(c *binio.Cursor, name string) (Value, error) {
 // past it. The mappings list some of them with properties, which their
 // serializers do not follow.
 var nativeOpaque = map[string]struct{}{
-	"DeprecateSlateVector2D": {}, "PerQualityLevelFloat": {}, "PerQualityLevelInt": {},
 	"UniqueNetIdRepl": {}, "Key": {}, "ExpressionInput": {}, "ColorMaterialInput": {},
 	"ScalarMaterialInput": {}, "VectorMaterialInput": {}, "Vector2MaterialInput": {},
 	"ShadingModelMaterialInput": {}, "SubstrateMaterialInput": {}, "MaterialAttributesInput": {},
