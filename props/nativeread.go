@@ -87,9 +87,7 @@ type fieldReader struct {
 	name string
 }
 
-// readNative reads native struct name with its reader. In a tagged
-// package a failure is errRaw: the value is then kept as its bytes, as the
-// tag gives its size.
+// readNative reads native struct name with its reader.
 func (d *decoder) readNative(c *binio.Cursor, name string, read nativeReader) (*Struct, error) {
 	if d.depth >= MaxDepth {
 		return nil, d.depthError(c.Pos())
@@ -652,4 +650,16 @@ func (r *fieldReader) perQuality(k fieldKind) error {
 	}
 	r.add("PerQuality", at, a)
 	return nil
+}
+
+// nativeError names struct name in err, a *ue.FormatError that does not
+// name it yet (the cursor's errors name only the field).
+func nativeError(err error, name string) error {
+	var fe *ue.FormatError
+	if !errors.As(err, &fe) || strings.HasPrefix(fe.Msg, name+": ") {
+		return err
+	}
+	named := *fe
+	named.Msg = name + ": " + fe.Msg
+	return &named
 }

@@ -466,10 +466,18 @@ func (d *decoder) uitem(c *binio.Cursor, t *usmap.Type, tn TypeName) (Value, err
 func (d *decoder) ustruct(c *binio.Cursor, name string) (Value, error) {
 	start := c.Pos()
 	if layout := nativeLayout(name); layout != nil {
-		return d.native(c, name, layout)
+		s, err := d.native(c, name, layout)
+		if err != nil {
+			return nil, nativeError(err, name)
+		}
+		return s, nil
 	}
 	if read := nativeReaders[name]; read != nil {
-		return d.readNative(c, name, read)
+		s, err := d.readNative(c, name, read)
+		if err != nil {
+			return nil, nativeError(err, name)
+		}
+		return s, nil
 	}
 	if _, ok := nativeOpaque[name]; ok || d.ctx.Schema.Struct(name) == nil {
 		return nil, &ue.FormatError{Struct: d.where(), Offset: int64(start), Err: fmt.Errorf("%w: %w", ErrNoSchema, ue.ErrCorrupt),
