@@ -10,6 +10,7 @@ package props
 // Facts: the engine's Serialize functions of each struct (UE 5.4–5.8).
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -377,12 +378,30 @@ func (r *fieldReader) niagaraVariable(extra string) error {
 	return nil
 }
 
-// instancedStruct reads FInstancedStruct: the struct's object, the int32
-// size of its data and the data, the struct's property list. The data is
-// read as that list when the struct's name is known (and, unversioned, in
-// the mappings) and it fills the size exactly; it is kept as its bytes
-// otherwise.
+// Package versions before which some native layouts had a version byte
+// (the struct's custom version did not exist yet).
+const (
+	versionInstancedStructCustom = 1010 // UE 5.3
+	versionPropertyBagCustom     = 1008 // UE 5.1
+)
+
+// instancedStruct reads FInstancedStruct: before UE 5.3 a version byte
+// (after a 0xABABABAB marker in editor data), then the struct's object,
+// the int32 size of its data and the data, the struct's property list.
+// The data is read as that list when the struct's name is known (and,
+// unversioned, in the mappings) and it fills the size exactly; it is kept
+// as its bytes otherwise.
 func (r *fieldReader) instancedStruct() error {
+	if r.d.ctx.FileVersionUE5 < versionInstancedStructCustom {
+		if r.c.Len() >= 4 && binary.LittleEndian.Uint32(r.d.data[r.c.Pos():]) == 0xABABABAB {
+			if _, err := r.switchField("EditorHeader", fkUInt32); err != nil {
+				return err
+			}
+		}
+		if _, err := r.switchField("Version", fkUInt8); err != nil {
+			return err
+		}
+	}
 	at := r.c.Pos()
 	o := Object(r.c.I32("instanced struct type"))
 	if r.c.Err() != nil {
@@ -435,12 +454,23 @@ func (r *fieldReader) structName(o Object) string {
 }
 
 // propertyBag reads FInstancedPropertyBag (RigVMPropertyBag derives from
-// it): a 4-byte has-data bool, then the property descriptors, the int32
+// it): before UE 5.1 a version byte (1: the value's size is stored), a
+// 4-byte has-data bool, then the property descriptors, the int32
 // size of the value and the value (a property list of a struct made at
 // run time from the descriptors, kept as its bytes). Descriptors are
 // refused: their layout changed with a custom version (meta class,
 // property flags, key types) that cooked packages do not record.
 func (r *fieldReader) propertyBag() error {
+	if r.d.ctx.FileVersionUE5 < versionPropertyBagCustom {
+		at := r.c.Pos()
+		v, err := r.switchField("Version", fkUInt8)
+		if err != nil {
+			return err
+		}
+		if v == 0 {
+			return r.refuse(at, ErrNoSchema, "a property bag of version 0, which stores no size for its value")
+		}
+	}
 	has, err := r.switchField("bHasData", fkUInt32)
 	if err != nil || has == 0 {
 		return err
