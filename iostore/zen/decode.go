@@ -192,14 +192,21 @@ const headerPrefix = 64 << 10
 // follows the header, not the package; Encode refuses it
 // (ErrNotEncodable): DecodePackage decodes a package to change it.
 func DecodePackageHeader(name string, r io.ReaderAt, size int64, opts *DecodeOptions) (*Package, error) {
+	p, _, err := decodeHeader(name, r, size, opts, false)
+	return p, err
+}
+
+// decodeHeader is DecodePackageHeader; it also returns the header's bytes,
+// and with stream set keeps the exports' sizes (see DecodePackageStream).
+func decodeHeader(name string, r io.ReaderAt, size int64, opts *DecodeOptions, stream bool) (*Package, []byte, error) {
 	if size < 0 || size > math.MaxInt32 {
-		return nil, errorf(name, "package summary", 0, ErrCorrupt, "%d bytes: a package chunk is under 2 GiB", size)
+		return nil, nil, errorf(name, "package summary", 0, ErrCorrupt, "%d bytes: a package chunk is under 2 GiB", size)
 	}
 	// The header ends where the 4.26/4.27 summary's graph data ends, or at
 	// the UE5 summary's header size: read what either says, within size.
 	first := make([]byte, min(size, headerPrefix))
 	if err := readAt(name, r, first, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	end := len(first)
 	if len(first) >= 64 {
@@ -215,15 +222,19 @@ func DecodePackageHeader(name string, r io.ReaderAt, size int64, opts *DecodeOpt
 		data = make([]byte, end)
 		copy(data, first)
 		if err := readAt(name, r, data[len(first):], int64(len(first))); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	l, err := decodeLayout(name, data, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	d := &decoder{file: name, data: data, total: int(size), headerOnly: true, c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: int(size)}}
-	return d.decode()
+	d := &decoder{file: name, data: data, total: int(size), headerOnly: true, stream: stream, c: binio.NewCursor(data, 0), p: &Package{Layout: l, size: int(size)}}
+	p, err := d.decode()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, data[:d.headerEnd], nil
 }
 
 // readAt fills b from r at off.
@@ -253,6 +264,9 @@ type decoder struct {
 	// and not kept).
 	total      int
 	headerOnly bool
+	// stream keeps what DecodePackageStream needs to copy the export data
+	// from the source (stream.go).
+	stream bool
 	// namesSize and hashesSize are the 4.26/4.27 summary's sizes of the
 	// name blob and hash list, kept for parts written raw.
 	namesSize, hashesSize int
@@ -830,6 +844,9 @@ func (d *decoder) mapData() error {
 	}
 	if end < d.total && !d.headerOnly {
 		p.Trailing = bytes.Clone(d.data[end:])
+	}
+	if d.stream {
+		p.stream = &streamSource{sizes: sizes, dataEnd: end}
 	}
 	return nil
 }

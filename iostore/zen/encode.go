@@ -43,10 +43,14 @@ type dataPlan struct {
 	size          int    // the data part's size, trailing bytes included
 	raw           []byte // the data part as kept, when isRaw
 	isRaw         bool
+	headerOnly    bool // appendData appends nothing (EncodeStream)
 }
 
 // appendData appends the data part the plan describes.
 func (pl *dataPlan) appendData(dst []byte, p *Package) []byte {
+	if pl.headerOnly {
+		return dst
+	}
 	if pl.isRaw {
 		return append(dst, pl.raw...)
 	}
@@ -69,7 +73,7 @@ func (p *Package) planData() (*dataPlan, error) {
 	place := func(i int) {
 		pl.at[i] = uint64(pl.size)
 		pl.order = append(pl.order, i)
-		pl.size += len(p.Exports[i].Data)
+		pl.size += p.dataLen(i)
 	}
 	if p.Layout.hasGraphData() {
 		done := make([]bool, n)
@@ -92,8 +96,8 @@ func (p *Package) planData() (*dataPlan, error) {
 			}
 		}
 		for i := range n {
-			if !done[i] && len(p.Exports[i].Data) > 0 {
-				return nil, pkgEncodeError(fmt.Sprintf("export %d", i), "has %d bytes of data but no Serialize entry in the export bundles", len(p.Exports[i].Data))
+			if !done[i] && p.dataLen(i) > 0 {
+				return nil, pkgEncodeError(fmt.Sprintf("export %d", i), "has %d bytes of data but no Serialize entry in the export bundles", p.dataLen(i))
 			}
 		}
 	} else {
@@ -101,14 +105,14 @@ func (p *Package) planData() (*dataPlan, error) {
 			place(i)
 		}
 	}
-	pl.size += len(p.Trailing)
+	pl.size += p.trailingLen()
 	if p.Layout.hasDependencies() {
 		copy(pl.serialOffsets, pl.at)
 	} else {
 		off := uint64(p.CookedHeaderSize)
 		for i := range p.Exports {
 			pl.serialOffsets[i] = off
-			off += uint64(len(p.Exports[i].Data))
+			off += uint64(p.dataLen(i))
 		}
 	}
 	if k := p.kept[secData]; k != nil {
@@ -200,6 +204,12 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 	if p.dataless {
 		return nil, pkgEncodeError("package", "decoded without its export data (DecodePackageHeader): decode the whole package to encode it")
 	}
+	return p.encodeParts(dst, canon, false)
+}
+
+// encodeParts is encode; with headerOnly it appends the header only, the
+// export data taking the sizes dataLen gives (EncodeStream).
+func (p *Package) encodeParts(dst []byte, canon *[secCount][]byte, headerOnly bool) ([]byte, error) {
 	if err := p.checkModel(); err != nil {
 		return nil, err
 	}
@@ -210,6 +220,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 	if canon != nil {
 		pl.raw, pl.isRaw = nil, false
 	}
+	pl.headerOnly = headerOnly
 	le := binary.LittleEndian
 	l := p.Layout
 	base := len(dst)
@@ -277,7 +288,7 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 		case secExports:
 			for i, e := range p.Exports {
 				dst = le.AppendUint64(dst, pl.serialOffsets[i])
-				dst = le.AppendUint64(dst, uint64(len(e.Data)))
+				dst = le.AppendUint64(dst, uint64(p.dataLen(i)))
 				dst = appendMappedName(dst, e.ObjectName)
 				dst = appendObjectIndices(dst, []ObjectIndex{e.Outer, e.Class, e.Super, e.Template})
 				dst = le.AppendUint64(dst, e.PublicExportHash)
@@ -346,8 +357,8 @@ func (p *Package) encode(dst []byte, canon *[secCount][]byte) ([]byte, error) {
 			}
 		}
 	}
-	if len(dst)-base > math.MaxInt32 {
-		return nil, pkgEncodeError("package", "%d bytes exceed what the format's int32 offsets can address", len(dst)-base)
+	if n := len(dst) - base + headerOnlyData(pl); n > math.MaxInt32 {
+		return nil, pkgEncodeError("package", "%d bytes exceed what the format's int32 offsets can address", n)
 	}
 	headerEnd := pos[secData]
 	out := dst[base:]

@@ -82,6 +82,9 @@ type Package struct {
 	// data, header is where it starts.
 	dataless bool
 	header   int
+	// stream is where the export data of a package DecodePackageStream
+	// decoded is read from (stream.go).
+	stream *streamSource
 	// hashes are the name hashes as stored (without the algorithm id),
 	// hashAlgorithm the id before them, for verification.
 	hashes        []uint64
