@@ -1746,3 +1746,13 @@ func (w *Writer) chunkSums() {
 	}
 	w.sums = nil
 }
+
+// HashChunkReader returns HashChunk of the data read from r to its end,
+// for a chunk too large to hold.
+func HashChunkReader(v TocVersion, r io.Reader) ([20]byte, error) {
+	h := newHasher(v.ChunkHash())
+	if _, err := io.Copy(h, r); err != nil {
+		return [20]byte{}, err
+	}
+	return [20]byte(h.Sum(nil)[:20]), nil
+}

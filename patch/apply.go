@@ -41,6 +41,9 @@ type Options struct {
 	// beforeCommit, when set, runs once every output is staged, before
 	// the renames (for tests).
 	beforeCommit func()
+	// streamAbove, when set, replaces streamThreshold (for tests that run
+	// both paths on one package).
+	streamAbove int64
 }
 
 // Result is what Apply did (or, with DryRun, would do).

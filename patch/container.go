@@ -50,6 +50,8 @@ type ContainerResult struct {
 	Copied int `json:"copied"`
 	// Notes say what the modder should know about the output.
 	Notes []string `json:"notes,omitempty"`
+	// streamed counts the packages patched without holding them.
+	streamed int
 }
 
 // containerJob is one container target being applied: what it changes,
@@ -77,6 +79,13 @@ type containerJob struct {
 	// removed lists removed packages.
 	entries map[zen.PackageID]zen.StoreEntry
 	removed map[zen.PackageID]bool
+	// streams hold the changed packages written without holding them
+	// (container_stream.go): their data entry is the stream's header.
+	streams map[iostore.ChunkID]*zen.Stream
+	// streamAbove is the package size from which packages are streamed;
+	// spooled are the temporary files they are read from.
+	streamAbove int64
+	spooled     []*os.File
 	// unchanged counts packages whose operations were all in effect.
 	unchanged int
 	sess      *safefile.Session // locks and tracks the output's files
@@ -100,7 +109,12 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 	j := &containerJob{t: t, ct: ct, dir: dir, in: in, c: c, v: c.Header().Version, sess: opt.Session, codecs: opt.Codecs,
 		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
-		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{}}
+		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{},
+		streams: map[iostore.ChunkID]*zen.Stream{}, streamAbove: streamThreshold}
+	if opt.streamAbove > 0 {
+		j.streamAbove = opt.streamAbove
+	}
+	defer j.removeSpooled()
 	if m, err := loadMappings(t, dir, opt.Codecs); err != nil {
 		return nil, nil, err
 	} else if m != nil {
@@ -231,6 +245,11 @@ func (j *containerJob) patchPackage(pt *PackageTarget) error {
 	}
 	if ch.Size > zen.MaxPackageSize {
 		return errorf(pt.Pos, "package %s is %d bytes; a zen package is at most %d", pt.Package, ch.Size, uint64(zen.MaxPackageSize))
+	}
+	if int64(ch.Size) >= j.streamAbove {
+		if done, err := j.patchStreamed(pt, i); done || err != nil {
+			return err
+		}
 	}
 	src, err := c.ReadChunk(i)
 	if err != nil {
@@ -583,7 +602,7 @@ func (j *containerJob) writeMod(out string) (*iostore.Writer, error) {
 			path = c.GamePath(i)
 			mm = c.Chunks()[i].Meta.Flags&iostore.MetaMemoryMapped != 0
 		}
-		if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id, Path: path, MemoryMapped: mm}, bytes.NewReader(j.data[id])); err != nil {
+		if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id, Path: path, MemoryMapped: mm}, j.reader(id)); err != nil {
 			return fail(err)
 		}
 		j.res.Chunks++
@@ -631,8 +650,8 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 	var changes []iostore.ChunkChange
 	for _, id := range j.order {
 		ch := iostore.ChunkChange{ID: id, Path: j.paths[id]}
-		if d := j.data[id]; d != nil {
-			ch.Data = bytes.NewReader(d)
+		if j.data[id] != nil {
+			ch.Data = j.reader(id)
 		}
 		changes = append(changes, ch)
 	}

@@ -278,7 +278,7 @@ type tagUses struct {
 func zenTagUses(p *zen.Package, idx int32) tagUses {
 	var u tagUses
 	for i := range p.Exports {
-		e, err := zenprops.DecodeExport(p, nil, i)
+		e, err := decodeZenExport(p, i)
 		if errors.Is(err, props.ErrUnversioned) {
 			return u // no tags in the package
 		}
@@ -294,6 +294,23 @@ func zenTagUses(p *zen.Package, idx int32) tagUses {
 		}
 	}
 	return u
+}
+
+// decodeZenExport decodes export i's properties (zenprops.DecodeExport).
+// The data of an export of a streamed package that is not loaded is read
+// for the call and not kept: one export at a time is held, not the
+// package.
+func decodeZenExport(p *zen.Package, i int) (*props.Export, error) {
+	if p.Loaded(i) {
+		return zenprops.DecodeExport(p, nil, i)
+	}
+	d, err := p.ExportData(i)
+	if err != nil {
+		return nil, err
+	}
+	p.Exports[i].Data = d
+	defer func() { p.Exports[i].Data = nil }()
+	return zenprops.DecodeExport(p, nil, i)
 }
 
 func (u *tagUses) list(l *props.List, idx int32, where string) {
@@ -571,10 +588,15 @@ func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
 }
 
 // resolveZenExport finds the one export spec names (zen.Package.FindExport)
-// and reports a failure at pos.
+// and reports a failure at pos. The export's data is loaded when p is
+// streamed (zen.DecodePackageStream): an operation reads and changes the
+// exports it names.
 func resolveZenExport(pos Pos, p *zen.Package, spec string) (int, error) {
 	i, err := p.FindExport(spec, nil)
 	if err != nil {
+		return 0, errorf(pos, "%s: %v", p.PackageName(), err)
+	}
+	if err := p.LoadExport(i); err != nil {
 		return 0, errorf(pos, "%s: %v", p.PackageName(), err)
 	}
 	return i, nil

@@ -138,15 +138,13 @@ func (p *Package) Loaded(i int) bool {
 }
 
 // LoadExport reads the data of export i of a streamed package into its
-// Data, to read or change it. It does nothing when the data is in memory.
+// Data, to read or change it. It does nothing when the data is in memory
+// (always, for a package not streamed).
 func (p *Package) LoadExport(i int) error {
 	if i < 0 || i >= len(p.Exports) {
 		return fmt.Errorf("zen: export %d of %d", i, len(p.Exports))
 	}
 	if p.Loaded(i) {
-		if p.Exports[i].Data == nil {
-			p.Exports[i].Data = []byte{}
-		}
 		return nil
 	}
 	d, err := p.ExportData(i)
