@@ -4,11 +4,55 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/pack"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
+
+// tcGeneratedContainer packs a container holding one UE 5.6 package
+// shaped as iostore/pack's huge-package tests make it, at size bytes:
+// export Settings with tagged properties (Health, an IntProperty), export
+// BigData of size bytes. It returns the .utoc.
+func tcGeneratedContainer(t *testing.T, size int) string {
+	t.Helper()
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte('a' + i*7%26)
+	}
+	e := zen.Engine{Major: 5, Minor: 6}
+	blob, err := zenbuild.Encode(zenbuild.Spec{Name: "/Game/Huge/BigTable", Layout: e.Layout(),
+		Imports: []string{"/Script/CoreUObject.Object"},
+		Exports: []zenbuild.Export{
+			{Name: "Settings", Class: "/Script/CoreUObject.Object", Outer: -1, Flags: zen.FlagPublic | 0x2,
+				Props: []zenbuild.Prop{{Name: "Health", Type: "IntProperty", Value: int32(100)}}},
+			{Name: "BigData", Class: "/Script/CoreUObject.Object", Outer: -1, Flags: zen.FlagPublic | 0x2, Data: data},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "in", "Game", "Content", "Huge", "BigTable.uasset")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, blob, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pack.Scan(filepath.Join(dir, "in"), pack.TocVersionFor(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	utoc := filepath.Join(dir, "Table-Windows.utoc")
+	if _, err := pack.Pack(plan, utoc, &pack.Options{Engine: e, NoPak: true, Writer: iostore.WriterOptions{Method: "Zlib"}}); err != nil {
+		t.Fatal(err)
+	}
+	return utoc
+}
 
 // tcCopyContainer copies a container's .utoc and .ucas files into dir and
 // returns the copy's .utoc.
@@ -48,9 +92,14 @@ func tcCopyContainer(t *testing.T, utoc, dir string) string {
 // included. It fails when the streamed path is not taken.
 func TestContainerStreamedSameOutput(t *testing.T) {
 	const curve = "/Game/Fixtures/Curves/Curve_Float"
+	gen := tcGeneratedContainer(t, 3<<20)
 	cases := []struct {
 		name, utoc, pkg, ops string
 	}{
+		{"generated-set-property", gen, "/Game/Huge/BigTable",
+			"          - set-property: {object: Settings, property: Health, value: 250}\n"},
+		{"generated-rename", gen, "/Game/Huge/BigTable",
+			"          - rename: {from: Health, to: Vigour}\n"},
 		{"demo427-rename", "../examples/containers/UnrmodDemo427_P.utoc", "/Game/Items/BP_DemoPickup",
 			"          - rename: {from: RespawnTime, to: RespawnDelay}\n"},
 		{"ue58-set-property", "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc", curve,
@@ -65,7 +114,7 @@ func TestContainerStreamedSameOutput(t *testing.T) {
 		for _, mode := range []string{"mod", "full"} {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				src := tc.utoc
-				if !filepath.IsAbs(src) && !bytes.HasPrefix([]byte(src), []byte("..")) {
+				if !filepath.IsAbs(src) && !strings.HasPrefix(src, "..") {
 					src = corpus.Path(t, src)
 				}
 				outs := [2]map[string][]byte{}
