@@ -49,9 +49,26 @@ func (p *Package) notEncodable(structure, format string, args ...any) error {
 // then exports added since in index order. starts[i] is where export i's
 // data begins in the area.
 func (p *Package) exportArea() ([]byte, []int, error) {
+	if p.stream != nil {
+		return nil, nil, p.notEncodable("export data", "decoded without its export data (DecodeStream): EncodeStream writes it")
+	}
+	order, starts, size := p.areaLayout()
+	area := make([]byte, 0, size)
+	for _, i := range order {
+		e := &p.Exports[i]
+		area = append(area, e.lead...)
+		area = append(area, e.Data...)
+	}
+	area = append(area, p.ExportTrailer...)
+	return area, starts, nil
+}
+
+// areaLayout returns the order exportArea writes the exports' data in,
+// where each starts and the area's size, the export trailer included.
+func (p *Package) areaLayout() (order, starts []int, size int) {
 	n := len(p.Exports)
 	seen := make([]bool, n)
-	order := make([]int, 0, n)
+	order = make([]int, 0, n)
 	for _, i := range p.order {
 		if i < n && !seen[i] {
 			seen[i] = true
@@ -63,20 +80,13 @@ func (p *Package) exportArea() ([]byte, []int, error) {
 			order = append(order, i)
 		}
 	}
-	size := len(p.ExportTrailer)
-	for i := range p.Exports {
-		size += len(p.Exports[i].lead) + len(p.Exports[i].Data)
-	}
-	area := make([]byte, 0, size)
-	starts := make([]int, n)
+	starts = make([]int, n)
 	for _, i := range order {
-		e := &p.Exports[i]
-		area = append(area, e.lead...)
-		starts[i] = len(area)
-		area = append(area, e.Data...)
+		size += len(p.Exports[i].lead)
+		starts[i] = size
+		size += p.dataLen(i)
 	}
-	area = append(area, p.ExportTrailer...)
-	return area, starts, nil
+	return order, starts, size + len(p.ExportTrailer)
 }
 
 // appendHeader writes the summary and the header tables, assuming the
@@ -190,7 +200,7 @@ func (p *Package) appendTable(a *archive, k secKind, l *layout, hs int, starts [
 		for i := range p.Exports {
 			e := p.Exports[i] // a copy: offsets are recomputed
 			e.SerialOffset = int64(hs + starts[i])
-			e.SerialSize = int64(len(e.Data))
+			e.SerialSize = int64(p.dataLen(i))
 			if p.layout.UE4 < ue4ExportSizes64 && (e.SerialOffset > math.MaxInt32 || e.SerialSize > math.MaxInt32) {
 				return p.notEncodable(p.exportLabel(i), "data beyond 2 GiB in a 32-bit export map")
 			}

@@ -65,8 +65,11 @@ type Package struct {
 	sections []section // header parts after the summary, in file order
 	order    []int     // export indices in the order of their data
 	areaLen  int       // size of the export data area as decoded
-	bulk     offsetRule
-	payload  offsetRule
+	// stream is where the export data of a package DecodeStream decoded
+	// (or given by StreamExportsFrom) is read from (stream.go).
+	stream  *streamSource
+	bulk    offsetRule
+	payload offsetRule
 }
 
 // Options tell Decode what the file does not record.
@@ -232,6 +235,12 @@ func (s *Summary) offsetField(k secKind) (*int32, *int64) {
 // export data follows the header. name is used in errors. opts may be nil.
 // The Package does not keep references to uasset or uexp.
 func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
+	return decode(name, uasset, uexp, nil, opts)
+}
+
+// decode is Decode; with lz, the export data is the .uexp lz reads, not
+// held (DecodeStream).
+func decode(name string, uasset, uexp []byte, lz *lazyArea, opts *Options) (*Package, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -255,7 +264,7 @@ func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
 	var first error
 	detect := s.Unversioned() && o.Release.IsZero()
 	for i, cand := range cands {
-		p, err := decodeAs(name, uasset, uexp, cand, detect)
+		p, err := decodeAs(name, uasset, uexp, lz, cand, detect)
 		if err == nil {
 			p.Release = cand.Release
 			if p.ReleaseDetected = detect; detect {
@@ -266,7 +275,7 @@ func Decode(name string, uasset, uexp []byte, opts *Options) (*Package, error) {
 					// decode again.
 					if osig, ok := signature(uasset, older); ok && osig == sig {
 						p.Fitting = append(p.Fitting, older.Release)
-					} else if _, err := decodeAs(name, uasset, uexp, older, true); err == nil {
+					} else if _, err := decodeAs(name, uasset, uexp, lz, older, true); err == nil {
 						p.Fitting = append(p.Fitting, older.Release)
 					}
 				}
@@ -362,8 +371,8 @@ type span struct {
 
 // decodeAs decodes the package in one candidate layout. strict asks for
 // the tight packing every cooked file has, to tell layouts apart.
-func decodeAs(name string, uasset, uexp []byte, ri releaseInfo, strict bool) (*Package, error) {
-	p := &Package{FileName: name, Version: ri.FileVersion, Split: uexp != nil}
+func decodeAs(name string, uasset, uexp []byte, lz *lazyArea, ri releaseInfo, strict bool) (*Package, error) {
+	p := &Package{FileName: name, Version: ri.FileVersion, Split: uexp != nil || lz != nil}
 	p.layout = layout{FileVersion: ri.FileVersion, legacy: ri.Legacy, importPackageName: ri.importPackageName}
 	l := &p.layout
 	c := binio.NewCursor(uasset, 0)
@@ -381,7 +390,7 @@ func decodeAs(name string, uasset, uexp []byte, ri releaseInfo, strict bool) (*P
 	}
 	header := uasset[:hs:hs]
 	area := uexp
-	if uexp != nil {
+	if p.Split {
 		if len(uasset) > hs {
 			p.HeaderTrailer = uasset[hs:]
 		}
@@ -487,10 +496,14 @@ func decodeAs(name string, uasset, uexp []byte, ri releaseInfo, strict bool) (*P
 	}
 	p.sections = append(p.sections, section{kind: numSecKinds, lead: header[pos:hs:hs]}) // end of header
 
-	if err := p.splitExportData(area, hs); err != nil {
+	if lz != nil {
+		if err := p.splitLazy(lz, hs); err != nil {
+			return nil, err
+		}
+	} else if err := p.splitExportData(area, hs); err != nil {
 		return nil, err
 	}
-	exportsEnd := hs + len(area) - len(p.ExportTrailer)
+	exportsEnd := hs + p.areaLen - len(p.ExportTrailer)
 	p.bulk = offsetRuleFor(s.BulkDataStartOffset, hs, exportsEnd)
 	p.payload = offsetRuleFor(s.PayloadTOCOffset, hs, exportsEnd)
 	return p, nil

@@ -343,10 +343,10 @@ func (v *verifier) data() {
 		if int64(len(e.lead)) > 0 {
 			v.add(p.exportLabel(i), pos, "%d bytes before the export's data belong to no export", len(e.lead))
 		}
-		if e.SerialSize != int64(len(e.Data)) {
-			v.add(p.exportLabel(i), e.SerialOffset, "SerialSize %d, the data holds %d bytes", e.SerialSize, len(e.Data))
+		if e.SerialSize != int64(p.dataLen(i)) {
+			v.add(p.exportLabel(i), e.SerialOffset, "SerialSize %d, the data holds %d bytes", e.SerialSize, p.dataLen(i))
 		}
-		pos += int64(len(e.lead) + len(e.Data))
+		pos += int64(len(e.lead) + p.dataLen(i))
 		if p.layout.UE5 >= ue5ScriptSerializationOffset && !p.layout.unversionedProps {
 			if a, b := e.ScriptSerializationStartOffset, e.ScriptSerializationEndOffset; a < 0 || a > b || b > e.SerialSize {
 				v.add(p.exportLabel(i), -1, "script serialization %d..%d is not inside the export's %d bytes", a, b, e.SerialSize)

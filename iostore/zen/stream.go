@@ -2,11 +2,10 @@ package zen
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"sort"
 
+	"github.com/unrmod/unrmod/internal/rangeio"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -21,13 +20,13 @@ var ErrNotStreamable = ue.NewSentinel("cannot be streamed", ue.ErrNotEncodable)
 // none, or the 4-byte package file tag.
 const maxStreamTrailing = 64 << 10
 
-// streamSource is where a package DecodePackageStream decoded reads the
-// export data it does not hold: export i's sizes[i] bytes at its
-// DataOffset in r.
+// streamSource is where a streamed package reads the export data it does
+// not hold: export i's sizes[i] bytes at offs[i] in r.
 type streamSource struct {
 	r       io.ReaderAt
 	sizes   []int
-	dataEnd int // where the trailing bytes start
+	offs    []int64
+	dataEnd int // where the trailing bytes start (DecodePackageStream)
 }
 
 // dataLen returns the size export i's data takes in the package: its
@@ -79,6 +78,10 @@ func DecodePackageStream(name string, r io.ReaderAt, size int64, opts *DecodeOpt
 	}
 	s := p.stream
 	s.r = r
+	s.offs = make([]int64, len(p.Exports))
+	for i := range p.Exports {
+		s.offs[i] = int64(p.Exports[i].DataOffset)
+	}
 	if t := int(size) - s.dataEnd; t > 0 {
 		if t > maxStreamTrailing {
 			return nil, notStreamable("%d bytes follow the last export's data", t)
@@ -127,7 +130,34 @@ func (p *Package) encodeHeader() ([]byte, *dataPlan, error) {
 	return h, pl, nil
 }
 
-// Streamed reports whether p was decoded by DecodePackageStream.
+// StreamExportsFrom makes p a streamed package whose exports with no Data
+// hold sizes[i] bytes read from r at offs[i]: a package built in memory
+// from the model of another file (a cooked asset converted) whose export
+// data stays in that file. EncodeStream writes it; Encode refuses it. r
+// must stay readable until the stream has been read.
+func (p *Package) StreamExportsFrom(r io.ReaderAt, offs []int64, sizes []int) error {
+	if len(offs) != len(p.Exports) || len(sizes) != len(p.Exports) {
+		return fmt.Errorf("zen: %d offsets and %d sizes for %d exports", len(offs), len(sizes), len(p.Exports))
+	}
+	s := &streamSource{r: r, sizes: make([]int, len(sizes)), offs: offs}
+	for i := range p.Exports {
+		if sizes[i] < 0 || offs[i] < 0 {
+			return fmt.Errorf("zen: export %d: %d bytes at %d", i, sizes[i], offs[i])
+		}
+		if p.Exports[i].Data == nil {
+			s.sizes[i] = sizes[i]
+		}
+	}
+	p.stream, p.dataless = s, true
+	return nil
+}
+
+// DataLen returns the size of export i's data: len(Data), or for an
+// export of a streamed package not loaded, the size it has in the source.
+func (p *Package) DataLen(i int) int { return p.dataLen(i) }
+
+// Streamed reports whether p was decoded by DecodePackageStream or given
+// its export data by StreamExportsFrom.
 func (p *Package) Streamed() bool { return p.stream != nil }
 
 // Loaded reports whether export i's data is in memory: always for a
@@ -167,7 +197,7 @@ func (p *Package) ExportData(i int) ([]byte, error) {
 	}
 	s := p.stream
 	d := make([]byte, s.sizes[i])
-	if err := readAt(p.PackageName(), s.r, d, int64(p.Exports[i].DataOffset)); err != nil {
+	if err := readAt(p.PackageName(), s.r, d, s.offs[i]); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -179,69 +209,17 @@ func (p *Package) ExportData(i int) ([]byte, error) {
 type Stream struct {
 	// Header is the encoded header: the package's first bytes.
 	Header []byte
-	pieces []piece
-	size   int64
-}
-
-// piece is a run of the package's bytes at off: b, or n bytes of r at
-// from.
-type piece struct {
-	off  int64
-	b    []byte
-	r    io.ReaderAt
-	from int64
-	n    int64
+	s      rangeio.Stream
 }
 
 // Size returns the package's size.
-func (s *Stream) Size() int64 { return s.size }
+func (s *Stream) Size() int64 { return s.s.Size() }
 
 // NewReader returns a reader of the package's bytes from the start.
-func (s *Stream) NewReader() io.Reader {
-	rs := make([]io.Reader, 0, len(s.pieces))
-	for _, pc := range s.pieces {
-		if pc.r == nil {
-			rs = append(rs, bytes.NewReader(pc.b))
-		} else {
-			rs = append(rs, io.NewSectionReader(pc.r, pc.from, pc.n))
-		}
-	}
-	return io.MultiReader(rs...)
-}
+func (s *Stream) NewReader() io.Reader { return s.s.NewReader() }
 
 // ReadAt reads len(b) bytes of the package at off.
-func (s *Stream) ReadAt(b []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, errors.New("zen: negative offset")
-	}
-	k := sort.Search(len(s.pieces), func(k int) bool { return s.pieces[k].off+s.pieces[k].len() > off })
-	n := 0
-	for ; n < len(b) && k < len(s.pieces); k++ {
-		pc := s.pieces[k]
-		at := off + int64(n) - pc.off
-		want := min(int64(len(b)-n), pc.len()-at)
-		if pc.r == nil {
-			copy(b[n:], pc.b[at:at+want])
-		} else if m, err := pc.r.ReadAt(b[n:n+int(want)], pc.from+at); int64(m) < want {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return n + m, err
-		}
-		n += int(want)
-	}
-	if n < len(b) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-func (pc *piece) len() int64 {
-	if pc.r == nil {
-		return int64(len(pc.b))
-	}
-	return pc.n
-}
+func (s *Stream) ReadAt(b []byte, off int64) (int, error) { return s.s.ReadAt(b, off) }
 
 // EncodeStream encodes a package DecodePackageStream decoded, as Encode
 // encodes a package decoded whole: the header from the model, then every
@@ -261,26 +239,14 @@ func (p *Package) EncodeStream() (*Stream, error) {
 		return nil, err
 	}
 	out := &Stream{Header: h}
-	add := func(pc piece) {
-		pc.off = out.size
-		out.size += pc.len()
-		if pc.len() == 0 {
-			return
-		}
-		if k := len(out.pieces) - 1; k >= 0 && pc.r != nil && out.pieces[k].r == pc.r && out.pieces[k].from+out.pieces[k].n == pc.from {
-			out.pieces[k].n += pc.n
-			return
-		}
-		out.pieces = append(out.pieces, pc)
-	}
-	add(piece{b: h})
+	out.s.Add(h)
 	for _, i := range pl.order {
 		if p.Loaded(i) {
-			add(piece{b: p.Exports[i].Data})
+			out.s.Add(p.Exports[i].Data)
 		} else {
-			add(piece{r: s.r, from: int64(p.Exports[i].DataOffset), n: int64(s.sizes[i])})
+			out.s.AddRange(s.r, s.offs[i], int64(s.sizes[i]))
 		}
 	}
-	add(piece{b: p.Trailing})
+	out.s.Add(p.Trailing)
 	return out, nil
 }

@@ -1,0 +1,130 @@
+// Package rangeio assembles a file's bytes from pieces: bytes in memory
+// and ranges of other files, read only as the result is read. The
+// streamed encoders (zen.Package.EncodeStream, uasset.Package.EncodeStream)
+// write a package this way without holding its export data.
+package rangeio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"sort"
+)
+
+// Stream is a sequence of pieces read as one file. The zero value is an
+// empty stream.
+type Stream struct {
+	pieces []piece
+	size   int64
+}
+
+// piece is a run of the stream's bytes at off: b, or n bytes of r at from.
+type piece struct {
+	off  int64
+	b    []byte
+	r    io.ReaderAt
+	from int64
+	n    int64
+}
+
+func (pc *piece) len() int64 {
+	if pc.r == nil {
+		return int64(len(pc.b))
+	}
+	return pc.n
+}
+
+// Add appends b (not copied).
+func (s *Stream) Add(b []byte) {
+	if len(b) > 0 {
+		s.pieces = append(s.pieces, piece{off: s.size, b: b})
+		s.size += int64(len(b))
+	}
+}
+
+// AddRange appends n bytes of r at from; a range that continues the last
+// one in the same r joins it.
+func (s *Stream) AddRange(r io.ReaderAt, from, n int64) {
+	if n <= 0 {
+		return
+	}
+	if k := len(s.pieces) - 1; k >= 0 && s.pieces[k].r == r && s.pieces[k].from+s.pieces[k].n == from {
+		s.pieces[k].n += n
+		s.size += n
+		return
+	}
+	s.pieces = append(s.pieces, piece{off: s.size, r: r, from: from, n: n})
+	s.size += n
+}
+
+// Size returns the stream's size.
+func (s *Stream) Size() int64 { return s.size }
+
+// NewReader returns a reader of the stream from its start.
+func (s *Stream) NewReader() io.Reader {
+	rs := make([]io.Reader, 0, len(s.pieces))
+	for _, pc := range s.pieces {
+		if pc.r == nil {
+			rs = append(rs, bytes.NewReader(pc.b))
+		} else {
+			rs = append(rs, io.NewSectionReader(pc.r, pc.from, pc.n))
+		}
+	}
+	return io.MultiReader(rs...)
+}
+
+// ReadAt reads len(b) bytes of the stream at off.
+func (s *Stream) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("rangeio: negative offset")
+	}
+	k := sort.Search(len(s.pieces), func(k int) bool { return s.pieces[k].off+s.pieces[k].len() > off })
+	n := 0
+	for ; n < len(b) && k < len(s.pieces); k++ {
+		pc := s.pieces[k]
+		at := off + int64(n) - pc.off
+		want := min(int64(len(b)-n), pc.len()-at)
+		if pc.r == nil {
+			copy(b[n:], pc.b[at:at+want])
+		} else if m, err := pc.r.ReadAt(b[n:n+int(want)], pc.from+at); int64(m) < want {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return n + m, err
+		}
+		n += int(want)
+	}
+	if n < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Equal reports whether the stream's bytes are r's size bytes, reading
+// both in steps of buf's size (a nil buf uses 1 MiB).
+func (s *Stream) Equal(r io.ReaderAt, size int64, buf []byte) (bool, error) {
+	if size != s.size {
+		return false, nil
+	}
+	if len(buf) < 2 {
+		buf = make([]byte, 2<<20)
+	}
+	a, b := buf[:len(buf)/2], buf[len(buf)/2:]
+	for off := int64(0); off < size; {
+		n := min(int64(len(a)), size-off)
+		if _, err := s.ReadAt(a[:n], off); err != nil {
+			return false, err
+		}
+		if m, err := r.ReadAt(b[:n], off); int64(m) < n {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return false, err
+		}
+		if !bytes.Equal(a[:n], b[:n]) {
+			return false, nil
+		}
+		off += n
+	}
+	return true, nil
+}
