@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // EncodeChecked encodes a converted package and checks the bytes as a
@@ -24,11 +25,7 @@ func EncodeChecked(name string, p *zen.Package) ([]byte, error) {
 		return nil, errorf(name, "converted package", ErrNotConvertible, "the encoded package does not decode again: %v", err)
 	}
 	if probs := d.Problems(nil); len(probs) > 0 {
-		var list []string
-		for _, pr := range probs {
-			list = append(list, pr.String())
-		}
-		return nil, errorf(name, "converted package", ErrNotConvertible, "the encoded package has %d problems: %s", len(probs), strings.Join(list, "; "))
+		return nil, errorf(name, "converted package", ErrNotConvertible, "the encoded package has %d problems: %s", len(probs), problemList(probs))
 	}
 	again, err := d.Encode()
 	if err != nil || !bytes.Equal(again, b) {
@@ -42,4 +39,13 @@ func errSuffix(err error) string {
 		return ""
 	}
 	return fmt.Sprintf(": %v", err)
+}
+
+// problemList joins problems with "; ".
+func problemList(probs []ue.Problem) string {
+	var list []string
+	for _, pr := range probs {
+		list = append(list, pr.String())
+	}
+	return strings.Join(list, "; ")
 }

@@ -232,7 +232,7 @@ func asDecoded(a *uasset.Package) bool {
 		return false
 	}
 	for i := range a.Exports {
-		if a.Exports[i].SerialSize != int64(len(a.Exports[i].Data)) {
+		if a.Exports[i].SerialSize != int64(a.DataLen(i)) {
 			return false
 		}
 	}
@@ -251,7 +251,7 @@ func exportData(a *uasset.Package) ([]byte, error) {
 				"its data starts at 0x%X, not right after the export before it in the export map (0x%X): a zen package keeps export data in export-map order without gaps",
 				e.SerialOffset, off)
 		}
-		off += int64(len(e.Data))
+		off += int64(a.DataLen(i))
 	}
 	return bytes.Clone(a.ExportTrailer), nil
 }

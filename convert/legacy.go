@@ -9,7 +9,6 @@ import (
 
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/uasset"
-	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -136,7 +135,12 @@ func ToLegacy(pkg *zen.Package, opts *LegacyOptions) (*uasset.Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.scriptRanges(a)
+	if err := streamLegacy(pkg, a); err != nil {
+		return nil, err
+	}
+	if err := b.scriptRanges(a); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -839,7 +843,7 @@ func (b *legacyBuilder) legacyExports(m *legacyNames, refs []legacyExport) []uas
 			ClassIndex: r.class, SuperIndex: r.super, TemplateIndex: r.template, OuterIndex: r.outer,
 			ObjectName:  m.ref(nameText{p.Names[e.ObjectName.Index()], int32(e.ObjectName.Number)}),
 			ObjectFlags: uint32(e.ObjectFlags),
-			SerialSize:  int64(len(e.Data)),
+			SerialSize:  int64(p.DataLen(i)),
 			// The cooker's default: the editor may skip loading the export.
 			NotAlwaysLoadedForEditorGame: true,
 			NotForClient:                 e.FilterFlags == 1,
@@ -891,7 +895,7 @@ func (b *legacyBuilder) dataResources(refs []legacyExport) []uasset.DataResource
 			}
 			inline = min(from, len(p.Exports))
 			for i := from; i <= len(p.Exports); i++ {
-				if d.SerialOffset+d.SerialSize <= int64(len(p.Exports[i-1].Data)) {
+				if d.SerialOffset+d.SerialSize <= int64(p.DataLen(i-1)) {
 					inline = i
 					break
 				}
@@ -911,18 +915,26 @@ const bulkDataInSeparateFile = 0x100
 // scriptRanges records each export's tagged property range (UE5 1010+),
 // read with the property codec: the range is where the list lies in the
 // export's data.
-func (b *legacyBuilder) scriptRanges(a *uasset.Package) {
+func (b *legacyBuilder) scriptRanges(a *uasset.Package) error {
 	if a.UnversionedProperties() {
-		return
+		return nil
 	}
 	for i := range a.Exports {
-		x, err := assetprops.DecodeExport(a, i)
-		if err != nil || x.Properties == nil {
+		x, err := decodeAssetExport(a, i)
+		if err != nil {
+			var re *readError
+			if errors.As(err, &re) {
+				return re.err
+			}
+			continue
+		}
+		if x.Properties == nil {
 			continue
 		}
 		a.Exports[i].ScriptSerializationStartOffset = int64(x.Properties.Start)
 		a.Exports[i].ScriptSerializationEndOffset = int64(x.Properties.End)
 	}
+	return nil
 }
 
 // EncodeLegacyChecked encodes a, the asset ToLegacy made from pkg, and
@@ -930,7 +942,6 @@ func (b *legacyBuilder) scriptRanges(a *uasset.Package) {
 // without problems, encodes to the same bytes, and converts back (ToZen)
 // into pkg's own bytes. It returns the .uasset/.umap and the .uexp.
 func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []byte, err error) {
-	engine := zen.Engine{Major: a.Release.Major, Minor: a.Release.Minor}
 	header, uexp, err = a.Encode()
 	if err != nil {
 		return nil, nil, err
@@ -942,15 +953,7 @@ func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []by
 	if pr := back.Problems(); len(pr) > 0 {
 		return nil, nil, errorf(a.FileName, pr[0].Struct, ErrNotConvertible, "the converted asset has %d problems, the first: %s", len(pr), pr[0].Msg)
 	}
-	zo := &Options{Engine: engine, PackageName: pkg.PackageName()}
-	for _, g := range pkg.Graph {
-		for _, arc := range g.Arcs {
-			// 4.26/4.27: the packer wrote the arcs of packages not packed
-			// with this one from bundle −1.
-			zo.ImportsFromBaseGame = zo.ImportsFromBaseGame || arc.From == -1
-		}
-	}
-	z, err := ToZen(back, zo)
+	z, err := ToZen(back, legacyBackOptions(a, pkg))
 	if err != nil {
 		return nil, nil, fmt.Errorf("the converted asset does not convert back: %w", err)
 	}
@@ -967,4 +970,18 @@ func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []by
 			"the converted asset converts back into a package that differs from the original (%d bytes, %d); it would not load as the original does", len(got), len(want))
 	}
 	return header, uexp, nil
+}
+
+// legacyBackOptions are the options ToZen converts a, made from pkg, back
+// with.
+func legacyBackOptions(a *uasset.Package, pkg *zen.Package) *Options {
+	zo := &Options{Engine: zen.Engine{Major: a.Release.Major, Minor: a.Release.Minor}, PackageName: pkg.PackageName()}
+	for _, g := range pkg.Graph {
+		for _, arc := range g.Arcs {
+			// 4.26/4.27: the packer wrote the arcs of packages not packed
+			// with this one from bundle −1.
+			zo.ImportsFromBaseGame = zo.ImportsFromBaseGame || arc.From == -1
+		}
+	}
+	return zo
 }

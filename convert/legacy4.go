@@ -76,7 +76,7 @@ func toLegacyUE4(pkg *zen.Package, o LegacyOptions, file, name string) (*uasset.
 		out[i] = uasset.Export{
 			ClassIndex: r.class, SuperIndex: r.super, TemplateIndex: r.template, OuterIndex: r.outer,
 			ObjectName:  uasset.NameRef{Index: int32(e.ObjectName.Index()), Number: int32(e.ObjectName.Number)},
-			ObjectFlags: uint32(e.ObjectFlags), SerialSize: int64(len(e.Data)),
+			ObjectFlags: uint32(e.ObjectFlags), SerialSize: int64(pkg.DataLen(i)),
 			NotForClient: e.FilterFlags == 1, NotForServer: e.FilterFlags == 2,
 			// UObject::IsAsset: public, not a class default object nor
 			// transient, directly in the package (the pair's generated
@@ -101,10 +101,18 @@ func toLegacyUE4(pkg *zen.Package, o LegacyOptions, file, name string) (*uasset.
 	if err != nil {
 		return nil, err
 	}
+	if err := streamLegacy(pkg, a); err != nil {
+		return nil, err
+	}
 	// The exports must sit where they were cooked (4.27 serial offsets
 	// count from the file's start): the header may not outgrow the one
 	// the package records.
-	h, _, err := a.Encode()
+	var h []byte
+	if a.Streamed() {
+		h, _, err = a.EncodeStream()
+	} else {
+		h, _, err = a.Encode()
+	}
 	if err != nil {
 		return nil, err
 	}

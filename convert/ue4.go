@@ -156,6 +156,9 @@ func (s *source) prepareUE4() (*ue4Package, error) {
 			at += int64(r.n)
 		}
 	}
+	if err := streamZen(a, p); err != nil {
+		return nil, err
+	}
 	return u, nil
 }
 

@@ -124,6 +124,9 @@ func (s *source) toUE5(e zen.Engine) (*zen.Package, error) {
 	base, num := splitName(s.name)
 	p.Name = names.ref(base, num)
 	p.Names = names.names
+	if err := streamZen(a, p); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

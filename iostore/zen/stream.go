@@ -250,3 +250,12 @@ func (p *Package) EncodeStream() (*Stream, error) {
 	out.s.Add(p.Trailing)
 	return out, nil
 }
+
+// DataSource returns where the data of export i of a streamed package is
+// read from, when it is not in memory: the source and the offset there.
+func (p *Package) DataSource(i int) (r io.ReaderAt, off int64, ok bool) {
+	if i < 0 || i >= len(p.Exports) || p.Loaded(i) {
+		return nil, 0, false
+	}
+	return p.stream.r, p.stream.offs[i], true
+}
