@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/uasset"
@@ -161,4 +162,88 @@ func TestToLegacyStreamed(t *testing.T) {
 		t.Fatal("no package converted")
 	}
 	t.Logf("%d packages converted both ways alike", converted)
+}
+
+// tcGeneratedPackage returns a UE 5.6 zen package shaped as iostore/pack's
+// huge-package tests make it, at size bytes: export Settings with tagged
+// properties, export BigData with tagged properties followed by size
+// bytes of native data (as a texture's export holds its pixels); and the
+// import source that names its imports.
+func tcGeneratedPackage(t testing.TB, size int) ([]byte, ImportSource) {
+	t.Helper()
+	native := make([]byte, size)
+	for i := range native {
+		native[i] = byte('a' + i*7%26)
+	}
+	l := zen.Engine{Major: 5, Minor: 6}.Layout()
+	b, err := zenbuild.Encode(zenbuild.Spec{Name: "/Game/Huge/BigTable", Layout: l, Versioned: true,
+		Flags:   zen.PackageFlags(uasset.PkgCooked),
+		Imports: []string{"/Script/CoreUObject", "/Script/CoreUObject.Object"},
+		Exports: []zenbuild.Export{
+			{Name: "Settings", Class: "/Script/CoreUObject.Object", Outer: -1, Flags: zen.FlagPublic | 0x2,
+				Props: []zenbuild.Prop{{Name: "Health", Type: "IntProperty", Value: int32(100)}}},
+			{Name: "BigData", Class: "/Script/CoreUObject.Object", Outer: -1, Flags: zen.FlagPublic | 0x2,
+				Props: []zenbuild.Prop{{Name: "Width", Type: "IntProperty", Value: int32(4096)}}, Native: native},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, NewContainerSource(zenbuild.ScriptObjects("/Script/CoreUObject.Object"))
+}
+
+// TestConvertStreamedGenerated converts a generated package whose large
+// export (3 MiB, more than scriptRanges decodes first) starts with tagged
+// properties to a cooked asset and back, in memory and streamed: the
+// streamed asset and package must be the in-memory ones byte for byte,
+// and the round trip the original package.
+func TestConvertStreamedGenerated(t *testing.T) {
+	data, src := tcGeneratedPackage(t, 3<<20)
+	opts := &LegacyOptions{Engine: zen.Engine{Major: 5, Minor: 6}, Imports: src}
+	p, err := zen.DecodePackage("BigTable", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ToLegacy(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wh, wx, err := EncodeLegacyChecked(a, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Exports[1].ScriptSerializationEndOffset == 0 {
+		t.Fatal("the large export's properties were not found")
+	}
+	sp, err := zen.DecodePackageStream("BigTable", bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, err := ToLegacy(sp, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, gx, err := EncodeLegacyStreamChecked(sa, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(gx.NewReader())
+	if err != nil || !bytes.Equal(gh, wh) || !bytes.Equal(got, wx) {
+		t.Fatalf("the streamed asset differs from the one converted in memory (%v)", err)
+	}
+	back, err := uasset.DecodeStream("BigTable.uasset", gh, bytes.NewReader(got), int64(len(got)), &uasset.Options{Release: sa.Release})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := ToZen(back, &Options{Engine: opts.Engine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := EncodeStreamChecked("BigTable", z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	round, err := io.ReadAll(s.NewReader())
+	if err != nil || !bytes.Equal(round, data) {
+		t.Fatalf("zen → legacy → zen streamed differs from the package (%v)", err)
+	}
 }

@@ -277,3 +277,37 @@ func lastName(path string) string {
 	}
 	return path
 }
+
+// ScriptObjects returns the script objects of a game whose script
+// packages hold the given classes ("/Script/CoreUObject.Object"): each
+// class's package, the class and its class default object, as a
+// global.utoc lists them, so that a package built here that imports the
+// classes can be converted (convert.NewContainerSource).
+func ScriptObjects(classes ...string) *zen.ScriptObjects {
+	so := &zen.ScriptObjects{}
+	names := map[string]uint32{}
+	name := func(text string) zen.MappedName {
+		i, ok := names[text]
+		if !ok {
+			i = uint32(len(so.Names))
+			names[text] = i
+			so.Names = append(so.Names, text)
+		}
+		return zen.MappedName{IndexAndType: i | 2<<30} // the global name map
+	}
+	have := map[zen.ObjectIndex]bool{}
+	add := func(e zen.ScriptObjectEntry) {
+		if !have[e.Index] {
+			have[e.Index] = true
+			so.Objects = append(so.Objects, e)
+		}
+	}
+	for _, c := range classes {
+		module, class, _ := strings.Cut(c, ".")
+		add(zen.ScriptObjectEntry{Name: name(module), Index: zen.ScriptObject(module), Outer: zen.NullObject, CDOClass: zen.NullObject})
+		add(zen.ScriptObjectEntry{Name: name(class), Index: zen.ScriptObject(c), Outer: zen.ScriptObject(module), CDOClass: zen.NullObject})
+		add(zen.ScriptObjectEntry{Name: name("Default__" + class), Index: zen.ScriptObject(module + ".Default__" + class),
+			Outer: zen.ScriptObject(module), CDOClass: zen.ScriptObject(c)})
+	}
+	return so
+}
