@@ -2,9 +2,12 @@ package convert
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/uasset"
@@ -210,4 +213,67 @@ func sameBytes(a io.ReaderAt, na int64, b io.ReaderAt, nb int64) (bool, error) {
 		off += int64(n)
 	}
 	return true, nil
+}
+
+// PackageStream is Package for any size: a package of StreamThreshold
+// bytes or more is copied from the container into a temporary file in dir
+// ("" for the system's), checked against its chunk hash as it is read, and
+// decoded from there with zen.DecodePackageStream, so that memory follows
+// its header (its bulk data chunks are still read whole). done closes and
+// removes the file: call it when done with the package and what was made
+// from it. A package that cannot be streamed (zen.ErrNotStreamable) is
+// decoded whole.
+func (s *ContainerSet) PackageStream(name, dir string) (p *zen.Package, bulk *Bulk, done func(), err error) {
+	c := s.Containers[0]
+	i, err := c.FindPackage(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	done = func() {}
+	if size := int64(c.Chunks()[i].Size); size >= StreamThreshold {
+		f, err := spoolChunk(c, i, dir)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		done = func() { f.Close(); os.Remove(f.Name()) }
+		p, err = zen.DecodePackageStream(c.PackageName(i), f, size, nil)
+		if err != nil && !errors.Is(err, zen.ErrNotStreamable) {
+			done()
+			return nil, nil, nil, err
+		}
+		if err != nil {
+			done, p = func() {}, nil
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	if p == nil {
+		if p, err = c.ReadPackage(i, nil); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if bulk, err = bulkOf(c, p); err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return p, bulk, done, nil
+}
+
+// spoolChunk copies chunk i of c into a temporary file in dir, checked
+// against the chunk's hash as it is read.
+func spoolChunk(c *iostore.Container, i int, dir string) (*os.File, error) {
+	r, err := c.OpenChunk(i)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "unrmod-package-*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("%s: package %s: %w", c.File(), c.PackageName(i), err)
+	}
+	return f, nil
 }

@@ -1,6 +1,9 @@
 package ufile
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/reader"
@@ -57,6 +60,40 @@ func (f *File) Asset(opts *uasset.Options) (*uasset.Package, error) {
 		}
 	}
 	return uasset.Decode(f.Path, f.Data, uexp, opts)
+}
+
+// AssetStream decodes a cooked asset with its .uexp beside it as Asset
+// does, but reads the .uexp only as needed (uasset.DecodeStream): memory
+// follows the header, not the export data. The .uexp stays open for the
+// package to read its exports' data from; close it when done with the
+// package. A single-file asset, or one in a pak, is decoded whole (the
+// file returned is then nil).
+func (f *File) AssetStream(opts *uasset.Options) (*uasset.Package, *os.File, error) {
+	if f.Kind != CookedAsset {
+		return nil, nil, f.notKind(CookedAsset)
+	}
+	if f.Uexp == "" || f.Pak != "" {
+		p, err := f.Asset(opts)
+		return p, nil, err
+	}
+	x, err := os.Open(f.Uexp)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := x.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", f.Uexp)
+	}
+	if err != nil {
+		x.Close()
+		return nil, nil, err
+	}
+	p, err := uasset.DecodeStream(f.Path, f.Data, x, st.Size(), opts)
+	if err != nil {
+		x.Close()
+		return nil, nil, err
+	}
+	return p, x, nil
 }
 
 // Uses returns the files a run that reads f reads, for safefile's locks: a

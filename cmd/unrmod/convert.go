@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -205,7 +206,19 @@ func convertAsset(sess *safefile.Session, f *ufile.File, out string, opts *conve
 			}
 		}
 	}
-	a, err := f.Asset(aopts)
+	// A large asset is converted with its export data left in the .uexp
+	// (read in ranges as the package is written).
+	var a *uasset.Package
+	var err error
+	if st, serr := os.Stat(f.Uexp); f.Uexp != "" && f.Pak == "" && serr == nil && st.Size() >= convert.StreamThreshold {
+		var x *os.File
+		a, x, err = f.AssetStream(aopts)
+		if x != nil {
+			defer x.Close()
+		}
+	} else {
+		a, err = f.Asset(aopts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -216,18 +229,30 @@ func convertAsset(sess *safefile.Session, f *ufile.File, out string, opts *conve
 	if err != nil {
 		return nil, err
 	}
-	b, err := convert.EncodeChecked(out, p)
+	var b []byte
+	var stream *zen.Stream
+	if p.Streamed() {
+		stream, err = convert.EncodeStreamChecked(out, p)
+	} else {
+		b, err = convert.EncodeChecked(out, p)
+	}
 	if err != nil {
 		return nil, err
 	}
 	in, o := uasset.CompanionNames(f.Path), uasset.CompanionNames(out)
 	batch := &safefile.Batch{Session: sess}
 	defer batch.Abort()
-	if err := batch.Add(out, b, 0o644); err != nil {
+	size := int64(len(b))
+	if stream != nil {
+		size = stream.Size()
+		if err := addStream(batch, out, stream.NewReader()); err != nil {
+			return nil, err
+		}
+	} else if err := batch.Add(out, b, 0o644); err != nil {
 		return nil, err
 	}
 	doc := &convertDoc{Input: f.Path, Output: out, Layout: p.Layout.String(), Package: p.PackageName(), PackageID: p.ID().String(),
-		Size: int64(len(b)), Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports),
+		Size: size, Names: len(p.Names), Imports: len(p.Imports), Exports: len(p.Exports),
 		ImportedPkgs: max(len(p.ImportedPackages), len(p.Graph)), BulkFiles: []string{}}
 	if e, err := convert.TargetEngine(a, opts.Engine); err == nil {
 		doc.Engine = e.String()
@@ -247,6 +272,12 @@ func convertAsset(sess *safefile.Session, f *ufile.File, out string, opts *conve
 	if err := batch.Commit(); err != nil {
 		return nil, err
 	}
+	if stream != nil {
+		if err := readBack(out, stream, size); err != nil {
+			return nil, err
+		}
+		return doc, nil
+	}
 	back, err := os.ReadFile(out)
 	if err != nil {
 		return nil, fmt.Errorf("reading back %s: %w", out, err)
@@ -255,4 +286,48 @@ func convertAsset(sess *safefile.Session, f *ufile.File, out string, opts *conve
 		return nil, fmt.Errorf("%s: the file read back differs from the package written (%d bytes, want %d)", out, len(back), len(b))
 	}
 	return doc, nil
+}
+
+// addStream adds to batch the file path with the bytes read from r.
+func addStream(batch *safefile.Batch, path string, r io.Reader) error {
+	w, err := batch.Create(path, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// readBack reads the file path back and compares it with want's size
+// bytes, a MiB at a time.
+func readBack(path string, want io.ReaderAt, size int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading back %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading back %s: %w", path, err)
+	}
+	if st.Size() != size {
+		return fmt.Errorf("%s: the file read back differs from what was written (%d bytes, want %d)", path, st.Size(), size)
+	}
+	a, b := make([]byte, 1<<20), make([]byte, 1<<20)
+	for off := int64(0); off < size; {
+		n := int(min(int64(len(a)), size-off))
+		if _, err := io.ReadFull(f, a[:n]); err != nil {
+			return fmt.Errorf("reading back %s: %w", path, err)
+		}
+		if m, err := want.ReadAt(b[:n], off); m < n {
+			return fmt.Errorf("reading back %s: %w", path, err)
+		}
+		if !bytes.Equal(a[:n], b[:n]) {
+			return fmt.Errorf("%s: the file read back differs from what was written (at 0x%X)", path, off)
+		}
+		off += int64(n)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
@@ -60,7 +61,15 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 	if safefile.SameFile(in, out) {
 		return usagef("convert", "output %s is the input file; convert never modifies its input", out)
 	}
-	f := recognise(in)
+	// A large zen package file is read in ranges, not whole (the file
+	// recogniser reads a zen package whole).
+	bigZen := isLargeZenFile(in)
+	var f *ufile.File
+	if bigZen {
+		f = &ufile.File{Path: in, Kind: ufile.ZenPackage}
+	} else {
+		f = recognise(in)
+	}
 	if f.Kind == ufile.Container && pkgName == "" {
 		return convertContainer(s, in, out, engine, li, asJSON)
 	}
@@ -97,14 +106,29 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 			return err
 		}
 		defer set.Close()
-		if p, bulk, err = set.Package(pkgName); err != nil {
+		var done func()
+		if p, bulk, done, err = set.PackageStream(pkgName, ""); err != nil {
 			return err
 		}
+		defer done()
 	case ufile.ZenPackage:
 		if pkgName != "" {
 			return usagef("convert", "--package is for a container input; %s is one package", in)
 		}
-		if p, err = zen.DecodePackage(in, f.Data, nil); err != nil {
+		if bigZen {
+			x, err := os.Open(in)
+			if err != nil {
+				return err
+			}
+			defer x.Close()
+			st, err := x.Stat()
+			if err != nil {
+				return err
+			}
+			if p, err = zen.DecodePackageStream(in, x, st.Size(), nil); err != nil {
+				return err
+			}
+		} else if p, err = zen.DecodePackage(in, f.Data, nil); err != nil {
 			return err
 		}
 		c := uasset.CompanionNames(in)
@@ -163,15 +187,29 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 	if err != nil {
 		return err
 	}
-	head, uexp, err := convert.EncodeLegacyChecked(a, p)
+	var head, uexp []byte
+	var stream *uasset.Stream
+	if a.Streamed() {
+		head, stream, err = convert.EncodeLegacyStreamChecked(a, p)
+	} else {
+		head, uexp, err = convert.EncodeLegacyChecked(a, p)
+	}
 	if err != nil {
 		return err
 	}
 	batch := &safefile.Batch{Session: s.sess}
 	defer batch.Abort()
 	files := map[string][]byte{out: head, o.Uexp: uexp}
+	uexpSize := int64(len(uexp))
+	if stream != nil {
+		delete(files, o.Uexp)
+		uexpSize = stream.Size()
+		if err := addStream(batch, o.Uexp, stream.NewReader()); err != nil {
+			return err
+		}
+	}
 	doc := &legacyDoc{Input: in, Output: out, Uexp: o.Uexp, Engine: a.Release.String(), Package: p.PackageName(), PackageID: p.ID().String(),
-		Size: int64(len(head)), UexpSize: int64(len(uexp)), Names: len(a.Names), Imports: len(a.Imports), Exports: len(a.Exports), BulkFiles: []string{}}
+		Size: int64(len(head)), UexpSize: uexpSize, Names: len(a.Names), Imports: len(a.Imports), Exports: len(a.Exports), BulkFiles: []string{}}
 	doc.Global = global
 	for _, b := range []struct {
 		path string
@@ -185,12 +223,20 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 		doc.BulkFiles = append(doc.BulkFiles, b.path)
 	}
 	for _, name := range append([]string{out, o.Uexp}, doc.BulkFiles...) {
+		if name == o.Uexp && stream != nil {
+			continue
+		}
 		if err := batch.Add(name, files[name], 0o644); err != nil {
 			return err
 		}
 	}
 	if err := batch.Commit(); err != nil {
 		return err
+	}
+	if stream != nil {
+		if err := readBack(o.Uexp, stream, uexpSize); err != nil {
+			return err
+		}
 	}
 	for name, want := range files {
 		back, err := os.ReadFile(name)
@@ -206,4 +252,25 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 	}
 	_, err = fmt.Fprintln(s.out, doc.summary())
 	return err
+}
+
+// isLargeZenFile reports whether in is a regular file of
+// convert.StreamThreshold bytes or more whose header decodes as a zen
+// package that can be streamed: convert then reads its export data in
+// ranges rather than whole.
+func isLargeZenFile(in string) bool {
+	if strings.EqualFold(filepath.Ext(in), ".utoc") {
+		return false
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < convert.StreamThreshold {
+		return false
+	}
+	_, err = zen.DecodePackageStream(in, f, st.Size(), nil)
+	return err == nil
 }
