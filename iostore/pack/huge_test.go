@@ -221,6 +221,7 @@ func BenchmarkHugePackage(b *testing.B) {
 			return err
 		}},
 	}
+	steps = append(steps, tcHugeConvertSteps(b, dir, size)...)
 	steps = append(steps, tcHugeApplySteps(b, dir, size)...)
 	for _, st := range steps {
 		b.Run(st.name, func(b *testing.B) {
