@@ -13,7 +13,8 @@
 #                       one, with the plain and synced copies of the files
 #   BenchmarkZenPackages, BenchmarkVerify  zen decode+verify and container
 #                       verification, with a copy of the same bytes
-#   BenchmarkHugePackage  the heap pack, verify and extract need for one
+#   BenchmarkHugePackage  the heap pack, verify, extract, convert (both
+#                       ways) and apply (mode mod and full) need for one
 #                       400 MiB package
 #
 #   scripts/perf.sh                  # every benchmark, 3 runs each

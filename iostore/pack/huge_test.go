@@ -172,15 +172,21 @@ func tcPeak(f func() error) (float64, error) {
 
 // BenchmarkHugePackage packs a folder holding one package of 400 MiB (one
 // export of text-like data, see tcHugePackage) with Zlib, verifies the
-// container and extracts it, and reports the heap each step needed above
-// what the process held before it (peak-heap-MB, HeapInuse sampled every
-// 2 ms): memory follows the blocks in flight, not the package. MB/s counts
-// the package's bytes for each step. The benchmark fails when a step
-// needs more than 256 MiB.
+// container and extracts it; converts a 400 MiB zen package into a cooked
+// asset and back (ConvertToLegacy, ConvertToZen, see tcHugeZenFile); and
+// applies a set-property patch to a container holding a 400 MiB package in
+// mode mod and full (ApplyMod, ApplyFull, see tcHugePropsContainer). It
+// reports the heap each step needed above what the process held before it
+// (peak-heap-MB, HeapInuse sampled every 2 ms): memory follows the blocks
+// in flight, not the package. MB/s counts the package's bytes for each
+// step. The benchmark fails when a step needs more than 256 MiB.
 //
-// Measured (3 runs): Pack 5-9 MB, Verify 1-3 MB, Extract 1-3 MB. Before
-// pack decoded packages from their first bytes and streamed them: Pack
-// 1,200 MB and more.
+// Measured (3 runs): Pack 5-9 MB, Verify 1-3 MB, Extract 1-3 MB,
+// ConvertToLegacy 3 MB, ConvertToZen 0.2 MB, ApplyMod 4 MB, ApplyFull
+// 6 MB. Before pack decoded packages from their first bytes and streamed
+// them: Pack 1,200 MB and more; before convert and apply streamed:
+// ConvertToLegacy 2,000 MB, ConvertToZen 1,600 MB, ApplyMod 2,883 MB,
+// ApplyFull 3,278 MB.
 func BenchmarkHugePackage(b *testing.B) {
 	const size = 400 << 20
 	dir := b.TempDir()
