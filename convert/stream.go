@@ -22,11 +22,12 @@ import (
 // is read from the package (uasset.Package.EncodeStream). The conversion
 // is the same; only the bytes of the exports stay where they are.
 
-// StreamThreshold is the size of export data from which callers convert
-// a package streamed (uasset.DecodeStream, zen.DecodePackageStream,
-// EncodeStreamChecked, EncodeLegacyStreamChecked) rather than decoded
-// whole: below it decoding in memory is faster, above it memory follows
-// the package. Both give the same bytes.
+// StreamThreshold is the size of a package (of a cooked asset's export
+// data) from which unrmod handles it streamed rather than decoded whole:
+// convert (uasset.DecodeStream, zen.DecodePackageStream,
+// EncodeStreamChecked, EncodeLegacyStreamChecked) and a patch's zen
+// targets. Below it decoding in memory is faster; above it memory follows
+// the header, not the package. Both give the same bytes.
 const StreamThreshold = 32 << 20
 
 // scriptPrefix is how much of an export not in memory scriptRanges decodes

@@ -3,6 +3,7 @@ package patch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,9 +204,19 @@ func Apply(f *File, opt Options) (*Result, error) {
 	type staged struct {
 		out, backup string
 		data, orig  []byte
-		mode        os.FileMode
+		// stream is the output of a target patched without holding it
+		// (data nil), origPath its input, which its backup copies.
+		stream   io.Reader
+		origPath string
+		mode     os.FileMode
 	}
 	var outs []staged
+	var inputs []io.Closer // the files streamed outputs read
+	defer func() {
+		for _, c := range inputs {
+			c.Close()
+		}
+	}()
 	var containers []stagedOutput
 	abortContainers := func() {
 		for _, w := range containers {
@@ -230,6 +241,36 @@ func Apply(f *File, opt Options) (*Result, error) {
 				continue
 			}
 			containers = append(containers, w)
+			continue
+		}
+		if so, err := applyZenStreamed(t, dir, tf, opt); err != nil || so != nil {
+			if err != nil {
+				abortContainers()
+				return nil, err
+			}
+			inputs = append(inputs, so.in)
+			tr := so.tr
+			res.Targets = append(res.Targets, tr)
+			if opt.InPlace {
+				if !tr.Changed {
+					_, err := os.Stat(tr.Backup)
+					tr.AlreadyWritten = err == nil
+					continue
+				}
+			} else if same, _ := sameAsFile(tr.Output, so.s, so.s.Size()); same {
+				tr.AlreadyWritten = true
+				continue
+			} else if !opt.Force {
+				if err := checkZenOutputHeader(t, tr); err != nil {
+					abortContainers()
+					return nil, err
+				}
+			}
+			mode := os.FileMode(0o644)
+			if st, err := os.Stat(tr.Input); err == nil {
+				mode = st.Mode().Perm()
+			}
+			outs = append(outs, staged{out: tr.Output, backup: tr.Backup, stream: so.s.NewReader(), origPath: tr.Input, mode: mode})
 			continue
 		}
 		tr, data, src, err := applyTarget(t, dir, tf, opt, load)
@@ -274,14 +315,25 @@ func Apply(f *File, opt Options) (*Result, error) {
 	for _, s := range outs {
 		if s.backup != "" {
 			if _, err := os.Stat(s.backup); errors.Is(err, os.ErrNotExist) {
-				if err := batch.Add(s.backup, s.orig, s.mode); err != nil {
+				if s.origPath != "" {
+					err = copyIntoBatch(&batch, s.backup, s.origPath, s.mode)
+				} else {
+					err = batch.Add(s.backup, s.orig, s.mode)
+				}
+				if err != nil {
 					batch.Abort()
 					abortContainers()
 					return nil, err
 				}
 			}
 		}
-		if err := batch.Add(s.out, s.data, 0o644); err != nil {
+		var err error
+		if s.stream != nil {
+			err = streamIntoBatch(&batch, s.out, s.stream)
+		} else {
+			err = batch.Add(s.out, s.data, 0o644)
+		}
+		if err != nil {
 			batch.Abort()
 			abortContainers()
 			return nil, err

@@ -8,16 +8,19 @@ import (
 	"os"
 	"strings"
 
+	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 )
 
-// streamThreshold is the size from which a package a container target
-// changes is patched without holding it (patchStreamed): its header and
-// the exports the operations read are decoded, the other exports' data
-// copied in ranges into the output. Below it the whole package is decoded
-// in memory, which is faster for the packages games have most of.
-const streamThreshold = 32 << 20
+// streamThreshold is the size from which a zen package a target changes
+// (in a container, or a file) is patched without holding it
+// (patchStreamed, applyZenStreamed): its header and the exports the
+// operations read are decoded, the other exports' data copied in ranges
+// into the output. Below it the whole package is decoded in memory, which
+// is faster for the packages games have most of. It is convert's, so that
+// every command streams from the same size.
+const streamThreshold = convert.StreamThreshold
 
 // reader returns the new content of changed chunk id.
 func (j *containerJob) reader(id iostore.ChunkID) io.Reader {

@@ -423,7 +423,7 @@ func (op *ObjectFlags) applyZen(c *zenContext) ([]Change, error) {
 
 func (op *ReplaceExport) applyZen(c *zenContext) ([]Change, error) {
 	p := c.p
-	i, err := resolveZenExport(op.Pos, p, op.Object)
+	i, err := resolveZenExportData(op.Pos, p, op.Object)
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +440,7 @@ func (op *ReplaceExport) applyZen(c *zenContext) ([]Change, error) {
 	case op.from.file != "":
 		return nil, errorf(op.from.pos, "from: another package is not supported on zen packages: its names and object references are indices into that package's maps; copy an export of this package, or give data:")
 	default:
-		j, err := resolveZenExport(op.from.pos, p, op.from.object)
+		j, err := resolveZenExportData(op.from.pos, p, op.from.object)
 		if err != nil {
 			return nil, err
 		}
@@ -530,7 +530,7 @@ func checkReferences(l *props.List, ctx *props.Context) error {
 // properties, whose absence is an error saying to give them.
 func (c *zenContext) propsContext(pos Pos, object string) (int, *props.Context, error) {
 	p := c.p
-	i, err := resolveZenExport(pos, p, object)
+	i, err := resolveZenExportData(pos, p, object)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -588,13 +588,22 @@ func (op *SetProperty) applyZen(c *zenContext) ([]Change, error) {
 }
 
 // resolveZenExport finds the one export spec names (zen.Package.FindExport)
-// and reports a failure at pos. The export's data is loaded when p is
-// streamed (zen.DecodePackageStream): an operation reads and changes the
-// exports it names.
+// and reports a failure at pos.
 func resolveZenExport(pos Pos, p *zen.Package, spec string) (int, error) {
 	i, err := p.FindExport(spec, nil)
 	if err != nil {
 		return 0, errorf(pos, "%s: %v", p.PackageName(), err)
+	}
+	return i, nil
+}
+
+// resolveZenExportData is resolveZenExport for an operation that reads or
+// changes the export's data: the data is loaded when p is streamed
+// (zen.DecodePackageStream).
+func resolveZenExportData(pos Pos, p *zen.Package, spec string) (int, error) {
+	i, err := resolveZenExport(pos, p, spec)
+	if err != nil {
+		return 0, err
 	}
 	if err := p.LoadExport(i); err != nil {
 		return 0, errorf(pos, "%s: %v", p.PackageName(), err)

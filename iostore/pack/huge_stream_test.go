@@ -89,6 +89,33 @@ targets:
 	return filepath.Join(out, "Table_P.utoc"), nil
 }
 
+// tcApplyHugeFile applies to the zen package file in the patch of
+// tcApplyHuge (Settings' Health to 250, a name added) as a file target,
+// writing dir/out/file/BigTable.uasset, which it returns.
+func tcApplyHugeFile(dir, in string) (string, error) {
+	out := filepath.Join(dir, "out", "file", "BigTable.uasset")
+	text := fmt.Sprintf(`unrmod: 1
+targets:
+  - file: %s
+    output: %s
+    ops:
+      - set-property: {object: Settings, property: Health, value: 250}
+      - add-name: {name: UnrmodAddedName}
+`, filepath.ToSlash(in), filepath.ToSlash(out))
+	pf := filepath.Join(dir, "patch-file.yaml")
+	if err := os.WriteFile(pf, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	f, err := patch.ParseFile(pf)
+	if err != nil {
+		return "", err
+	}
+	if _, err := patch.Apply(f, patch.Options{Force: true}); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
 // tcCheckHugeApplied checks the output of tcApplyHuge: the container
 // verifies, and its package (read in a stream, not held) has Health 250,
 // the added name and BigData's bytes unchanged (same SHA-256 as want).
@@ -181,6 +208,42 @@ func TestHugePackageApply(t *testing.T) {
 			tcCheckHugeApplied(t, out, size, want)
 		})
 	}
+	t.Run("file", func(t *testing.T) {
+		in, _ := tcHugeZenFile(t, dir, size)
+		var out string
+		peak, err := tcPeak(func() error {
+			var err error
+			out, err = tcApplyHugeFile(dir, in)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("apply to a zen package file: heap in use rose by %.1f MiB", peak)
+		if peak > 256 {
+			t.Errorf("apply to a %d MiB zen package file needs %.0f MiB of heap, over 256", size>>20, peak)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st, _ := f.Stat()
+		p, err := zen.DecodePackageStream(out, f, st.Size(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.LoadExport(0); err != nil {
+			t.Fatal(err)
+		}
+		e, err := zenprops.DecodeExport(p, nil, 0)
+		if err != nil || fmt.Sprint(e.Properties.Properties[0].Value) != "250" || p.Names[len(p.Names)-1] != "UnrmodAddedName" {
+			t.Fatalf("the patched file does not hold the change (%v)", err)
+		}
+		if p.DataLen(1) < size {
+			t.Errorf("BigData holds %d bytes, want over %d", p.DataLen(1), size)
+		}
+	})
 }
 
 // tcHugeApplySteps are BenchmarkHugePackage's apply rows: a set-property
@@ -195,6 +258,11 @@ func tcHugeApplySteps(b *testing.B, dir string, size int) []tcHugeStep {
 			return err
 		}})
 	}
+	in := filepath.Join(dir, "zen", "BigTable.uasset") // tcHugeConvertSteps' package
+	steps = append(steps, tcHugeStep{"ApplyFile", func() error {
+		_, err := tcApplyHugeFile(dir, in)
+		return err
+	}})
 	return steps
 }
 
