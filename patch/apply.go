@@ -339,6 +339,13 @@ func Apply(f *File, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	// The streamed outputs are staged: close the files they read before
+	// the renames (an in-place output replaces its input, which Windows
+	// refuses while the input is open).
+	for _, c := range inputs {
+		c.Close()
+	}
+	inputs = nil
 	// The containers' files join the batch, so that every output of the
 	// patch is renamed into place as one commit; the Writers keep their
 	// locks until it is done.

@@ -5,7 +5,6 @@
 package rangeio
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"sort"
@@ -60,17 +59,31 @@ func (s *Stream) AddRange(r io.ReaderAt, from, n int64) {
 // Size returns the stream's size.
 func (s *Stream) Size() int64 { return s.size }
 
-// NewReader returns a reader of the stream from its start.
-func (s *Stream) NewReader() io.Reader {
-	rs := make([]io.Reader, 0, len(s.pieces))
-	for _, pc := range s.pieces {
-		if pc.r == nil {
-			rs = append(rs, bytes.NewReader(pc.b))
-		} else {
-			rs = append(rs, io.NewSectionReader(pc.r, pc.from, pc.n))
-		}
+// NewReader returns a reader of the stream from its start. A range its
+// source cannot fill (a file that shrank) fails the read with
+// io.ErrUnexpectedEOF rather than giving fewer bytes than Size.
+func (s *Stream) NewReader() io.Reader { return &reader{s: s} }
+
+// reader reads a Stream in order.
+type reader struct {
+	s   *Stream
+	off int64
+}
+
+func (r *reader) Read(b []byte) (int, error) {
+	if r.off >= r.s.size {
+		return 0, io.EOF
 	}
-	return io.MultiReader(rs...)
+	n := int(min(int64(len(b)), r.s.size-r.off))
+	m, err := r.s.ReadAt(b[:n], r.off)
+	r.off += int64(m)
+	if m < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return m, err
+	}
+	return m, nil
 }
 
 // ReadAt reads len(b) bytes of the stream at off.
@@ -98,33 +111,4 @@ func (s *Stream) ReadAt(b []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
-}
-
-// Equal reports whether the stream's bytes are r's size bytes, reading
-// both in steps of buf's size (a nil buf uses 1 MiB).
-func (s *Stream) Equal(r io.ReaderAt, size int64, buf []byte) (bool, error) {
-	if size != s.size {
-		return false, nil
-	}
-	if len(buf) < 2 {
-		buf = make([]byte, 2<<20)
-	}
-	a, b := buf[:len(buf)/2], buf[len(buf)/2:]
-	for off := int64(0); off < size; {
-		n := min(int64(len(a)), size-off)
-		if _, err := s.ReadAt(a[:n], off); err != nil {
-			return false, err
-		}
-		if m, err := r.ReadAt(b[:n], off); int64(m) < n {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return false, err
-		}
-		if !bytes.Equal(a[:n], b[:n]) {
-			return false, nil
-		}
-		off += n
-	}
-	return true, nil
 }
