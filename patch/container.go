@@ -86,6 +86,11 @@ type containerJob struct {
 	// spooled are the temporary files they are read from.
 	streamAbove int64
 	spooled     []*os.File
+	// out is the output container: packages are spooled beside it, named
+	// as its temporary files (which recover removes), when its folder
+	// exists: a place the patch writes to anyway, on the output's volume
+	// (the system's temporary folder may be held in memory).
+	out string
 	// unchanged counts packages whose operations were all in effect.
 	unchanged int
 	sess      *safefile.Session // locks and tracks the output's files
@@ -106,7 +111,7 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 	if _, err := c.DirectoryIndex(); err != nil {
 		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 	}
-	j := &containerJob{t: t, ct: ct, dir: dir, in: in, c: c, v: c.Header().Version, sess: opt.Session, codecs: opt.Codecs,
+	j := &containerJob{t: t, ct: ct, dir: dir, in: in, out: out, c: c, v: c.Header().Version, sess: opt.Session, codecs: opt.Codecs,
 		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
 		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{},

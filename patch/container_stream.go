@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // streamThreshold is the size from which a zen package a target changes
@@ -40,7 +42,7 @@ func (j *containerJob) removeSpooled() {
 	j.spooled = nil
 }
 
-// spool copies package chunk i into a temporary file, checked against the
+// spool copies package chunk i into a temporary file beside the output, checked against the
 // chunk's hash as it is read, and returns the file: the source a streamed
 // package reads its export data from at any offset.
 func (j *containerJob) spool(i int) (*os.File, error) {
@@ -48,7 +50,11 @@ func (j *containerJob) spool(i int) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp("", "unrmod-package-*.tmp")
+	dir := filepath.Dir(j.out)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = "" // a folder the write will make: the system's temporary folder
+	}
+	f, err := os.CreateTemp(dir, safefile.TempPrefix(filepath.Base(j.out))+"*.tmp")
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,13 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 		}
 		defer set.Close()
 		var done func()
-		if p, bulk, done, err = set.PackageStream(pkgName, ""); err != nil {
+		// A large package is spooled beside the output when its folder exists
+		// (the system's temporary folder may be held in memory).
+		spool := filepath.Dir(out)
+		if fi, err := os.Stat(spool); err != nil || !fi.IsDir() {
+			spool = ""
+		}
+		if p, bulk, done, err = set.PackageStream(pkgName, spool); err != nil {
 			return err
 		}
 		defer done()
