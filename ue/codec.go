@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 
@@ -178,7 +179,8 @@ func zlibCodec() Codec {
 			return &zlibReader{zr}, nil
 		},
 		NewCompressor: func(level int) Compressor {
-			return likeEngine(streamCompressor(func(w io.Writer) (resetWriter, error) { return zlib.NewWriterLevel(w, level) }),
+			return likeEngine(streamCompressor(func(w io.Writer) (resetWriter, error) { return zlib.NewWriterLevel(w, fastLevel(level)) }),
+				streamCompressor(func(w io.Writer) (resetWriter, error) { return zlib.NewWriterLevel(w, zlib.HuffmanOnly) }),
 				streamCompressor(func(w io.Writer) (resetWriter, error) { return stdzlib.NewWriterLevel(w, engineZlibLevel) }))
 		},
 	}
@@ -231,7 +233,8 @@ func gzipCodec() Codec {
 			return &gzipReader{gr}, nil
 		},
 		NewCompressor: func(level int) Compressor {
-			return likeEngine(streamCompressor(func(w io.Writer) (resetWriter, error) { return gzip.NewWriterLevel(w, level) }),
+			return likeEngine(streamCompressor(func(w io.Writer) (resetWriter, error) { return gzip.NewWriterLevel(w, fastLevel(level)) }),
+				streamCompressor(func(w io.Writer) (resetWriter, error) { return gzip.NewWriterLevel(w, gzip.HuffmanOnly) }),
 				streamCompressor(func(w io.Writer) (resetWriter, error) { return stdgzip.NewWriterLevel(w, engineZlibLevel) }))
 		},
 	}
@@ -308,25 +311,56 @@ func readExactly(r io.Reader, dst []byte, what string) error {
 // which zlib takes as 6.
 const engineZlibLevel = 6
 
+// defaultZlibLevel is the klauspost/compress level the built-in Zlib and
+// Gzip compressors use for DefaultCompression. klauspost itself takes
+// DefaultCompression as its level 5; on cooked game data level 6 makes
+// blocks 1-2.5% smaller (2.7-3.0% larger than zlib's level 6, the
+// engine's, where level 5 makes them 3.9-5.5% larger) at 0.87 of level 5's
+// speed, still 3-4 times the speed of Go's port of zlib at level 6.
+const defaultZlibLevel = 6
+
+// fastLevel is the klauspost level of a Zlib or Gzip compression level.
+func fastLevel(level int) int {
+	if level == DefaultCompression {
+		return defaultZlibLevel
+	}
+	return level
+}
+
 // likeEngine returns a Compressor that compresses with fast and, when that
-// does not make src smaller, with engine: Go's compress/flate at the
-// engine's level, a port of zlib's own deflate with zlib's parameters for
-// that level. A writer stores a block that does not shrink uncompressed, as
-// the engine does; zlib at level 6 still shrinks nearly random data that
-// klauspost's fast levels give up on, and without the second try such a
-// block would be stored raw where the engine compresses it. The second try
-// costs time only on blocks the fast level does not shrink.
+// does not make src smaller, tries again. A writer stores a block that
+// does not shrink uncompressed, as the engine does; zlib at level 6 still
+// shrinks nearly random data that klauspost's fast levels give up on, and
+// without a second try such a block would be stored raw where the engine
+// compresses it. The second try costs time only on blocks the fast level
+// does not shrink.
+//
+// The second try is huffman first: Huffman coding of the bytes alone
+// (klauspost's HuffmanOnly), which shrinks by its own what the fast levels
+// give up on in cooked data (compressed audio and textures whose bytes
+// are unevenly spread: about a fifth of a cooked game's blocks), within
+// 0.4% of zlib's size and about 7 times as fast. It is skipped when the
+// byte counts say no Huffman code can shrink the block (see
+// literalsCanShrink). Only a block that Huffman coding does not shrink
+// either goes to engine: Go's compress/flate at the engine's level, a
+// port of zlib's own deflate with zlib's parameters for that level, which
+// finds the few repeats of nearly random data.
 //
 // Random bytes (already compressed media) never shrink, and trying them
-// again would make such blocks many times slower: the second try is
+// again would make such blocks many times slower: the engine's try is
 // skipped when a quick scan finds too few repeated bytes for any deflate
 // stream to be shorter than the block (see repeatedBytes).
-func likeEngine(fast, engine Compressor) Compressor {
+func likeEngine(fast, huffman, engine Compressor) Compressor {
 	var tables sync.Pool
 	return func(dst, src []byte) ([]byte, error) {
 		out, err := fast(dst, src)
 		if err != nil || len(out) < len(src) {
 			return out, err
+		}
+		if literalsCanShrink(src) {
+			if out, err = huffman(out[:0], src); err != nil || len(out) < len(src) {
+				return out, err
+			}
 		}
 		t, _ := tables.Get().(*matchTable)
 		if t == nil {
@@ -339,6 +373,33 @@ func likeEngine(fast, engine Compressor) Compressor {
 		}
 		return engine(out[:0], src)
 	}
+}
+
+// literalsCanShrink reports whether a Huffman code of src's bytes could
+// make a deflate stream shorter than src: the Shannon entropy of its byte
+// counts is the least any prefix code of them takes, to which a dynamic
+// block adds its code tables (minSavedForDeflate bytes at the very least).
+// Random bytes fail at once, for the cost of counting them.
+func literalsCanShrink(src []byte) bool {
+	var counts [4][256]uint32
+	i := 0
+	for ; i+4 <= len(src); i += 4 {
+		counts[0][src[i]]++
+		counts[1][src[i+1]]++
+		counts[2][src[i+2]]++
+		counts[3][src[i+3]]++
+	}
+	for ; i < len(src); i++ {
+		counts[0][src[i]]++
+	}
+	n := float64(len(src))
+	bits := 0.0
+	for b := range 256 {
+		if c := counts[0][b] + counts[1][b] + counts[2][b] + counts[3][b]; c > 0 {
+			bits -= float64(c) * math.Log2(float64(c)/n)
+		}
+	}
+	return bits/8+minSavedForDeflate < n
 }
 
 // minSavedForDeflate is how many bytes matches must save before a deflate
