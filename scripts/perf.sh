@@ -3,7 +3,8 @@
 # their ratios against the baselines each measures in the same run:
 #
 #   BenchmarkPackZlib   the Writer (what pack --compression zlib runs) over
-#                       the zlib compressor alone on the same 64 KiB blocks,
+#                       its compressor (the built-in Zlib codec at the
+#                       default level) alone on the same 64 KiB blocks,
 #                       1 and 2 cores: x-compressor (wall time) and
 #                       x-compressor-cpu (CPU time: per core); the output's
 #                       size over the standard library's zlib at level 6

@@ -15,7 +15,9 @@ import (
 // block for repeats before it would try zlib's own deflate at the engine's
 // level, against klauspost's fast level alone (the baseline: what the Zlib
 // compressor did before, giving up on the block at once). On the 2-core
-// test machine under load: built-in 57–123 MB/s, baseline 2300–2800 MB/s.
+// test machine under load: built-in 57–123 MB/s, baseline 2300–2800 MB/s;
+// with the count of byte entropy that now comes first (literalsCanShrink),
+// under a load average of 7–10: 56–83 MB/s, baseline 950–2800 MB/s.
 // Blocks that the fast level shrinks, nearly all of a cooked game, pay
 // nothing.
 func BenchmarkZlibIncompressible(b *testing.B) {
@@ -52,6 +54,8 @@ func BenchmarkZlibIncompressible(b *testing.B) {
 // (klauspost's HuffmanOnly) before zlib's deflate at the engine's level;
 // the baseline is that deflate alone (Go's compress/zlib at level 6),
 // what such a block cost before when the repeats scan let it through.
+// Under a load average of 7–10, 3 runs: built-in 247–329 MB/s, baseline
+// 37–46 MB/s.
 func BenchmarkZlibUneven(b *testing.B) {
 	src := tcUneven(rand.New(rand.NewPCG(1, 1)), 0x10000)
 	dst := make([]byte, 0, 0x11000)
