@@ -36,7 +36,8 @@ type Compressor func(dst, src []byte) ([]byte, error)
 // the built-in Zlib decoder copy matches a word at a time.
 const DecompressSlack = inflate.Slack
 
-// Compression levels for the built-in Zlib and Gzip compressors.
+// Compression levels for the built-in Zlib and Gzip compressors, which
+// take klauspost/compress's levels; DefaultCompression is its level 6.
 const (
 	DefaultCompression = zlib.DefaultCompression
 	BestSpeed          = zlib.BestSpeed
