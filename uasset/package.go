@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/rangeio"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -67,7 +68,7 @@ type Package struct {
 	areaLen  int       // size of the export data area as decoded
 	// stream is where the export data of a package DecodeStream decoded
 	// (or given by StreamExportsFrom) is read from (stream.go).
-	stream  *streamSource
+	stream  *rangeio.Exports
 	bulk    offsetRule
 	payload offsetRule
 }

@@ -20,14 +20,6 @@ type lazyArea struct {
 	size int64
 }
 
-// streamSource is where a streamed package reads the export data it does
-// not hold: export i's sizes[i] bytes at offs[i] in r.
-type streamSource struct {
-	r     io.ReaderAt
-	sizes []int
-	offs  []int64
-}
-
 // DecodeStream decodes a split cooked asset as Decode does, but for its
 // export data: uasset is the header file (.uasset/.umap), and the .uexp,
 // uexpSize bytes, is read from uexp only as needed, so that memory follows
@@ -53,7 +45,7 @@ func (p *Package) splitLazy(lz *lazyArea, hs int) error {
 	for i := range p.order {
 		p.order[i] = i
 	}
-	s := &streamSource{r: lz.r, sizes: make([]int, n), offs: make([]int64, n)}
+	s := &rangeio.Exports{R: lz.r, Sizes: make([]int, n), Offs: make([]int64, n)}
 	for i := range p.Exports {
 		e := &p.Exports[i]
 		start := e.SerialOffset - int64(hs)
@@ -61,7 +53,7 @@ func (p *Package) splitLazy(lz *lazyArea, hs int) error {
 			return errorf(p.FileName, p.exportLabel(i), -1, ErrCorrupt,
 				"data at SerialOffset 0x%X, SerialSize 0x%X is outside the .uexp (0x%X..0x%X)", e.SerialOffset, e.SerialSize, hs, int64(hs)+lz.size)
 		}
-		s.sizes[i], s.offs[i] = int(e.SerialSize), start
+		s.Sizes[i], s.Offs[i] = int(e.SerialSize), start
 	}
 	slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(p.Exports[a].SerialOffset, p.Exports[b].SerialOffset) })
 	read := func(from, to int64, what string) ([]byte, error) {
@@ -70,10 +62,7 @@ func (p *Package) splitLazy(lz *lazyArea, hs int) error {
 				"%d bytes that belong to no export: more than unrmod reads without the whole .uexp", to-from)
 		}
 		b := make([]byte, to-from)
-		if m, err := lz.r.ReadAt(b, from); m < len(b) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
+		if err := rangeio.ReadFull(lz.r, b, from); err != nil {
 			return nil, fmt.Errorf("%s: read the .uexp at 0x%X: %w", p.FileName, from, err)
 		}
 		return b, nil
@@ -81,7 +70,7 @@ func (p *Package) splitLazy(lz *lazyArea, hs int) error {
 	pos := int64(0)
 	for _, i := range p.order {
 		e := &p.Exports[i]
-		start := s.offs[i]
+		start := s.Offs[i]
 		if start < pos {
 			return errorf(p.FileName, p.exportLabel(i), e.SerialOffset, ErrCorrupt, "data overlaps the export data before it (which ends at 0x%X)", int64(hs)+pos)
 		}
@@ -106,7 +95,7 @@ func (p *Package) splitLazy(lz *lazyArea, hs int) error {
 // export of a streamed package not loaded, its size in the source.
 func (p *Package) dataLen(i int) int {
 	if s := p.stream; s != nil && p.Exports[i].Data == nil {
-		return s.sizes[i]
+		return s.Sizes[i]
 	}
 	return len(p.Exports[i].Data)
 }
@@ -122,7 +111,7 @@ func (p *Package) Streamed() bool { return p.stream != nil }
 // package Decode decoded; for a streamed one once LoadExport read it or
 // its Data was set.
 func (p *Package) Loaded(i int) bool {
-	return p.stream == nil || p.Exports[i].Data != nil || p.stream.sizes[i] == 0
+	return p.stream == nil || p.Exports[i].Data != nil || p.stream.Sizes[i] == 0
 }
 
 // LoadExport reads export i's data into its Data. It does nothing when the
@@ -152,13 +141,9 @@ func (p *Package) ExportData(i int) ([]byte, error) {
 	if p.Loaded(i) {
 		return p.Exports[i].Data, nil
 	}
-	s := p.stream
-	d := make([]byte, s.sizes[i])
-	if m, err := s.r.ReadAt(d, s.offs[i]); m < len(d) {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("%s: read %s's data: %w", p.FileName, p.exportLabel(i), err)
+	d, err := p.stream.Read(i)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s's data: %w", p.FileName, p.exportLabel(i), err)
 	}
 	return d, nil
 }
@@ -168,17 +153,9 @@ func (p *Package) ExportData(i int) ([]byte, error) {
 // from another file's model (a zen package converted) whose export data
 // stays in that file. r must stay readable while p is used.
 func (p *Package) StreamExportsFrom(r io.ReaderAt, offs []int64, sizes []int) error {
-	if len(offs) != len(p.Exports) || len(sizes) != len(p.Exports) {
-		return fmt.Errorf("uasset: %d offsets and %d sizes for %d exports", len(offs), len(sizes), len(p.Exports))
-	}
-	s := &streamSource{r: r, sizes: make([]int, len(sizes)), offs: offs}
-	for i := range p.Exports {
-		if sizes[i] < 0 || offs[i] < 0 {
-			return fmt.Errorf("uasset: export %d: %d bytes at %d", i, sizes[i], offs[i])
-		}
-		if p.Exports[i].Data == nil {
-			s.sizes[i] = sizes[i]
-		}
+	s, err := rangeio.NewExports(r, offs, sizes, len(p.Exports), func(i int) bool { return p.Exports[i].Data != nil })
+	if err != nil {
+		return fmt.Errorf("uasset: %w", err)
 	}
 	p.stream = s
 	return nil
@@ -222,7 +199,7 @@ func (p *Package) EncodeStream() (uasset []byte, uexp *Stream, err error) {
 		if p.Loaded(i) {
 			out.s.Add(e.Data)
 		} else {
-			out.s.AddRange(p.stream.r, p.stream.offs[i], int64(p.stream.sizes[i]))
+			out.s.AddRange(p.stream.R, p.stream.Offs[i], int64(p.stream.Sizes[i]))
 		}
 	}
 	out.s.Add(p.ExportTrailer)
@@ -235,5 +212,5 @@ func (p *Package) DataSource(i int) (r io.ReaderAt, off int64, ok bool) {
 	if i < 0 || i >= len(p.Exports) || p.Loaded(i) {
 		return nil, 0, false
 	}
-	return p.stream.r, p.stream.offs[i], true
+	return p.stream.R, p.stream.Offs[i], true
 }

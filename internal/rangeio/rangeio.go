@@ -6,6 +6,7 @@ package rangeio
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 )
@@ -111,4 +112,54 @@ func (s *Stream) ReadAt(b []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// ReadFull reads len(b) bytes of r at off; a source that holds fewer is
+// io.ErrUnexpectedEOF.
+func ReadFull(r io.ReaderAt, b []byte, off int64) error {
+	m, err := r.ReadAt(b, off)
+	if m == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// Exports is where a streamed package reads the export data it does not
+// hold: export i's Sizes[i] bytes at Offs[i] of R (a size of 0: the data
+// is held, or empty).
+type Exports struct {
+	R     io.ReaderAt
+	Sizes []int
+	Offs  []int64
+}
+
+// NewExports returns the source of n exports' data in r, export i's
+// sizes[i] bytes at offs[i], leaving out the exports held reports as in
+// memory.
+func NewExports(r io.ReaderAt, offs []int64, sizes []int, n int, held func(i int) bool) (*Exports, error) {
+	if len(offs) != n || len(sizes) != n {
+		return nil, fmt.Errorf("%d offsets and %d sizes for %d exports", len(offs), len(sizes), n)
+	}
+	e := &Exports{R: r, Sizes: make([]int, n), Offs: offs}
+	for i := range n {
+		if sizes[i] < 0 || offs[i] < 0 {
+			return nil, fmt.Errorf("export %d: %d bytes at %d", i, sizes[i], offs[i])
+		}
+		if !held(i) {
+			e.Sizes[i] = sizes[i]
+		}
+	}
+	return e, nil
+}
+
+// Read returns a copy of export i's data.
+func (e *Exports) Read(i int) ([]byte, error) {
+	d := make([]byte, e.Sizes[i])
+	if err := ReadFull(e.R, d, e.Offs[i]); err != nil {
+		return nil, fmt.Errorf("read %d bytes at 0x%X: %w", len(d), e.Offs[i], err)
+	}
+	return d, nil
 }

@@ -2,6 +2,7 @@ package rangeio
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
 )
@@ -74,5 +75,52 @@ func TestStreamShortSource(t *testing.T) {
 	}
 	if _, err := io.ReadAll(s.NewReader()); err != io.ErrUnexpectedEOF {
 		t.Fatalf("NewReader: %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// TestExports checks the checks of NewExports and that Read gives an
+// export's bytes, or io.ErrUnexpectedEOF from a source that holds fewer.
+func TestExports(t *testing.T) {
+	src := bytes.NewReader([]byte("0123456789"))
+	held := func(i int) bool { return i == 1 }
+	for _, tc := range []struct {
+		name         string
+		offs         []int64
+		sizes        []int
+		wantErr      bool
+		want0, want2 string
+	}{
+		{"ok", []int64{2, 0, 8}, []int{3, 5, 2}, false, "234", "89"},
+		{"a size too few", []int64{2, 0, 8}, []int{3, 5}, true, "", ""},
+		{"negative size", []int64{2, 0, 8}, []int{3, 5, -1}, true, "", ""},
+		{"negative offset", []int64{-2, 0, 8}, []int{3, 5, 1}, true, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := NewExports(src, tc.offs, tc.sizes, 3, held)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("accepted")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Sizes[1] != 0 {
+				t.Errorf("held export's size %d, want 0", e.Sizes[1])
+			}
+			for i, want := range map[int]string{0: tc.want0, 2: tc.want2} {
+				if got, err := e.Read(i); err != nil || string(got) != want {
+					t.Errorf("Read(%d) = %q, %v; want %q", i, got, err, want)
+				}
+			}
+		})
+	}
+	e, err := NewExports(src, []int64{8}, []int{4}, 1, func(int) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Read(0); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a read past the source's end: %v, want io.ErrUnexpectedEOF", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/unrmod/unrmod/internal/binio"
+	"github.com/unrmod/unrmod/internal/rangeio"
 )
 
 // This file decodes zen packages (docs/zen.md, "Zen packages").
@@ -239,14 +240,10 @@ func decodeHeader(name string, r io.ReaderAt, size int64, opts *DecodeOptions, s
 
 // readAt fills b from r at off.
 func readAt(name string, r io.ReaderAt, b []byte, off int64) error {
-	n, err := r.ReadAt(b, off)
-	if n == len(b) {
-		return nil
+	if err := rangeio.ReadFull(r, b, off); err != nil {
+		return fmt.Errorf("%s: read %d bytes at 0x%X: %w", name, len(b), off, err)
 	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return fmt.Errorf("%s: read %d bytes at 0x%X: %w", name, len(b), off, err)
+	return nil
 }
 
 // decoder holds the state of one DecodePackage call.
@@ -846,7 +843,7 @@ func (d *decoder) mapData() error {
 		p.Trailing = bytes.Clone(d.data[end:])
 	}
 	if d.stream {
-		p.stream = &streamSource{sizes: sizes, dataEnd: end}
+		p.stream = &streamSource{Exports: rangeio.Exports{Sizes: sizes}, dataEnd: end}
 	}
 	return nil
 }

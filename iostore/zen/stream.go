@@ -21,11 +21,9 @@ var ErrNotStreamable = ue.NewSentinel("cannot be streamed", ue.ErrNotEncodable)
 const maxStreamTrailing = 64 << 10
 
 // streamSource is where a streamed package reads the export data it does
-// not hold: export i's sizes[i] bytes at offs[i] in r.
+// not hold.
 type streamSource struct {
-	r       io.ReaderAt
-	sizes   []int
-	offs    []int64
+	rangeio.Exports
 	dataEnd int // where the trailing bytes start (DecodePackageStream)
 }
 
@@ -34,7 +32,7 @@ type streamSource struct {
 // loaded, the size it had in the source.
 func (p *Package) dataLen(i int) int {
 	if s := p.stream; s != nil && p.Exports[i].Data == nil {
-		return s.sizes[i]
+		return s.Sizes[i]
 	}
 	return len(p.Exports[i].Data)
 }
@@ -77,10 +75,10 @@ func DecodePackageStream(name string, r io.ReaderAt, size int64, opts *DecodeOpt
 		return nil, notStreamable("%d bytes between the exports' data belong to no export", p.loose)
 	}
 	s := p.stream
-	s.r = r
-	s.offs = make([]int64, len(p.Exports))
+	s.R = r
+	s.Offs = make([]int64, len(p.Exports))
 	for i := range p.Exports {
-		s.offs[i] = int64(p.Exports[i].DataOffset)
+		s.Offs[i] = int64(p.Exports[i].DataOffset)
 	}
 	if t := int(size) - s.dataEnd; t > 0 {
 		if t > maxStreamTrailing {
@@ -107,7 +105,7 @@ func DecodePackageStream(name string, r io.ReaderAt, size int64, opts *DecodeOpt
 		return nil, notStreamable("its header is not laid out as unrmod encodes it (first difference at 0x%X)", at)
 	}
 	for i, e := range p.Exports {
-		if s.sizes[i] > 0 && e.DataOffset != len(raw)+int(pl.at[i]) {
+		if s.Sizes[i] > 0 && e.DataOffset != len(raw)+int(pl.at[i]) {
 			return nil, notStreamable("export %d's data is at 0x%X, not where the export data is laid out (0x%X)", i, e.DataOffset, len(raw)+int(pl.at[i]))
 		}
 	}
@@ -136,18 +134,11 @@ func (p *Package) encodeHeader() ([]byte, *dataPlan, error) {
 // data stays in that file. EncodeStream writes it; Encode refuses it. r
 // must stay readable until the stream has been read.
 func (p *Package) StreamExportsFrom(r io.ReaderAt, offs []int64, sizes []int) error {
-	if len(offs) != len(p.Exports) || len(sizes) != len(p.Exports) {
-		return fmt.Errorf("zen: %d offsets and %d sizes for %d exports", len(offs), len(sizes), len(p.Exports))
+	e, err := rangeio.NewExports(r, offs, sizes, len(p.Exports), func(i int) bool { return p.Exports[i].Data != nil })
+	if err != nil {
+		return fmt.Errorf("zen: %w", err)
 	}
-	s := &streamSource{r: r, sizes: make([]int, len(sizes)), offs: offs}
-	for i := range p.Exports {
-		if sizes[i] < 0 || offs[i] < 0 {
-			return fmt.Errorf("zen: export %d: %d bytes at %d", i, sizes[i], offs[i])
-		}
-		if p.Exports[i].Data == nil {
-			s.sizes[i] = sizes[i]
-		}
-	}
+	s := &streamSource{Exports: *e}
 	p.stream, p.dataless = s, true
 	return nil
 }
@@ -164,7 +155,7 @@ func (p *Package) Streamed() bool { return p.stream != nil }
 // package DecodePackage decoded or built in memory; for a streamed one,
 // once LoadExport loaded it or its Data was set.
 func (p *Package) Loaded(i int) bool {
-	return p.stream == nil || p.Exports[i].Data != nil || p.stream.sizes[i] == 0
+	return p.stream == nil || p.Exports[i].Data != nil || p.stream.Sizes[i] == 0
 }
 
 // LoadExport reads the data of export i of a streamed package into its
@@ -195,10 +186,9 @@ func (p *Package) ExportData(i int) ([]byte, error) {
 	if p.Loaded(i) {
 		return p.Exports[i].Data, nil
 	}
-	s := p.stream
-	d := make([]byte, s.sizes[i])
-	if err := readAt(p.PackageName(), s.r, d, s.offs[i]); err != nil {
-		return nil, err
+	d, err := p.stream.Read(i)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.PackageName(), err)
 	}
 	return d, nil
 }
@@ -244,7 +234,7 @@ func (p *Package) EncodeStream() (*Stream, error) {
 		if p.Loaded(i) {
 			out.s.Add(p.Exports[i].Data)
 		} else {
-			out.s.AddRange(s.r, s.offs[i], int64(s.sizes[i]))
+			out.s.AddRange(s.R, s.Offs[i], int64(s.Sizes[i]))
 		}
 	}
 	out.s.Add(p.Trailing)
@@ -257,5 +247,5 @@ func (p *Package) DataSource(i int) (r io.ReaderAt, off int64, ok bool) {
 	if i < 0 || i >= len(p.Exports) || p.Loaded(i) {
 		return nil, 0, false
 	}
-	return p.stream.r, p.stream.offs[i], true
+	return p.stream.R, p.stream.Offs[i], true
 }
