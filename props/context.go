@@ -75,6 +75,12 @@ type Context struct {
 	// UTF8SubPaths says soft object paths store their sub path as UTF-8
 	// (FFortniteMainBranchObjectVersion 192 and later, UE 5.6+).
 	UTF8SubPaths bool
+	// FieldPathsWithoutOwner says field path values end with their path,
+	// without the owning struct's object reference: data saved before
+	// FFieldPathOwnerSerialization (UE 4.25). A tagged property's value
+	// tells by its size; this is for field paths inside arrays, sets,
+	// maps and unversioned data, which otherwise have the owner.
+	FieldPathsWithoutOwner bool
 	// Imports and Exports are the package's import and export counts, for
 	// checking object references that Set writes; 0 skips the check.
 	Imports, Exports int

@@ -617,6 +617,16 @@ func (d *decoder) item(c *binio.Cursor, t TypeName, it item) (Value, error) {
 			return nil, err
 		}
 		v = s
+	case "DelegateProperty":
+		x, ok := d.delegate(c)
+		if !ok {
+			return nil, d.fail(c)
+		}
+		v = &x
+	case "MulticastDelegateProperty", "MulticastInlineDelegateProperty", "MulticastSparseDelegateProperty":
+		return d.multicast(c)
+	case "FieldPathProperty":
+		return d.fieldPath(c, d.fieldPathOwner(c, it))
 	case "StructProperty":
 		return d.structValue(c, t.Param(0).Name.Text, it)
 	case "ArrayProperty":
@@ -640,8 +650,8 @@ func (d *decoder) item(c *binio.Cursor, t TypeName, it item) (Value, error) {
 		b := c.Bytes(c.Len(), "value")
 		return &Raw{Bytes: b, Text: rawText(d, t, b)}, nil
 	default:
-		// Text, maps, sets, optionals, delegates, field paths and types
-		// the package does not know: the bytes.
+		// Text, maps, sets, optionals and types the package does not
+		// know: the bytes.
 		if !it.top {
 			return nil, fmt.Errorf("elements of type %s: %w", t.Name.Text, errRaw)
 		}

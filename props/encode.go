@@ -355,6 +355,9 @@ func (e *encoder) value(dst []byte, v Value, top bool) []byte {
 		return append(dst, elems...)
 	case *EnumInt:
 		return e.uvalue(dst, x)
+	case *Delegate, *MulticastDelegate, *FieldPath:
+		dst, _ = appendDelegateValue(dst, v)
+		return dst
 	case *Raw:
 		return append(dst, x.Bytes...)
 	case nil:

@@ -138,6 +138,12 @@ func (f *formatter) inline(v Value) string {
 		if f.o != nil && f.o.Object != nil {
 			return f.o.Object(int32(x))
 		}
+	case *Delegate:
+		return x.format(f.object())
+	case *MulticastDelegate:
+		return x.format(f.object())
+	case *FieldPath:
+		return x.format(f.object())
 	case *Struct:
 		if x.Tagged != nil {
 			var parts []string
@@ -168,6 +174,14 @@ func (f *formatter) inline(v Value) string {
 		return "[" + strings.Join(parts, ",") + "]"
 	}
 	return valueString(v)
+}
+
+// object returns the options' object namer, or nil.
+func (f *formatter) object() func(int32) string {
+	if f.o == nil {
+		return nil
+	}
+	return f.o.Object
 }
 
 // Display returns v on one line as Format shows it, naming objects with
@@ -241,10 +255,33 @@ func jsonValue(v Value) any {
 		return x.Text
 	case *SoftObject:
 		return x.Path()
+	case *Delegate:
+		return jsonDelegate(x)
+	case *MulticastDelegate:
+		out := make([]any, len(x.Delegates))
+		for i := range x.Delegates {
+			out[i] = jsonDelegate(&x.Delegates[i])
+		}
+		return out
+	case *FieldPath:
+		path := make([]string, len(x.Path))
+		for i, n := range x.Path {
+			path[i] = n.Text
+		}
+		m := map[string]any{"path": path}
+		if x.Owner != nil {
+			m["owner"] = int32(*x.Owner)
+		}
+		return m
 	case *Struct:
 		if x.Raw != nil && x.Tagged == nil && x.Native == nil {
 			return map[string]any{"type": x.Type, "raw": "0x" + hex.EncodeToString(x.Raw)}
 		}
 	}
 	return v
+}
+
+// jsonDelegate returns a delegate as {"object": FPackageIndex, "function": name}.
+func jsonDelegate(x *Delegate) any {
+	return map[string]any{"object": int32(x.Object), "function": x.Function.Text}
 }

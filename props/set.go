@@ -240,6 +240,9 @@ func edit(data []byte, ctx *Context, loc *location, in Input, ch *Change) ([]byt
 		return nil, fmt.Errorf("%s is a whole array; set its elements (e.g. %s[0]): %w", ch.Target, loc.label, ErrUnsupported)
 	case *Raw:
 		return nil, fmt.Errorf("%s (%s) is kept as bytes; unrmod cannot set it: %w", ch.Target, describe(old, loc.typ), ErrUnsupported)
+	case *Delegate, *MulticastDelegate, *FieldPath:
+		return nil, fmt.Errorf("%s (%s) binds functions or fields by name to objects, which must exist with that signature; "+
+			"unrmod shows it but cannot set it: %w", ch.Target, describe(old, loc.typ), ErrUnsupported)
 	}
 	nv, warn, err := parseValue(ctx, loc.value, loc.typ, in.Text)
 	if err != nil {
@@ -355,6 +358,12 @@ func kindName(v Value) string {
 		return "StructProperty"
 	case *Array:
 		return "ArrayProperty"
+	case *Delegate:
+		return "DelegateProperty"
+	case *MulticastDelegate:
+		return "MulticastDelegateProperty"
+	case *FieldPath:
+		return "FieldPathProperty"
 	}
 	return "raw value"
 }

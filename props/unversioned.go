@@ -305,6 +305,11 @@ func (d *decoder) zeroValue(tn TypeName, t *usmap.Type) (Value, error) {
 		return Object(0), nil
 	case usmap.OptionalProperty:
 		return &Raw{Bytes: []byte{}, Text: "unset"}, nil
+	case usmap.DelegateProperty:
+		// An unbound delegate: no object, the function None.
+		return &Delegate{Function: Name{Index: -1, Text: "None"}}, nil
+	case usmap.MulticastDelegateProperty:
+		return &MulticastDelegate{Delegates: []Delegate{}}, nil
 	case usmap.StructProperty:
 		// Atomic structs of plain data: every field zero.
 		if layout := nativeLayout(t.Struct); layout != nil && layoutSize(layout, d.ctx.lwc()) > 0 {
@@ -434,13 +439,15 @@ func (d *decoder) uitem(c *binio.Cursor, t *usmap.Type, tn TypeName) (Value, err
 		b := d.data[at:c.Pos():c.Pos()]
 		return &Raw{Bytes: b, Text: textString(d, b)}, nil
 	case usmap.DelegateProperty:
-		c.Bytes(12, "delegate")
+		x, ok := d.delegate(c)
+		if !ok {
+			return nil, d.fail(c)
+		}
+		return &x, nil
 	case usmap.MulticastDelegateProperty:
-		n := c.Count32("delegate count", 12)
-		c.Bytes(12*n, "delegates")
+		return d.multicast(c)
 	case usmap.FieldPathProperty:
-		n := c.Count32("field path length", 8)
-		c.Bytes(8*n+4, "field path")
+		return d.fieldPath(c, !d.ctx.FieldPathsWithoutOwner)
 	case usmap.Utf8StrProperty, usmap.AnsiStrProperty:
 		n := c.Count32("string length", 1)
 		c.Bytes(n, "string")

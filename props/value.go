@@ -18,9 +18,12 @@ import (
 //     WeakObjectProperty, InterfaceProperty: an FPackageIndex),
 //     LazyObject (LazyObjectProperty: a GUID), *SoftObject
 //     (SoftObjectProperty, SoftClassProperty);
+//   - *Delegate (DelegateProperty), *MulticastDelegate
+//     (MulticastInlineDelegateProperty, MulticastSparseDelegateProperty),
+//     *FieldPath (FieldPathProperty): FNames and object references;
 //   - *Struct (StructProperty), *Array (ArrayProperty);
-//   - *Raw: every other type (Text, maps, sets, optionals, delegates, field
-//     paths) and values kept undecoded, as their bytes.
+//   - *Raw: every other type (Text, maps, sets, optionals) and values kept
+//     undecoded, as their bytes.
 type Value interface {
 	// String formats the value for display.
 	String() string

@@ -237,9 +237,28 @@ func entry(name string, v props.Value, object func(int32) string) Property {
 			e.Elements = append(e.Elements, entry(fmt.Sprintf("[%d]", i), el.Value, object))
 		}
 		return e
+	case *props.Delegate:
+		e.Fields = delegateFields(x, object)
+		return e
+	case *props.MulticastDelegate:
+		e.Elements = make([]Property, 0, len(x.Delegates))
+		for i := range x.Delegates {
+			e.Elements = append(e.Elements, Property{Name: fmt.Sprintf("[%d]", i), Fields: delegateFields(&x.Delegates[i], object)})
+		}
+		return e
 	}
 	e.Value = props.Display(v, object)
 	return e
+}
+
+// delegateFields returns a delegate's object (named as object references
+// are) and function name as the fields Object and FunctionName, the
+// members of the engine's FScriptDelegate.
+func delegateFields(d *props.Delegate, object func(int32) string) []Property {
+	return []Property{
+		{Name: "Object", Value: props.Display(d.Object, object)},
+		{Name: "FunctionName", Value: d.Function.Text},
+	}
 }
 
 // NewLegacyProperties reads the properties of the exports in list of

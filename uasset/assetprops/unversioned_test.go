@@ -115,9 +115,7 @@ func unversionedZenDocuments(tb testing.TB, file string, m *usmap.Mappings) (map
 //     from the bag's descriptors (not in the mappings), kept as its bytes:
 //     tagged in one package, unversioned in the other;
 //   - the mappings have one kind, MulticastDelegateProperty, for inline and
-//     sparse multicast delegates; delegates and field paths are shown as
-//     their bytes, which hold FNames of each package's own name map: they
-//     are compared by size.
+//     sparse multicast delegates.
 var enumType = regexp.MustCompile(`^(?:ByteProperty|EnumProperty)\((\w+)\)$`)
 
 // propertyBag matches the type of a property bag property.
@@ -151,9 +149,6 @@ func normalize(v any, enum string, raw map[string]bool) any {
 			}
 			if strings.HasPrefix(t, "Multicast") && strings.HasSuffix(t, "DelegateProperty") {
 				x["type"] = "MulticastDelegateProperty"
-			}
-			if v, ok := x["value"].(string); ok && (t == "FieldPathProperty" || strings.HasSuffix(t, "DelegateProperty")) {
-				x["value"] = len(v)
 			}
 		}
 		for k, val := range x {
