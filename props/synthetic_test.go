@@ -89,6 +89,7 @@ func (s *synth) sample(ue5 int32) *props.List {
 		points.InnerTag = &props.Tag{Name: s.name("Points"), Type: structType("Vector")}
 		items.InnerTag = &props.Tag{Name: s.name("Items"), Type: structType("Item")}
 	}
+	owner := props.Object(-1)
 	l := s.list(
 		s.prop("Health", s.typ("FloatProperty"), props.Float(100)),
 		s.prop("bAlive", s.typ("BoolProperty"), props.Bool(true)),
@@ -105,6 +106,15 @@ func (s *synth) sample(ue5 int32) *props.List {
 		s.prop("Flags", s.typ("ArrayProperty", s.typ("BoolProperty")), &props.Array{Inner: s.typ("BoolProperty"),
 			Elements: []props.Element{{Value: props.Bool(true)}, {Value: props.Bool(false)}}}),
 		s.prop("Lookup", s.typ("MapProperty", s.typ("NameProperty"), s.typ("IntProperty")), &props.Raw{Bytes: make([]byte, 8)}),
+		s.prop("OnHit", s.typ("DelegateProperty"), &props.Delegate{Object: 1, Function: s.name("HandleHit")}),
+		s.prop("Unbound", s.typ("DelegateProperty"), &props.Delegate{Function: s.name("None")}),
+		s.prop("OnDeath", s.typ("MulticastSparseDelegateProperty"), &props.MulticastDelegate{Delegates: []props.Delegate{
+			{Object: 1, Function: s.name("HandleHit")}, {Object: -3, Function: s.name("Die")}}}),
+		s.prop("Watched", s.typ("FieldPathProperty"), &props.FieldPath{Path: []props.Name{s.name("Health")}, Owner: &owner}),
+		// Saved before the owner was: the path runs up to the package.
+		s.prop("OldWatched", s.typ("FieldPathProperty"), &props.FieldPath{Path: []props.Name{s.name("Health"), s.name("Hero_C"), s.name("/Game/Hero")}}),
+		s.prop("Fields", s.typ("ArrayProperty", s.typ("FieldPathProperty")), &props.Array{Inner: s.typ("FieldPathProperty"),
+			Elements: []props.Element{{Value: &props.FieldPath{Path: []props.Name{s.name("Value"), s.name("Inner")}, Owner: &owner}}}}),
 	)
 	// A static array element and a property GUID.
 	w := s.prop("Weights", s.typ("IntProperty"), props.Int(5))
@@ -171,6 +181,12 @@ func TestSyntheticLayouts(t *testing.T) {
 			"Flags (ArrayProperty(BoolProperty)) = 2 elements\n",
 			"Lookup (MapProperty(NameProperty,IntProperty)) = 0 entries\n",
 			"Weights[2] (IntProperty) = 5\n",
+			"OnHit (DelegateProperty) = export 0.HandleHit\n",
+			"Unbound (DelegateProperty) = None\n",
+			"OnDeath (MulticastSparseDelegateProperty) = (export 0.HandleHit,import 2.Die)\n",
+			"Watched (FieldPathProperty) = import 0:Health\n",
+			"OldWatched (FieldPathProperty) = /Game/Hero.Hero_C:Health\n",
+			"  [0] = import 0:Inner:Value\n",
 		} {
 			if !strings.Contains(text, want) {
 				t.Errorf("version %d: missing %q in\n%s", ue5, want, text)
