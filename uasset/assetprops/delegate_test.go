@@ -1,0 +1,94 @@
+package assetprops_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/uasset/assetprops"
+	"github.com/unrmod/unrmod/usmap"
+)
+
+// TestCookedDelegates reads every delegate, multicast delegate and field
+// path of the fixture project's legacy paks (tagged, and unversioned with
+// its mappings): each is the model of its type, shown with its names and
+// its objects by path, and its export encodes back byte for byte.
+func TestCookedDelegates(t *testing.T) {
+	m := fixtureMappings(t)["CUE4ParseFixtures-Zstandard.usmap"]
+	paks := map[string]*usmap.Mappings{}
+	for _, f := range corpusGlob(t, "pak/cue4parse_ue5_8/LegacyPak/Unversioned/*/*.pak") {
+		paks[f] = m
+	}
+	for _, rel := range taggedPaks {
+		paks[corpus.Path(t, rel)] = nil
+	}
+	for file, m := range paks {
+		rel, _ := filepath.Rel(corpus.Dir(t), file)
+		kinds := map[string]int{}
+		for _, a := range readPak(t, filepath.ToSlash(rel)) {
+			p := decodeAsset(t, a)
+			r := assetprops.NewResolver(p, "")
+			for i := range p.Exports {
+				x, err := assetprops.DecodeExportWith(p, i, m)
+				if err != nil {
+					continue
+				}
+				found := false
+				visit(x.Properties, func(q *props.Property, v props.Value) {
+					found = true
+					kinds[q.Type.Name.Text]++
+					what := a.name + " " + r.ExportPath(i) + " " + q.Label()
+					text := props.Display(v, r.Name)
+					switch x := v.(type) {
+					case *props.Delegate:
+						if x.Object == 0 || !strings.Contains(text, r.Name(int32(x.Object))+"."+x.Function.Text) {
+							t.Errorf("%s: delegate %+v shown as %q", what, x, text)
+						}
+					case *props.MulticastDelegate:
+						if len(x.Delegates) == 0 || !strings.Contains(text, "."+x.Delegates[0].Function.Text) {
+							t.Errorf("%s: multicast delegate %+v shown as %q", what, x, text)
+						}
+					case *props.FieldPath:
+						if x.Owner == nil || len(x.Path) == 0 || text != r.Name(int32(*x.Owner))+":"+x.Path[0].Text {
+							t.Errorf("%s: field path %+v shown as %q", what, x, text)
+						}
+					default:
+						t.Errorf("%s: %s value is %T, not the names it holds", what, q.Type, v)
+					}
+				})
+				if !found {
+					continue
+				}
+				var out []byte
+				if x.Table != nil {
+					out, err = props.EncodeTable(x.Table, x.Context)
+				} else {
+					out, err = props.Encode(x.Properties, x.Context)
+				}
+				if err != nil || !bytes.Equal(out, p.Exports[i].Data) {
+					t.Errorf("%s export %d: encode: %v", a.name, i, err)
+				}
+			}
+		}
+		t.Logf("%s: %v", filepath.Base(file), kinds)
+		if len(kinds) < 3 {
+			t.Errorf("%s: delegate and field path kinds read: %v; want a delegate, a multicast delegate and a field path", rel, kinds)
+		}
+	}
+}
+
+// visit calls fn for every delegate or field path property of l, in
+// structs too.
+func visit(l *props.List, fn func(*props.Property, props.Value)) {
+	for _, q := range l.Properties {
+		if t := q.Type.Name.Text; t == "FieldPathProperty" || strings.HasSuffix(t, "DelegateProperty") {
+			fn(q, q.Value)
+		}
+		if s, ok := q.Value.(*props.Struct); ok && s.Tagged != nil {
+			visit(s.Tagged, fn)
+		}
+	}
+}
