@@ -92,7 +92,9 @@ func checkNamed(t *testing.T, what string, ctx *props.Context, typ string, v pro
 // path of the corpus zen packages (tagged, and the unversioned fixture
 // container with its mappings): each is the model of its type, its names
 // and objects are the package's, the text and JSON forms show names (no
-// bytes), and the export encodes back byte for byte.
+// bytes), and the export encodes back byte for byte. The packages are
+// FuzzProperties' seeds: every kind found here is one the fuzzer starts
+// from.
 func TestCorpusDelegates(t *testing.T) {
 	ctxs, seeds := fuzzContexts(t)
 	count := map[string]int{}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/props"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset/assetprops"
 	"github.com/unrmod/unrmod/usmap"
 )
@@ -74,6 +75,7 @@ func TestCookedDelegates(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %v", filepath.Base(file), kinds)
+		checkDocument(t, filepath.ToSlash(rel), m)
 		if len(kinds) < 3 {
 			t.Errorf("%s: delegate and field path kinds read: %v; want a delegate, a multicast delegate and a field path", rel, kinds)
 		}
@@ -90,5 +92,60 @@ func visit(l *props.List, fn func(*props.Property, props.Value)) {
 		if s, ok := q.Value.(*props.Struct); ok && s.Tagged != nil {
 			visit(s.Tagged, fn)
 		}
+	}
+}
+
+// checkDocument checks the `props --json` document of every asset of the
+// pak: a delegate's fields are Object (a path) and FunctionName, a
+// multicast delegate's elements are such delegates, a field path's value
+// is its text; none is shown as bytes.
+func checkDocument(t *testing.T, rel string, m *usmap.Mappings) {
+	t.Helper()
+	seen := 0
+	var check func(where string, e report.Property)
+	checkDelegate := func(where string, fs []report.Property) {
+		if len(fs) != 2 || fs[0].Name != "Object" || fs[1].Name != "FunctionName" ||
+			!strings.Contains(fs[0].Value, "/") || fs[1].Value == "" || strings.HasPrefix(fs[1].Value, "0x") {
+			t.Errorf("%s: delegate fields %+v", where, fs)
+		}
+	}
+	check = func(where string, e report.Property) {
+		where += " " + e.Name
+		switch {
+		case e.Type == "DelegateProperty":
+			seen++
+			checkDelegate(where, e.Fields)
+		case strings.HasPrefix(e.Type, "Multicast"):
+			seen++
+			if len(e.Elements) == 0 {
+				t.Errorf("%s: no delegates", where)
+			}
+			for _, el := range e.Elements {
+				checkDelegate(where+el.Name, el.Fields)
+			}
+		case e.Type == "FieldPathProperty":
+			seen++
+			if !strings.Contains(e.Value, ":") || strings.HasPrefix(e.Value, "0x") {
+				t.Errorf("%s: field path shown as %q", where, e.Value)
+			}
+		}
+		for _, f := range e.Fields {
+			check(where, f)
+		}
+	}
+	for _, a := range readPak(t, rel) {
+		p := decodeAsset(t, a)
+		d, err := report.NewCookedProperties(p.FileName, p, "", everyExport(len(p.Exports)), true, "", m)
+		if err != nil {
+			t.Fatalf("%s: %v", a.name, err)
+		}
+		for _, x := range d.Exports {
+			for _, e := range x.Properties {
+				check(a.name+" "+x.Path, e)
+			}
+		}
+	}
+	if seen < 3 {
+		t.Errorf("%s: %d delegates and field paths in the documents", rel, seen)
 	}
 }
