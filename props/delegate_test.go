@@ -231,15 +231,12 @@ func TestDelegatesDamaged(t *testing.T) {
 }
 
 // TestDelegateSetRefused checks that Set refuses delegates and field paths
-// with the reason, and leaves the data alone.
+// (tagged and unversioned) with the reason.
 func TestDelegateSetRefused(t *testing.T) {
 	ctxs, seeds := fuzzContexts(t)
 	refused := 0
 	for i, data := range seeds {
 		ctx := ctxs[i]
-		if ctx.Schema != nil {
-			continue
-		}
 		l, err := props.Decode(data, ctx)
 		if err != nil {
 			continue
@@ -257,5 +254,50 @@ func TestDelegateSetRefused(t *testing.T) {
 	}
 	if refused == 0 {
 		t.Error("no delegate to set")
+	}
+}
+
+// TestDelegateSetAbsentRefused removes the delegates and field paths from
+// the unversioned corpus lists that hold them (as if left at their
+// defaults) and sets them: Set gives each its zero value's bytes first, as
+// for any absent property, and then refuses it with the reason.
+func TestDelegateSetAbsentRefused(t *testing.T) {
+	ctxs, seeds := fuzzContexts(t)
+	refused := 0
+	for i, data := range seeds {
+		ctx := ctxs[i]
+		if ctx.Schema == nil {
+			continue
+		}
+		l, err := props.Decode(data, ctx)
+		if err != nil {
+			continue
+		}
+		var kept, removed []*props.Property
+		for _, p := range l.Properties {
+			if isDelegateType(p.Type.Name.Text) {
+				removed = append(removed, p)
+			} else {
+				kept = append(kept, p)
+			}
+		}
+		if len(removed) == 0 {
+			continue
+		}
+		l.Properties, l.Header = kept, nil
+		absent, err := props.Encode(l, ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range removed {
+			_, _, err := props.Set(absent, ctx, props.Target{Path: p.Label()}, props.Input{Text: "None"})
+			if !errors.Is(err, props.ErrUnsupported) || !strings.Contains(err.Error(), "cannot set") {
+				t.Errorf("%s %s (absent): Set: %v, want a refusal with ErrUnsupported", ctx.Class, p.Label(), err)
+			}
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Error("no unversioned delegate to set")
 	}
 }

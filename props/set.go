@@ -241,8 +241,7 @@ func edit(data []byte, ctx *Context, loc *location, in Input, ch *Change) ([]byt
 	case *Raw:
 		return nil, fmt.Errorf("%s (%s) is kept as bytes; unrmod cannot set it: %w", ch.Target, describe(old, loc.typ), ErrUnsupported)
 	case *Delegate, *MulticastDelegate, *FieldPath:
-		return nil, fmt.Errorf("%s (%s) binds functions or fields by name to objects, which must exist with that signature; "+
-			"unrmod shows it but cannot set it: %w", ch.Target, describe(old, loc.typ), ErrUnsupported)
+		return nil, delegateRefusal(ch.Target, describe(old, loc.typ))
 	}
 	nv, warn, err := parseValue(ctx, loc.value, loc.typ, in.Text)
 	if err != nil {
@@ -839,4 +838,11 @@ func findEnumType(l *List, enum string) (TypeName, bool) {
 		}
 	}
 	return TypeName{}, false
+}
+
+// delegateRefusal is Set's error for a delegate, multicast delegate or
+// field path of type typ at target.
+func delegateRefusal(target, typ string) error {
+	return fmt.Errorf("%s (%s) binds functions or fields by name to objects, which must exist with that signature; "+
+		"unrmod shows it but cannot set it: %w", target, typ, ErrUnsupported)
 }

@@ -310,6 +310,13 @@ func (d *decoder) zeroValue(tn TypeName, t *usmap.Type) (Value, error) {
 		return &Delegate{Function: Name{Index: -1, Text: "None"}}, nil
 	case usmap.MulticastDelegateProperty:
 		return &MulticastDelegate{Delegates: []Delegate{}}, nil
+	case usmap.FieldPathProperty:
+		// No path and no owner, as the engine saves an unresolved one.
+		v := &FieldPath{Path: []Name{}}
+		if !d.ctx.FieldPathsWithoutOwner {
+			v.Owner = new(Object)
+		}
+		return v, nil
 	case usmap.StructProperty:
 		// Atomic structs of plain data: every field zero.
 		if layout := nativeLayout(t.Struct); layout != nil && layoutSize(layout, d.ctx.lwc()) > 0 {
@@ -785,6 +792,10 @@ func materialize(data []byte, ctx *Context, target Target) ([]byte, error) {
 				i++
 			}
 			l.Properties = append(l.Properties[:i], append([]*Property{p}, l.Properties[i:]...)...)
+		}
+		switch p.Value.(type) {
+		case *Delegate, *MulticastDelegate, *FieldPath:
+			return nil, delegateRefusal(target.String(), p.Type.String())
 		}
 		if p.Zero {
 			p.Zero, changed = false, true
