@@ -301,3 +301,58 @@ func TestDelegateSetAbsentRefused(t *testing.T) {
 		t.Error("no unversioned delegate to set")
 	}
 }
+
+// TestDelegateZero marks the unversioned corpus delegates and field paths
+// zero (no bytes stored, as the cooker writes unbound ones): they read as
+// an unbound delegate, an empty invocation list and an empty path, and
+// the list encodes back to the same bytes.
+func TestDelegateZero(t *testing.T) {
+	ctxs, seeds := fuzzContexts(t)
+	zeros := 0
+	for i, data := range seeds {
+		ctx := ctxs[i]
+		if ctx.Schema == nil {
+			continue
+		}
+		l, err := props.Decode(data, ctx)
+		if err != nil {
+			continue
+		}
+		marked := map[string]string{}
+		for _, p := range l.Properties {
+			if isDelegateType(p.Type.Name.Text) {
+				p.Zero = true
+				marked[p.Label()] = p.Type.Name.Text
+			}
+		}
+		if len(marked) == 0 {
+			continue
+		}
+		l.Header = nil
+		zeroed, err := props.Encode(l, ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := props.Decode(zeroed, ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", ctx.Class, err)
+		}
+		for _, p := range back.Properties {
+			typ, ok := marked[p.Label()]
+			if !ok {
+				continue
+			}
+			zeros++
+			want := map[string]string{"DelegateProperty": "None", "MulticastDelegateProperty": "()", "FieldPathProperty": "None"}[typ]
+			if !p.Zero || props.Display(p.Value, nil) != want {
+				t.Errorf("%s %s: zero %v, value %v, want %q", ctx.Class, p.Label(), p.Zero, p.Value, want)
+			}
+		}
+		if again, err := props.Encode(back, ctx); err != nil || !bytes.Equal(again, zeroed) {
+			t.Errorf("%s: zero values encode differently (%v)", ctx.Class, err)
+		}
+	}
+	if zeros < 3 {
+		t.Errorf("%d zero delegates and field paths read", zeros)
+	}
+}
