@@ -767,6 +767,18 @@ func (d *decoder) structValue(c *binio.Cursor, name string, it item) (Value, err
 				// Where one element ends cannot be told.
 				return nil, fmt.Errorf("elements are native structs %s of unknown layout: %w", name, errRaw)
 			}
+			// A struct with a native serializer that falls back to the
+			// tagged one (the engine flags the tag by the struct's type, not
+			// by what its serializer wrote) is a tag list filling the value.
+			sub := d.cursor(start, start+c.Len())
+			s, err := d.taggedStruct(sub, name)
+			if errors.Is(err, errDepth) {
+				return nil, err
+			}
+			if err == nil && sub.Len() == 0 {
+				c.Seek(sub.Pos(), "")
+				return s, nil
+			}
 			b := c.Bytes(c.Len(), "struct")
 			return &Struct{Type: name, Raw: b, Offset: start, Size: len(b)}, nil
 		}
@@ -947,6 +959,20 @@ func (d *decoder) array(c *binio.Cursor, t TypeName, it item) (Value, error) {
 	if name := inner.Param(0).Name.Text; inner.Name.Text == "StructProperty" && elemNative == 1 {
 		if n := layoutSize(nativeLayout(name), d.ctx.lwc()); n >= 0 && n != size {
 			return nil, fmt.Errorf("%d elements in %d bytes do not have the layout of the engine's %s: %w", count, c.Len(), name, errRaw)
+		}
+		if nativeLayout(name) == nil && nativeReaders[name] == nil {
+			// Native structs of unknown layout whose serializer fell back to
+			// the tagged one: tag lists that fill the array exactly.
+			sub := d.cursor(c.Pos(), c.Pos()+c.Len())
+			e, err := d.elements(sub, inner, item{size: size, native: 0}, int(count), true)
+			if errors.Is(err, errDepth) {
+				return nil, err
+			}
+			if err == nil && sub.Len() == 0 {
+				c.Seek(sub.Pos(), "")
+				a.Elements = e.Elements
+				return a, nil
+			}
 		}
 	}
 	if inner.Name.Text == "ByteProperty" && size != 1 && size != 8 {

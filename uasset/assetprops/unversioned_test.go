@@ -108,9 +108,6 @@ func unversionedZenDocuments(tb testing.TB, file string, m *usmap.Mappings) (map
 //   - native_bytes, the size of the class's own data after the
 //     properties: that data holds property lists of its own in some
 //     classes, tagged in one package and unversioned in the other;
-//   - a struct the tagged package keeps raw (a native serializer of a
-//     layout unrmod does not know) may be read field by field from the
-//     unversioned one, where it is an unversioned list;
 //   - a property bag's value, a property list of a struct made at run time
 //     from the bag's descriptors (not in the mappings), kept as its bytes:
 //     tagged in one package, unversioned in the other;
@@ -122,12 +119,9 @@ var enumType = regexp.MustCompile(`^(?:ByteProperty|EnumProperty)\((\w+)\)$`)
 var propertyBag = regexp.MustCompile(`^StructProperty\(\w*PropertyBag\)$`)
 
 // - LightingGuid, which the editor makes anew for a texture.
-func normalize(v any, enum string, raw map[string]bool) any {
+func normalize(v any, enum string) any {
 	switch x := v.(type) {
 	case map[string]any:
-		if t, ok := x["type"].(string); ok && raw[t] {
-			return map[string]any{"name": strings.ToLower(x["name"].(string)), "raw struct": true}
-		}
 		if n, ok := x["name"].(string); ok && n == "LightingGuid" {
 			delete(x, "value")
 		}
@@ -162,58 +156,30 @@ func normalize(v any, enum string, raw map[string]bool) any {
 					val = strings.TrimPrefix(s, e+"::")
 				}
 			}
-			out[k] = normalize(val, e, raw)
+			out[k] = normalize(val, e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i := range x {
-			out[i] = normalize(x[i], enum, raw)
+			out[i] = normalize(x[i], enum)
 		}
 		return out
 	}
 	return v
 }
 
-// rawStructs returns the struct types a tagged document keeps as bytes.
-func rawStructs(v any, out map[string]bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		if t, ok := x["type"].(string); ok && strings.HasPrefix(t, "StructProperty(") && x["fields"] == nil {
-			if s, ok := x["value"].(string); ok && strings.HasPrefix(s, "0x") {
-				out[t] = true
-			}
-		}
-		for _, val := range x {
-			rawStructs(val, out)
-		}
-	case []any:
-		for _, val := range x {
-			rawStructs(val, out)
-		}
+func exportJSON(tb testing.TB, e report.ExportProperties) string {
+	b, err := json.Marshal(e)
+	if err != nil {
+		tb.Fatal(err)
 	}
-}
-
-func exportJSON(tb testing.TB, tagged, e report.ExportProperties) string {
-	var raw map[string]bool
-	for _, x := range []report.ExportProperties{tagged, e} {
-		b, err := json.Marshal(x)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
-			tb.Fatal(err)
-		}
-		if raw == nil {
-			raw = map[string]bool{}
-			rawStructs(v, raw)
-			continue
-		}
-		n, _ := json.Marshal(normalize(v, "", raw))
-		return string(n)
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		tb.Fatal(err)
 	}
-	return ""
+	n, _ := json.Marshal(normalize(v, ""))
+	return string(n)
 }
 
 // compareDocuments checks every export of every tagged package against
@@ -246,7 +212,7 @@ func compareDocuments(t *testing.T, name string, tagged, unversioned map[string]
 				missing++
 				continue
 			}
-			if a, b := exportJSON(t, w, w), exportJSON(t, w, g); a != b {
+			if a, b := exportJSON(t, w), exportJSON(t, g); a != b {
 				t.Errorf("%s: %s export %d (%s) differs:\n tagged      %.600s\n unversioned %.600s", name, pkg, w.Index, w.Path, a, b)
 				continue
 			}
