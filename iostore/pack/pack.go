@@ -209,10 +209,12 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 		if err != nil {
 			return err
 		}
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			return nil
 		}
+		// A copy: the relative path is part of the walk's full path, which
+		// the plan would otherwise keep for every file.
+		rel = strings.Clone(filepath.ToSlash(rel))
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s: not a regular file (links and devices are not packed)", p)
 		}
