@@ -1294,6 +1294,9 @@ func (w *Writer) Stage() (err error) {
 		return err
 	}
 	w.chunkSums()
+	// The chunk list, kept while the output is read back and checked,
+	// without the room append left for more (a quarter of it).
+	w.chunks = slices.Clone(w.chunks)
 	build := w.buildTOC
 	if w.base != nil {
 		build = w.buildPreserved
@@ -1430,7 +1433,9 @@ func (w *Writer) stalePartitions() []string {
 func (w *Writer) addContainerHeader() error {
 	h := *w.header
 	h.ContainerID = w.opts.ContainerID
-	h.Packages = append([]zen.StoreEntry(nil), w.entries...)
+	// The entries are sorted where they are and dropped once encoded: a
+	// container of many packages holds them only until then.
+	h.Packages, w.entries = w.entries, nil
 	sort.SliceStable(h.Packages, func(a, b int) bool { return h.Packages[a].PackageID < h.Packages[b].PackageID })
 	for k := 1; k < len(h.Packages); k++ {
 		if h.Packages[k].PackageID == h.Packages[k-1].PackageID {
@@ -1445,7 +1450,7 @@ func (w *Writer) addContainerHeader() error {
 	if err != nil {
 		return err
 	}
-	return w.AddChunkHeader(&ChunkHeader{ID: id, Uncompressed: true}, strings.NewReader(string(data)))
+	return w.AddChunkHeader(&ChunkHeader{ID: id, Uncompressed: true}, bytes.NewReader(data))
 }
 
 // buildTOC lays out the TOC of what was written.
