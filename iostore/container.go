@@ -48,6 +48,7 @@ type Chunk struct {
 	Index          int       // TOC entry index
 	ID             ChunkID   // as stored
 	Type           ChunkType // the id's type byte under the TOC version's numbering
+	badRange       bool      // the block range passes the TOC's blocks (see rangeErr)
 	Path           string    // path under the mount point; "" when the directory index has none
 	Offset         uint64    // in the virtual uncompressed address space
 	Size           uint64    // uncompressed length
@@ -55,7 +56,6 @@ type Chunk struct {
 	NumBlocks      int       // number of compression blocks
 	CompressedSize uint64    // sum of its blocks' compressed sizes
 	Meta           ChunkMeta
-	rangeErr       string // why the block range is unusable, if it is
 }
 
 // Container is an open IoStore container: the decoded TOC, the directory
@@ -206,7 +206,7 @@ func newContainer(t *TOC, parts []Partition, opts *Options) (*Container, error) 
 		first, last := ol.Offset/bs, (ol.Offset+ol.Length-1)/bs
 		if last >= nb {
 			ch.FirstBlock = int(min(first, nb))
-			ch.rangeErr = fmt.Sprintf("offset 0x%X + length %d needs compression blocks %d..%d, the TOC has %d", ol.Offset, ol.Length, first, last, nb)
+			ch.badRange = true
 			continue
 		}
 		ch.FirstBlock, ch.NumBlocks = int(first), int(last-first+1)
@@ -233,6 +233,19 @@ func newContainer(t *TOC, parts []Partition, opts *Options) (*Container, error) 
 		}
 	}
 	return c, nil
+}
+
+// rangeErr says why chunk i's block range is unusable (see Chunk.badRange),
+// or returns "". The message is made when asked for: a container of many
+// chunks keeps a flag per chunk, not a string.
+func (c *Container) rangeErr(i int) string {
+	ch := &c.chunks[i]
+	if !ch.badRange {
+		return ""
+	}
+	bs := uint64(c.toc.Header.CompressionBlockSize)
+	first, last := ch.Offset/bs, (ch.Offset+ch.Size-1)/bs
+	return fmt.Sprintf("offset 0x%X + length %d needs compression blocks %d..%d, the TOC has %d", ch.Offset, ch.Size, first, last, len(c.toc.Blocks))
 }
 
 // decodeIndex decrypts (when needed) and decodes the directory index.
@@ -321,7 +334,7 @@ func (c *Container) checkKeyWithHeaderChunk() error {
 		return nil
 	}
 	ch := &c.chunks[i]
-	if ch.rangeErr != "" || ch.NumBlocks == 0 || c.toc.Blocks[ch.FirstBlock].Method != 0 || ch.Size < 16 {
+	if ch.badRange || ch.NumBlocks == 0 || c.toc.Blocks[ch.FirstBlock].Method != 0 || ch.Size < 16 {
 		return nil
 	}
 	s := getScratch()
@@ -693,8 +706,8 @@ func (c *Container) ReadBlock(k int) ([]byte, error) {
 // block; a piece is valid only during the call.
 func (c *Container) eachPart(i int, s *scratch, fn func([]byte) error) error {
 	ch := &c.chunks[i]
-	if ch.rangeErr != "" {
-		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
+	if ch.badRange {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", c.rangeErr(i))
 	}
 	if c.casErr != nil {
 		return c.casErr
@@ -858,8 +871,8 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 			return 0, r.err
 		}
 		ch := &r.c.chunks[r.i]
-		if ch.rangeErr != "" {
-			r.err = errorf(r.c.file, r.c.chunkStruct(r.i), r.c.chunkEntryOffset(r.i), ErrCorrupt, "%s", ch.rangeErr)
+		if ch.badRange {
+			r.err = errorf(r.c.file, r.c.chunkStruct(r.i), r.c.chunkEntryOffset(r.i), ErrCorrupt, "%s", r.c.rangeErr(r.i))
 			continue
 		}
 		if r.s == nil {

@@ -164,8 +164,8 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 			return nil, errorf(c.file, c.chunkStruct(i), -1, ErrCorrupt, "output path %q is also the path of chunk %d", p, j)
 		}
 		seen[key] = i
-		if ch.rangeErr != "" {
-			return nil, errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
+		if ch.badRange {
+			return nil, errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", c.rangeErr(i))
 		}
 		if why := c.shareProblem(i); why != "" {
 			return nil, errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt,

@@ -36,7 +36,7 @@ func (c *Container) computeLayout() *layout {
 	var order []int
 	for i := range c.chunks {
 		l.sharedWith[i] = -1
-		if c.chunks[i].rangeErr == "" && c.chunks[i].NumBlocks > 0 {
+		if !c.chunks[i].badRange && c.chunks[i].NumBlocks > 0 {
 			order = append(order, i)
 		}
 	}
@@ -116,8 +116,8 @@ func workerCount(workers, n int) int {
 // larger than maxSize, the most its kind can hold. It reads nothing.
 func (c *Container) checkReadable(i int, maxSize uint64, kind string) error {
 	ch := &c.chunks[i]
-	if ch.rangeErr != "" {
-		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", ch.rangeErr)
+	if ch.badRange {
+		return errorf(c.file, c.chunkStruct(i), c.chunkEntryOffset(i), ErrCorrupt, "%s", c.rangeErr(i))
 	}
 	if c.casErr != nil {
 		return c.casErr

@@ -182,8 +182,8 @@ func (c *Container) verifyTOC(r *Report, add func(string, int64, string, ...any)
 	bs := uint64(h.CompressionBlockSize)
 	for i := range c.chunks {
 		ch := &c.chunks[i]
-		if ch.rangeErr != "" {
-			add(c.chunkStruct(i), c.chunkEntryOffset(i), "%s", ch.rangeErr)
+		if ch.badRange {
+			add(c.chunkStruct(i), c.chunkEntryOffset(i), "%s", c.rangeErr(i))
 			continue
 		}
 		if o := l.sharedWith[i]; o >= 0 {
@@ -419,7 +419,7 @@ func (c *Container) verifyPackage(i int, data []byte, header *zen.ContainerHeade
 // in it are usable.
 func (c *Container) blocksPlaced(i int) bool {
 	ch := &c.chunks[i]
-	if ch.rangeErr != "" {
+	if ch.badRange {
 		return false
 	}
 	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
@@ -434,7 +434,7 @@ func (c *Container) blocksPlaced(i int) bool {
 // without a decoder), or "" when it can.
 func (c *Container) undecodable(i int) string {
 	ch := &c.chunks[i]
-	if ch.rangeErr != "" {
+	if ch.badRange {
 		return ""
 	}
 	for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
@@ -495,7 +495,7 @@ func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, worker
 	// Chunks whose blocks no decoder reads (Oodle) are left to Verify.
 	s := getScratch()
 	for i := range c.chunks {
-		if skip(i) || c.chunks[i].rangeErr != "" || c.undecodable(i) != "" {
+		if skip(i) || c.chunks[i].badRange || c.undecodable(i) != "" {
 			continue
 		}
 		var d *DamagedChunkError
@@ -509,7 +509,7 @@ func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, worker
 	dropped := map[string]bool{}
 	for i := range c.chunks {
 		ch := &c.chunks[i]
-		if !isReplaced(i) || ch.rangeErr != "" {
+		if !isReplaced(i) || ch.badRange {
 			continue
 		}
 		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {

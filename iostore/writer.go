@@ -500,7 +500,7 @@ func (w *Writer) checkCopied(src *Container, i int) {
 		return
 	}
 	ch := &src.chunks[i]
-	if ch.NumBlocks < checkSplit || ch.rangeErr != "" {
+	if ch.NumBlocks < checkSplit || ch.badRange {
 		w.work <- &job{check: &checkJob{src: src, chunk: i, block: -1}}
 		return
 	}
