@@ -3,8 +3,12 @@ package iostore
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/ue"
@@ -83,6 +87,65 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 	return r
 }
 
+// duplicatePath is a file of the directory index whose path differs only
+// in case from an earlier file's: its position in the files and the first
+// file's entry.
+type duplicatePath struct{ file, first int }
+
+// duplicatePaths finds the files whose paths, lower-cased, are the path of
+// an earlier file, in order. The files are told apart by hash, of their
+// lower-cased paths (foldHash), and the paths compared only when two hashes
+// agree: an index of many files costs a word per file, not a copy of every
+// path.
+func duplicatePaths(files []IndexedFile, hash func(string) uint64) []duplicatePath {
+	var out []duplicatePath
+	seen := make(map[uint64]int32, len(files)) // hash → position of the first file
+	var exact map[string]int                   // lower-cased path → entry, for hashes two paths share
+	for k := range files {
+		f := &files[k]
+		h := hash(f.Path)
+		j, ok := seen[h]
+		if !ok {
+			seen[h] = int32(k)
+			continue
+		}
+		if first := &files[j]; strings.ToLower(first.Path) == strings.ToLower(f.Path) {
+			out = append(out, duplicatePath{k, first.Entry})
+			continue
+		}
+		key := strings.ToLower(f.Path)
+		if e, dup := exact[key]; dup {
+			out = append(out, duplicatePath{k, e})
+			continue
+		}
+		if exact == nil {
+			exact = map[string]int{}
+		}
+		exact[key] = f.Entry
+	}
+	return out
+}
+
+// foldHash is the 64-bit FNV-1a hash of strings.ToLower(s), computed
+// without the copy for ASCII s.
+func foldHash(s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			s = strings.ToLower(s)
+			break
+		}
+	}
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}
+
 // verifyTOC runs the checks that need only the TOC.
 func (c *Container) verifyTOC(r *Report, add func(string, int64, string, ...any)) {
 	t := c.toc
@@ -120,14 +183,9 @@ func (c *Container) verifyTOC(r *Report, add func(string, int64, string, ...any)
 		case !encrypted && x.Size != len(t.DirectoryIndex):
 			add("directory index", indexAt+int64(x.Size), "%d bytes after the string table", len(t.DirectoryIndex)-x.Size)
 		}
-		seen := make(map[string]int, len(x.Files))
-		for _, f := range x.Files {
-			key := strings.ToLower(f.Path)
-			if j, dup := seen[key]; dup {
-				add(fmt.Sprintf("directory index file entry %d", f.Entry), indexAt, "path %q is also file entry %d", f.Path, j)
-				continue
-			}
-			seen[key] = f.Entry
+		for _, d := range duplicatePaths(x.Files, foldHash) {
+			f := &x.Files[d.file]
+			add(fmt.Sprintf("directory index file entry %d", f.Entry), indexAt, "path %q is also file entry %d", f.Path, d.first)
 		}
 		idx := make([]int, 0, len(c.dupPath))
 		for i := range c.dupPath {
@@ -256,14 +314,27 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 	if opts.maxPackage > 0 {
 		maxPackage = opts.maxPackage
 	}
-	type result struct {
-		checked, skipped bool
-		why              string
-		problem          *ue.Problem
-		pkgChecked       bool
-		pkgProblems      []ue.Problem
+	// What became of each chunk, a byte per chunk; the few chunks with a
+	// problem or a reason they were not checked keep it in found. A
+	// container of many chunks needs no more.
+	const (
+		resChecked = 1 << iota
+		resSkipped
+		resPkgChecked
+	)
+	type finding struct {
+		why         string
+		problem     *ue.Problem
+		pkgProblems []ue.Problem
 	}
-	results := make([]result, len(c.chunks))
+	states := make([]uint8, len(c.chunks))
+	var foundMu sync.Mutex
+	found := map[int]*finding{}
+	note := func(i int, f *finding) {
+		foundMu.Lock()
+		found[i] = f
+		foundMu.Unlock()
+	}
 	metaAt := int64(-1)
 	for _, s := range t.Sections {
 		if s.Name == "chunk metas" {
@@ -287,7 +358,8 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 			return // the range, a block entry or sharing is already reported
 		}
 		if why := c.undecodable(i); why != "" {
-			results[i] = result{skipped: true, why: why}
+			states[i] = resSkipped
+			note(i, &finding{why: why})
 			return
 		}
 		h := c.newChunkHasher(s)
@@ -304,37 +376,44 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 			return nil
 		})
 		if err != nil {
-			results[i] = result{problem: &ue.Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}}
+			note(i, &finding{problem: &ue.Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}})
 			return
 		}
 		ok, got := h.matches(c, i, s.hash)
 		s.hash = got
-		res := result{checked: true}
+		states[i] = resChecked
 		if !ok {
 			m := ch.Meta.Hash20()
 			msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", h.algs[0], got[:20], m[:]) + c.wrongKeyHint()
-			res.problem = &ue.Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}
+			note(i, &finding{problem: &ue.Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}})
 		} else if isPkg {
-			res.pkgChecked, res.pkgProblems = true, c.verifyPackage(i, pkg, header, index)
+			states[i] |= resPkgChecked
+			if q := c.verifyPackage(i, pkg, header, index); len(q) > 0 {
+				note(i, &finding{pkgProblems: q})
+			}
 		}
-		results[i] = res
 	})
 	whys := map[string]bool{}
-	for _, res := range results {
+	for _, st := range states {
 		switch {
-		case res.skipped:
+		case st&resSkipped != 0:
 			r.NotChecked++
-			whys[res.why] = true
-		case res.checked:
+		case st&resChecked != 0:
 			r.HashesChecked++
 		}
-		if res.problem != nil {
-			r.Problems = append(r.Problems, *res.problem)
-		}
-		if res.pkgChecked {
+		if st&resPkgChecked != 0 {
 			r.PackagesChecked++
 		}
-		r.Problems = append(r.Problems, res.pkgProblems...)
+	}
+	for _, i := range slices.Sorted(maps.Keys(found)) {
+		f := found[i]
+		if states[i]&resSkipped != 0 {
+			whys[f.why] = true
+		}
+		if f.problem != nil {
+			r.Problems = append(r.Problems, *f.problem)
+		}
+		r.Problems = append(r.Problems, f.pkgProblems...)
 	}
 	var why []string
 	for w := range whys {
