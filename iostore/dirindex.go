@@ -2,6 +2,7 @@ package iostore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -124,6 +125,12 @@ func DecodeDirectoryIndex(name string, data []byte, base int64) (*DirectoryIndex
 			break
 		}
 		at := c.Pos()
+		if s, ok := asciiFString32(data[at:]); ok {
+			// As AppendBinary writes it: nothing to keep, no error to name.
+			c.Bytes(4+len(s)+1, "string")
+			x.StringTable[i] = s
+			continue
+		}
 		x.StringTable[i] = c.FString32(fmt.Sprintf("string %d", i))
 		if c.Err() == nil {
 			x.keep(i, x.StringTable[i], data, at, c.Pos())
@@ -145,6 +152,30 @@ func DecodeDirectoryIndex(name string, data []byte, base int64) (*DirectoryIndex
 	return x, nil
 }
 
+// asciiFString32 reads the FString32 at the start of b when it is stored
+// as AppendFString32 stores a non-empty ASCII string (a positive length
+// counting the terminating zero, the bytes, the zero), the common case
+// decoded without a label for errors it cannot have.
+func asciiFString32(b []byte) (string, bool) {
+	if len(b) < 4 {
+		return "", false
+	}
+	n := int64(int32(binary.LittleEndian.Uint32(b)))
+	if n < 2 || n > int64(len(b)-4) {
+		return "", false
+	}
+	body := b[4 : 4+n]
+	if body[n-1] != 0 {
+		return "", false
+	}
+	for _, x := range body[:n-1] {
+		if x >= utf8.RuneSelf {
+			return "", false
+		}
+	}
+	return string(body[:n-1]), true
+}
+
 // check validates every reference and walks the tree, returning the files
 // in walk order. dirsAt and filesAt are the positions of the directory and
 // file entry counts, for the positions fail reports.
@@ -162,33 +193,34 @@ func (x *DirectoryIndex) check(fail func(structure string, at int, format string
 		}
 		return nil
 	}
+	// The names of entries, made only for an error.
+	dirEntry := func(i int) string { return fmt.Sprintf("directory entry %d", i) }
+	fileEntry := func(i int) string { return fmt.Sprintf("file entry %d", i) }
 	for i, e := range x.DirectoryEntries {
-		structure := fmt.Sprintf("directory entry %d", i)
 		switch {
 		case e.FirstChild != NoEntry && e.FirstChild >= nd:
-			return nil, fail(structure, dirAt(i), "first child %d is outside the %d directories", e.FirstChild, nd)
+			return nil, fail(dirEntry(i), dirAt(i), "first child %d is outside the %d directories", e.FirstChild, nd)
 		case e.NextSibling != NoEntry && e.NextSibling >= nd:
-			return nil, fail(structure, dirAt(i), "next sibling %d is outside the %d directories", e.NextSibling, nd)
+			return nil, fail(dirEntry(i), dirAt(i), "next sibling %d is outside the %d directories", e.NextSibling, nd)
 		case e.FirstFile != NoEntry && e.FirstFile >= nf:
-			return nil, fail(structure, dirAt(i), "first file %d is outside the %d files", e.FirstFile, nf)
+			return nil, fail(dirEntry(i), dirAt(i), "first file %d is outside the %d files", e.FirstFile, nf)
 		case i == 0 && e.Name != NoEntry && (e.Name >= ns || x.StringTable[e.Name] != ""):
-			return nil, fail(structure, dirAt(i), "the root directory has a name (%d)", e.Name)
+			return nil, fail(dirEntry(i), dirAt(i), "the root directory has a name (%d)", e.Name)
 		case i == 0 && e.NextSibling != NoEntry:
-			return nil, fail(structure, dirAt(i), "the root directory has a sibling (%d)", e.NextSibling)
+			return nil, fail(dirEntry(i), dirAt(i), "the root directory has a sibling (%d)", e.NextSibling)
 		}
 		if i > 0 {
 			if err := component(e.Name); err != nil {
-				return nil, fail(structure, dirAt(i), "%v", err)
+				return nil, fail(dirEntry(i), dirAt(i), "%v", err)
 			}
 		}
 	}
 	for i, e := range x.FileEntries {
-		structure := fmt.Sprintf("file entry %d", i)
 		if e.NextFile != NoEntry && e.NextFile >= nf {
-			return nil, fail(structure, fileAt(i), "next file %d is outside the %d files", e.NextFile, nf)
+			return nil, fail(fileEntry(i), fileAt(i), "next file %d is outside the %d files", e.NextFile, nf)
 		}
 		if err := component(e.Name); err != nil {
-			return nil, fail(structure, fileAt(i), "%v", err)
+			return nil, fail(fileEntry(i), fileAt(i), "%v", err)
 		}
 	}
 	if nd == 0 {
