@@ -2,6 +2,7 @@ package zen
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -1120,21 +1121,36 @@ func (h *ContainerHeader) PackageIndex(id PackageID) int {
 // StoreIndex finds the store entries of a container header by package id
 // in constant time, as PackageIndex finds them by searching: the first
 // entry of Packages with the id. It is built by ContainerHeader.Index and
-// sees Packages as it was then: entries appended or changed in their
-// PackageID afterwards are not found (build another index). A nil
+// sees Packages as it was then: entries appended afterwards are not found,
+// and changing an entry's PackageID needs another index. A nil
 // *StoreIndex finds nothing. It is safe for concurrent lookups.
 type StoreIndex struct {
 	entries []StoreEntry
-	at      map[PackageID]int
+	// at maps ids to entries, unless the entries are in strictly
+	// ascending id order, as the engine writes them: they are then
+	// searched, and a container of many packages needs no map.
+	at     map[PackageID]int
+	sorted bool
 }
 
 // Index returns a StoreIndex of h.Packages, built in one pass over them
-// (a map of one int per package); nil for a nil h.
+// (a map of one int per package, unless they are sorted by id); nil for a
+// nil h.
 func (h *ContainerHeader) Index() *StoreIndex {
 	if h == nil {
 		return nil
 	}
-	x := &StoreIndex{entries: h.Packages, at: make(map[PackageID]int, len(h.Packages))}
+	x := &StoreIndex{entries: h.Packages, sorted: true}
+	for i := 1; i < len(h.Packages); i++ {
+		if h.Packages[i].PackageID <= h.Packages[i-1].PackageID {
+			x.sorted = false
+			break
+		}
+	}
+	if x.sorted {
+		return x
+	}
+	x.at = make(map[PackageID]int, len(h.Packages))
 	for i := range h.Packages {
 		id := h.Packages[i].PackageID
 		if _, dup := x.at[id]; !dup {
@@ -1148,6 +1164,12 @@ func (h *ContainerHeader) Index() *StoreIndex {
 // what PackageIndex returns.
 func (x *StoreIndex) Find(id PackageID) int {
 	if x == nil {
+		return -1
+	}
+	if x.sorted {
+		if i, ok := slices.BinarySearchFunc(x.entries, id, func(e StoreEntry, id PackageID) int { return cmp.Compare(e.PackageID, id) }); ok {
+			return i
+		}
 		return -1
 	}
 	if i, ok := x.at[id]; ok {
@@ -1168,8 +1190,11 @@ func (x *StoreIndex) Entry(id PackageID) *StoreEntry {
 // Len returns how many packages the index finds: the distinct package ids
 // of Packages.
 func (x *StoreIndex) Len() int {
-	if x == nil {
+	switch {
+	case x == nil:
 		return 0
+	case x.sorted:
+		return len(x.entries)
 	}
 	return len(x.at)
 }

@@ -1232,9 +1232,20 @@ func BenchmarkContainerHeaderCopyBaseline(b *testing.B) {
 	}
 }
 
+// sortedEntries returns entries of ids in ascending id order, as the
+// engine writes them (the index then searches them).
+func sortedEntries(ids ...zen.PackageID) []zen.StoreEntry {
+	slices.Sort(ids)
+	var out []zen.StoreEntry
+	for _, id := range ids {
+		out = append(out, zen.StoreEntry{PackageID: id})
+	}
+	return out
+}
+
 // TestStoreIndex checks that a StoreIndex finds what PackageIndex finds —
 // the first entry with the id, -1 for an id no entry has — for built
-// headers with duplicate and missing ids and for the entries of the
+// headers with duplicate and missing ids, sorted or not, and for the entries of the
 // corpus's real container headers (52,583 packages in the UE 4.27 one),
 // and that it sees Packages as it was when it was built.
 func TestStoreIndex(t *testing.T) {
@@ -1243,6 +1254,7 @@ func TestStoreIndex(t *testing.T) {
 		"empty":     {},
 		"one":       {Packages: []zen.StoreEntry{{PackageID: a}}},
 		"three":     {Packages: []zen.StoreEntry{{PackageID: c}, {PackageID: a}, {PackageID: b}}},
+		"sorted":    {Packages: sortedEntries(a, b, c)},
 		"duplicate": {Packages: []zen.StoreEntry{{PackageID: b, ExportCount: 1}, {PackageID: a}, {PackageID: b, ExportCount: 2}}},
 	}
 	if os.Getenv(corpus.EnvVar) != "" {
