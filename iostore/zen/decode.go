@@ -853,6 +853,9 @@ func (d *decoder) mapData() error {
 // encodes back to data: what DecodePackage returns always does.
 func (d *decoder) keep() error {
 	p := d.p
+	if d.canonical() {
+		return nil
+	}
 	var canon [secCount][]byte
 	out, err := p.encode(nil, &canon)
 	if err != nil {
@@ -882,6 +885,31 @@ func (d *decoder) keep() error {
 		return packageError(d.file, "package", int64(at), "its parts are not laid out in a way unrmod can reproduce (first difference at 0x%X)", at)
 	}
 	return nil
+}
+
+// canonical reports whether the package encodes back to d.data as it is,
+// as keep's first comparison finds for every package the engine wrote,
+// without encoding and comparing its export data: the header is encoded
+// and compared, and the data part is the one encode writes when every
+// export's data lies where the plan puts it, one after another from the
+// header's end, and the trailing bytes fill the rest. mapData copied each
+// export's Data from its DataOffset and Trailing from the end, so the
+// bytes then agree by construction.
+func (d *decoder) canonical() bool {
+	p := d.p
+	hdr, pl, err := p.encodeHeader()
+	if err != nil || pl.isRaw || d.headerEnd+pl.size != d.total || !bytes.Equal(hdr, d.data[:d.headerEnd]) {
+		return false
+	}
+	for _, i := range pl.order {
+		e := &p.Exports[i]
+		if len(e.Data) > 0 && e.DataOffset != d.headerEnd+int(pl.at[i]) {
+			return false
+		}
+	}
+	// The exports' data then spans headerEnd to total minus the trailing
+	// bytes, which mapData took from there.
+	return true
 }
 
 // decodeLayout returns the layout a package is decoded with: opts's, or the
