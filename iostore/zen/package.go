@@ -248,13 +248,21 @@ func nameWithNumber(s string, number uint32) string {
 // MappedString returns the name n refers to in the package's name map, with
 // its number suffix.
 func (p *Package) MappedString(n MappedName) (string, error) {
-	if n.MapType() != 0 {
-		return "", fmt.Errorf("name %d refers to name map %d, not the package's", n.Index(), n.MapType())
-	}
-	if int64(n.Index()) >= int64(len(p.Names)) {
-		return "", fmt.Errorf("name index %d outside the package's %d names", n.Index(), len(p.Names))
+	if err := p.checkMappedName(n); err != nil {
+		return "", err
 	}
 	return nameWithNumber(p.Names[n.Index()], n.Number), nil
+}
+
+// checkMappedName returns why MappedString fails for n, or nil.
+func (p *Package) checkMappedName(n MappedName) error {
+	if n.MapType() != 0 {
+		return fmt.Errorf("name %d refers to name map %d, not the package's", n.Index(), n.MapType())
+	}
+	if int64(n.Index()) >= int64(len(p.Names)) {
+		return fmt.Errorf("name index %d outside the package's %d names", n.Index(), len(p.Names))
+	}
+	return nil
 }
 
 // PackageName returns the package's name, e.g. "/Game/Data/Table_Items",

@@ -121,20 +121,20 @@ func (v *verifier) bundles() {
 	created := make([]int, n)
 	serialized := make([]int, n)
 	for k, e := range p.BundleEntries {
-		where := fmt.Sprintf("export bundle entry %d", k)
+		where := func() string { return fmt.Sprintf("export bundle entry %d", k) }
 		switch {
 		case int64(e.Export) >= int64(n):
-			v.add(where, "export %d is not one of the %d exports", e.Export, n)
+			v.add(where(), "export %d is not one of the %d exports", e.Export, n)
 			continue
 		case e.Command == CommandCreate:
 			created[e.Export]++
 		case e.Command == CommandSerialize:
 			if created[e.Export] == 0 {
-				v.add(where, "serializes export %d before it is created", e.Export)
+				v.add(where(), "serializes export %d before it is created", e.Export)
 			}
 			serialized[e.Export]++
 		default:
-			v.add(where, "command %d is neither Create (0) nor Serialize (1)", e.Command)
+			v.add(where(), "command %d is neither Create (0) nor Serialize (1)", e.Command)
 		}
 	}
 	for i := range n {
@@ -183,17 +183,18 @@ func (v *verifier) bundles() {
 	}
 }
 
-// ref checks one object reference of the package.
-func (v *verifier) ref(where, field string, x ObjectIndex, allowExport bool) {
+// ref checks one object reference of the package; where names the
+// structure holding it, made only for a problem.
+func (v *verifier) ref(where func() string, field string, x ObjectIndex, allowExport bool) {
 	p := v.p
 	switch x.Kind() {
 	case KindNull:
 		if x != NullObject {
-			v.add(where, "%s %v is a null reference with other bits set", field, x)
+			v.add(where(), "%s %v is a null reference with other bits set", field, x)
 		}
 	case KindExport:
 		if i, ok := x.Export(); !allowExport || !ok || i >= len(p.Exports) {
-			v.add(where, "%s %v: export %d is not one of the %d exports", field, x, x.Value(), len(p.Exports))
+			v.add(where(), "%s %v: export %d is not one of the %d exports", field, x, x.Value(), len(p.Exports))
 		}
 	case KindPackageImport:
 		if !p.Layout.IsUE5() {
@@ -201,10 +202,10 @@ func (v *verifier) ref(where, field string, x ObjectIndex, allowExport bool) {
 		}
 		pkg, hash, _ := x.PackageImport()
 		if int64(hash) >= int64(len(p.ImportedPublicExportHashes)) {
-			v.add(where, "%s %v: public export hash %d is not one of the %d", field, x, hash, len(p.ImportedPublicExportHashes))
+			v.add(where(), "%s %v: public export hash %d is not one of the %d", field, x, hash, len(p.ImportedPublicExportHashes))
 		}
 		if p.Layout.hasDependencies() && int64(pkg) >= int64(len(p.ImportedPackages)) {
-			v.add(where, "%s %v: imported package %d is not one of the %d", field, x, pkg, len(p.ImportedPackages))
+			v.add(where(), "%s %v: imported package %d is not one of the %d", field, x, pkg, len(p.ImportedPackages))
 		}
 	}
 }
@@ -212,22 +213,22 @@ func (v *verifier) ref(where, field string, x ObjectIndex, allowExport bool) {
 func (v *verifier) references() {
 	p := v.p
 	for i, x := range p.Imports {
-		v.ref(fmt.Sprintf("import %d", i), "entry", x, false)
+		v.ref(func() string { return fmt.Sprintf("import %d", i) }, "entry", x, false)
 	}
 	for i, e := range p.Exports {
-		where := v.exportWhere(i)
+		where := func() string { return v.exportWhere(i) }
 		v.ref(where, "outer", e.Outer, true)
 		v.ref(where, "class", e.Class, true)
 		v.ref(where, "super", e.Super, true)
 		v.ref(where, "template", e.Template, true)
-		if _, err := p.MappedString(e.ObjectName); err != nil {
-			v.add(where, "object name: %v", err)
+		if err := p.checkMappedName(e.ObjectName); err != nil {
+			v.add(where(), "object name: %v", err)
 		}
 		if e.FilterFlags > 2 {
-			v.add(where, "filter flags %d are none of 0, 1 (not for client) and 2 (not for server)", e.FilterFlags)
+			v.add(where(), "filter flags %d are none of 0, 1 (not for client) and 2 (not for server)", e.FilterFlags)
 		}
 		if o, ok := e.Outer.Export(); ok && o == i {
-			v.add(where, "is its own outer")
+			v.add(where(), "is its own outer")
 		}
 	}
 	for k, x := range p.DependencyEntries {
