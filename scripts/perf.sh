@@ -42,7 +42,7 @@ awk '
 	if (!(name in seen)) { seen[name] = 1; names[++n] = name }
 	for (i = 3; i < NF; i++) {
 		u = $(i+1)
-		if (u == "MB/s" || u ~ /^x-/ || u == "peak-heap-MB" || u == "stored-%") {
+		if (u == "MB/s" || u == "cpu-MB/s" || u ~ /^x-/ || u == "peak-heap-MB" || u == "stored-%") {
 			k = name SUBSEP u
 			if (!(k in lo) || $i < lo[k]) lo[k] = $i
 			if (!(k in hi) || $i > hi[k]) hi[k] = $i
