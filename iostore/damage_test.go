@@ -296,3 +296,109 @@ func TestCheckWithoutKey(t *testing.T) {
 		t.Errorf("CopyChunk: %v, want ErrKeyRequired", err)
 	}
 }
+
+// TestRewriteDamagedPackages damages the blocks of package chunks, which
+// the rewrite verifies (decoded as zen packages) while it copies the
+// others, and requires both layouts to fail with the *DamagedChunkError of
+// the first damaged package by chunk index, whatever else is damaged and
+// whether or not the output can be written, and to write nothing.
+func TestRewriteDamagedPackages(t *testing.T) {
+	const rel = "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"
+	src := corpus.Path(t, rel)
+	c, err := iostore.Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Header().Version
+	// Package chunks with a compressed block, by index; and the chunk
+	// that is not a package with the most compressed blocks.
+	var pkgs []iostore.Chunk
+	var other iostore.Chunk
+	mid := map[int]int{} // chunk index → its middle compressed block
+	for _, ch := range c.Chunks() {
+		var ks []int
+		for k := ch.FirstBlock; k < ch.FirstBlock+ch.NumBlocks; k++ {
+			if c.TOC().Blocks[k].Method != 0 {
+				ks = append(ks, k)
+			}
+		}
+		if len(ks) == 0 {
+			continue
+		}
+		mid[ch.Index] = ks[len(ks)/2]
+		switch {
+		case ch.Type == iostore.ChunkExportBundleData && ch.ID.Index(v) == 0:
+			pkgs = append(pkgs, ch)
+		case ch.Type != iostore.ChunkContainerHeader && ch.NumBlocks > other.NumBlocks:
+			other = ch
+		}
+	}
+	c.Close()
+	if len(pkgs) < 2 || other.NumBlocks == 0 {
+		t.Fatalf("%s: %d package chunks with compressed blocks, want 2 and another chunk", rel, len(pkgs))
+	}
+	first, last := pkgs[0], pkgs[len(pkgs)-1]
+	for _, tc := range []struct {
+		name    string
+		damaged []iostore.Chunk
+		noDir   bool // the output's folder is a file
+	}{
+		{"one package", []iostore.Chunk{first}, false},
+		{"two packages", []iostore.Chunk{last, first}, false},
+		{"package and bulk data", []iostore.Chunk{other, last}, false},
+		{"output not writable", []iostore.Chunk{first}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			utoc := filepath.Join(dir, filepath.Base(src))
+			for _, f := range []string{src, iostore.PartitionPath(src, 0)} {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst := utoc
+				if strings.HasSuffix(f, ".ucas") {
+					dst = iostore.PartitionPath(utoc, 0)
+				}
+				if err := os.WriteFile(dst, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := iostore.Open(utoc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range tc.damaged {
+				damage(t, c, utoc, mid[ch.Index])
+			}
+			c.Close()
+			c, err = iostore.Open(utoc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// The package of lowest index among the damaged ones.
+			want := iostore.Chunk{Index: -1}
+			for _, ch := range tc.damaged {
+				if ch.Type == iostore.ChunkExportBundleData && (want.Index < 0 || ch.Index < want.Index) {
+					want = ch
+				}
+			}
+			for _, layout := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
+				outDir := filepath.Join(dir, "out-"+layout.String())
+				mk := func() error { return os.Mkdir(outDir, 0o755) }
+				if tc.noDir {
+					mk = func() error { return os.WriteFile(outDir, nil, 0o644) }
+				}
+				if err := mk(); err != nil {
+					t.Fatal(err)
+				}
+				_, err := iostore.Rewrite(c, filepath.Join(outDir, filepath.Base(utoc)), nil, &iostore.RewriteOptions{Layout: layout})
+				wantDamaged(t, err, utoc, want, c.GamePath(want.Index), mid[want.Index])
+				if !tc.noDir {
+					emptyDir(t, outDir)
+				}
+			}
+		})
+	}
+}

@@ -29,6 +29,10 @@ type VerifyOptions struct {
 	// maxPackage, when not 0, is the largest package chunk decoded as a
 	// zen package (maxVerifyPackage otherwise).
 	maxPackage uint64
+	// damaged, when set (VerifyInput), gets the *DamagedChunkError of
+	// every checked chunk whose data is damaged, by chunk index: what a
+	// copy of the chunk would fail with (checkChunk).
+	damaged []*DamagedChunkError
 }
 
 // Report is the result of Verify.
@@ -352,9 +356,23 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 			all = append(all, i)
 		}
 	}
+	// damage records, for VerifyInput, the *DamagedChunkError a copy of
+	// chunk i would give: only for a chunk whose check found a problem,
+	// or that is not checked here, since a chunk whose blocks decode
+	// (zlib's Adler-32 included) to data of its hash is sound.
+	damage := func(i int, s *scratch) {
+		if opts.damaged == nil || c.chunks[i].badRange || c.undecodable(i) != "" {
+			return
+		}
+		var d *DamagedChunkError
+		if errors.As(c.checkChunk(i, s, nil), &d) {
+			opts.damaged[i] = d
+		}
+	}
 	c.forEachChunk(all, workers, func(i int, s *scratch) {
 		ch := &c.chunks[i]
 		if !c.blocksPlaced(i) || c.shareProblem(i) != "" {
+			damage(i, s)
 			return // the range, a block entry or sharing is already reported
 		}
 		if why := c.undecodable(i); why != "" {
@@ -377,6 +395,7 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 		})
 		if err != nil {
 			note(i, &finding{problem: &ue.Problem{Struct: c.chunkStruct(i), Offset: -1, Msg: err.Error()}})
+			damage(i, s)
 			return
 		}
 		ok, got := h.matches(c, i, s.hash)
@@ -386,6 +405,7 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 			m := ch.Meta.Hash20()
 			msg := fmt.Sprintf("%s hash of the data is %x, the chunk meta says %x", h.algs[0], got[:20], m[:]) + c.wrongKeyHint()
 			note(i, &finding{problem: &ue.Problem{Struct: c.chunkStruct(i), Offset: metaAt + int64(i)*ms, Msg: msg}})
+			damage(i, s)
 		} else if isPkg {
 			states[i] |= resPkgChecked
 			if q := c.verifyPackage(i, pkg, header, index); len(q) > 0 {
@@ -567,24 +587,19 @@ func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, worker
 		ch := &c.chunks[i]
 		return !packages || ch.Type != ChunkExportBundleData || ch.ID.Index(v) != 0
 	}
-	// The data of the chunks checked here is checked against its chunk
-	// hash first, so that damaged data gives the *DamagedChunkError that
-	// names the chunk and its block, as a copy of it would (see
-	// Writer.CopyChunk); the structural problems follow from Verify.
-	// Chunks whose blocks no decoder reads (Oodle) are left to Verify.
-	s := getScratch()
-	for i := range c.chunks {
-		if skip(i) || c.chunks[i].badRange || c.undecodable(i) != "" {
-			continue
-		}
-		var d *DamagedChunkError
-		if err := c.checkChunk(i, s, nil); errors.As(err, &d) {
-			putScratch(s)
+	// Damaged data in the chunks checked here gives the *DamagedChunkError
+	// that names the chunk and its block, as a copy of it would (see
+	// Writer.CopyChunk), before any structural problem: that of the first
+	// damaged chunk. Verify finds it in the one pass over the data, on
+	// all the workers. Chunks whose blocks no decoder reads (Oodle) are
+	// left to Verify.
+	damaged := make([]*DamagedChunkError, len(c.chunks))
+	r := c.Verify(&VerifyOptions{Workers: workers, Skip: skip, damaged: damaged})
+	for _, d := range damaged {
+		if d != nil {
 			return d
 		}
 	}
-	putScratch(s)
-	r := c.Verify(&VerifyOptions{Workers: workers, Skip: skip})
 	dropped := map[string]bool{}
 	for i := range c.chunks {
 		ch := &c.chunks[i]
