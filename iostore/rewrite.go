@@ -116,10 +116,14 @@ type RewriteResult struct {
 // partition size and perfect-hash setting. The container header is a chunk
 // like any other: give its new bytes as a change when packages change.
 //
-// src is verified first (VerifyInput, leaving out the data and blocks of
-// the chunks that changes replace or remove): a container that already fails verification is
-// refused with an *InputProblemsError, since its output would either keep
-// the problems or hide them under freshly computed tables.
+// src is verified (VerifyInput, leaving out the data and blocks of the
+// chunks that changes replace or remove): a container that already fails
+// verification is refused with an *InputProblemsError (or the
+// *DamagedChunkError of its first damaged package), since its output would
+// either keep the problems or hide them under freshly computed tables.
+// When its TOC alone passes, the packages are verified while the blocks
+// are copied; either way that error comes before any other, and nothing
+// is written.
 //
 // An output whose files are files of src (a .utoc or .ucas reached through
 // a link, or a name that differs from src's only in the case of its
@@ -194,13 +198,26 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		byID[ch.ID] = ch
 	}
 	// The input first: the packages the output keeps, its TOC and header
-	// (the caller checked the packages it changes).
+	// (the caller checked the packages it changes). A TOC whose structure
+	// is sound is copied while the packages are decoded and verified, on
+	// the cores the check of the copied blocks leaves (the copy never
+	// replaces anything before the verification passed, and its failure
+	// comes first); any other is verified before anything is written.
 	replaced := func(i int) bool { _, changed := byID[src.chunks[i].ID]; return changed }
-	if err := src.VerifyInput(replaced, true, opts.Workers); err != nil {
-		return nil, nil, err
+	verified := make(chan error, 1)
+	if src.Verify(&VerifyOptions{StructureOnly: true}).OK() {
+		go func() { verified <- src.verifyInput(replaced, true, opts.Workers, true) }()
+	} else {
+		if err := src.VerifyInput(replaced, true, opts.Workers); err != nil {
+			return nil, nil, err
+		}
+		verified <- nil
 	}
 	w, err := NewWriter(utocPath, wo)
 	if err != nil {
+		if verr := <-verified; verr != nil {
+			return nil, nil, verr
+		}
 		return nil, nil, err
 	}
 	w.noCheck = opts.noCheck
@@ -227,6 +244,10 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 			res.Added++
 			res.Written++
 		}
+	}
+	if verr := <-verified; verr != nil {
+		w.Abort()
+		return nil, nil, verr
 	}
 	if err != nil {
 		w.Abort()

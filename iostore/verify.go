@@ -33,6 +33,10 @@ type VerifyOptions struct {
 	// every checked chunk whose data is damaged, by chunk index: what a
 	// copy of the chunk would fail with (checkChunk).
 	damaged []*DamagedChunkError
+	// tocOK says that the checks of the TOC alone found nothing (a
+	// StructureOnly Verify, which Rewrite runs first): they are not run
+	// again.
+	tocOK bool
 }
 
 // Report is the result of Verify.
@@ -72,7 +76,9 @@ func (c *Container) Verify(opts *VerifyOptions) *Report {
 	add := func(structure string, off int64, format string, args ...any) {
 		r.Problems = append(r.Problems, ue.Problem{Struct: structure, Offset: off, Msg: fmt.Sprintf(format, args...)})
 	}
-	c.verifyTOC(r, add)
+	if !opts.tocOK {
+		c.verifyTOC(r, add)
+	}
 	if opts.StructureOnly {
 		return r
 	}
@@ -574,6 +580,12 @@ var ErrInputDamaged = zen.ErrInputDamaged
 // (chunk id, offset, length) are checked all the same: a write finds the
 // chunk it replaces through them.
 func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, workers int) error {
+	return c.verifyInput(replaced, packages, workers, false)
+}
+
+// verifyInput is VerifyInput; tocOK says that a StructureOnly Verify of c
+// found nothing.
+func (c *Container) verifyInput(replaced func(i int) bool, packages bool, workers int, tocOK bool) error {
 	hdr, hasHeader := c.ContainerHeaderChunk()
 	v := c.toc.Header.Version
 	isReplaced := func(i int) bool { return replaced != nil && replaced(i) }
@@ -594,7 +606,7 @@ func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, worker
 	// all the workers. Chunks whose blocks no decoder reads (Oodle) are
 	// left to Verify.
 	damaged := make([]*DamagedChunkError, len(c.chunks))
-	r := c.Verify(&VerifyOptions{Workers: workers, Skip: skip, damaged: damaged})
+	r := c.Verify(&VerifyOptions{Workers: workers, Skip: skip, damaged: damaged, tocOK: tocOK})
 	for _, d := range damaged {
 		if d != nil {
 			return d

@@ -224,6 +224,11 @@ type Writer struct {
 	unchecked   atomic.Int64   // copied chunks no decoder can check (Oodle)
 	stopChecks  atomic.Bool    // set by Abort: skip the checks still queued
 	checkWG     sync.WaitGroup // the goroutines hashing large chunks
+	// CopyChunk queues the check of each chunk it copies for a goroutine
+	// of its own, which hands it to the workers (see dispatchChecks): the
+	// copy goes on while the workers decode, rather than wait for them.
+	checks     chan copiedChunk
+	dispatched chan struct{} // closed when dispatchChecks returns
 
 	entries []zen.StoreEntry
 	header  *zen.ContainerHeader // template for the built container header
@@ -515,6 +520,42 @@ func (w *Writer) checkCopied(src *Container, i int) {
 		w.work <- &job{check: cj}
 	}
 	close(pending)
+}
+
+// copiedChunk is chunk i of src, copied, whose check is queued.
+type copiedChunk struct {
+	src *Container
+	i   int
+}
+
+// checkQueue is how many copied chunks may wait for their check: a few
+// hundred bytes of bookkeeping each way, the stored bytes stay in src.
+const checkQueue = 4096
+
+// queueCheck queues the check of chunk i of src (see checkCopied) for
+// dispatchChecks, which it starts on first use.
+func (w *Writer) queueCheck(src *Container, i int) {
+	if w.noCheck {
+		return
+	}
+	if w.checks == nil {
+		w.checks = make(chan copiedChunk, checkQueue)
+		w.dispatched = make(chan struct{})
+		go w.dispatchChecks()
+	}
+	w.checks <- copiedChunk{src, i}
+}
+
+// dispatchChecks hands the queued checks to the workers, in order, until
+// stop closes the queue; after a failure or Abort it only drains it.
+func (w *Writer) dispatchChecks() {
+	defer close(w.dispatched)
+	for cc := range w.checks {
+		if w.stopChecks.Load() || w.firstErr() != nil {
+			continue
+		}
+		w.checkCopied(cc.src, cc.i)
+	}
 }
 
 // checkSplit is the number of blocks from which a chunk's check is split
@@ -1095,7 +1136,7 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		c.metaKnown = true
 	}
 	if c.metaKnown {
-		w.checkCopied(src, i)
+		w.queueCheck(src, i)
 	} else {
 		// The output's hash is computed from the data, which is checked
 		// against the source's hash on the way.
@@ -1248,6 +1289,11 @@ func (w *Writer) Abort() {
 func (w *Writer) stop() {
 	if w.work == nil {
 		return
+	}
+	if w.checks != nil {
+		// Every queued check reaches the workers before they stop.
+		close(w.checks)
+		<-w.dispatched
 	}
 	close(w.work)
 	close(w.queue)
