@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
@@ -401,4 +402,103 @@ func TestRewriteDamagedPackages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// changingReader is a .ucas whose bytes change after they are first read,
+// as a file another program writes to while it is copied: every read
+// after the first one that reaches [lo, hi) gets the byte at at flipped.
+type changingReader struct {
+	data      []byte
+	lo, hi    int64
+	at        int64
+	mu        sync.Mutex
+	reads     int // reads that reached [lo, hi)
+	changedAt int // reads that got the changed byte
+}
+
+func (r *changingReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(r.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[off:])
+	if off < r.hi && off+int64(n) > r.lo {
+		r.mu.Lock()
+		r.reads++
+		if r.reads > 1 && off <= r.at && r.at < off+int64(n) {
+			p[r.at-off] ^= 0x20
+			r.changedAt++
+		}
+		r.mu.Unlock()
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestCopyReadsOnce rewrites (compact layout) a container whose .ucas
+// changes under the copy: a compressed block of bulk data reads back
+// different after its first read. The Writer reads each copied block once,
+// for the check and the copy both, so the output holds the bytes it
+// checked, and verifies; reading them twice would either fail or, worse,
+// copy bytes that no check saw.
+func TestCopyReadsOnce(t *testing.T) {
+	const rel = "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"
+	src := corpus.Path(t, rel)
+	toc, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cas, err := os.ReadFile(iostore.PartitionPath(src, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Header().Version
+	// The middle compressed block of the largest chunk that is neither a
+	// package nor the container header (whose data Rewrite verifies
+	// before it copies them).
+	k := -1
+	best := 0
+	for _, ch := range c.Chunks() {
+		if ch.Type == iostore.ChunkContainerHeader || ch.Type == iostore.ChunkExportBundleData && ch.ID.Index(v) == 0 {
+			continue
+		}
+		var ks []int
+		for b := ch.FirstBlock; b < ch.FirstBlock+ch.NumBlocks; b++ {
+			if c.TOC().Blocks[b].Method != 0 {
+				ks = append(ks, b)
+			}
+		}
+		if len(ks) > best {
+			best, k = len(ks), ks[len(ks)/2]
+		}
+	}
+	c.Close()
+	if k < 0 {
+		t.Fatalf("%s: no compressed block of bulk data", rel)
+	}
+	b := c.TOC().Blocks[k]
+	r := &changingReader{data: cas, lo: int64(b.Offset), hi: int64(b.Offset) + int64(b.CompressedSize), at: int64(b.Offset) + int64(b.CompressedSize)/2}
+	name := filepath.Join(t.TempDir(), filepath.Base(src))
+	in, err := iostore.OpenReaders(name, toc, []iostore.Partition{{Name: iostore.PartitionPath(name, 0), R: r, Size: int64(len(cas))}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(src))
+	if _, err := iostore.Rewrite(in, out, nil, &iostore.RewriteOptions{Layout: iostore.Compact}); err != nil {
+		t.Fatalf("%v (block %d read %d times, %d of them changed)", err, k, r.reads, r.changedAt)
+	}
+	if r.reads != 1 {
+		t.Errorf("block %d read %d times", k, r.reads)
+	}
+	orig, err := iostore.Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	sameChunks(t, orig, out, nil, nil)
 }

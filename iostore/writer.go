@@ -229,6 +229,13 @@ type Writer struct {
 	// copy goes on while the workers decode, rather than wait for them.
 	checks     chan copiedChunk
 	dispatched chan struct{} // closed when dispatchChecks returns
+	// The placer's hash of the chunk whose blocks it places from the
+	// bytes read once (see hashCopied), and the scratch behind it.
+	copyHash    *chunkHasher
+	copyScratch *scratch
+	runPool     sync.Pool // *[]byte of runCap: copiedRun's buffers
+	runBlocks   int       // the most blocks of a copiedRun
+	runCap      int
 
 	entries []zen.StoreEntry
 	header  *zen.ContainerHeader // template for the built container header
@@ -284,6 +291,9 @@ type job struct {
 
 	// A check, which only a worker sees (see checkCopied).
 	check *checkJob
+	// Blocks of a chunk copied and checked from the bytes read once (see
+	// readCopied): out holds their stored bytes as they are.
+	copied *copiedRun
 
 	// first marks the job that holds the first block of a chunk: the
 	// placer keeps a chunk's blocks in one partition.
@@ -365,6 +375,10 @@ func NewWriter(utocPath string, opts *WriterOptions) (*Writer, error) {
 	// built-in compressors (LZ4's bound is n + n/255 + 16).
 	w.bufCap = int(align16(w.bs + w.bs/255 + 64))
 	w.bufPool.New = func() any { b := make([]byte, w.bufCap); return &b }
+	// A copiedRun's buffer holds its stored blocks and then them decoded.
+	w.runBlocks = int(max(1, copyRunBytes/align16(w.bs)))
+	w.runCap = w.runBlocks*int(align16(w.bs)+w.bs) + ue.DecompressSlack
+	w.runPool.New = func() any { b := make([]byte, w.runCap); return &b }
 	if o.Key != nil {
 		e := ue.NewECB(*o.Key)
 		w.cipher = &e
@@ -480,11 +494,15 @@ func (w *Writer) newPartition() error {
 func (w *Writer) worker() {
 	defer w.wg.Done()
 	for j := range w.work {
-		if j.check != nil {
+		switch {
+		case j.check != nil:
 			w.runCheck(j.check)
 			continue
+		case j.copied != nil:
+			j.err = w.readCopied(j)
+		default:
+			j.err = w.encodeBlock(j)
 		}
-		j.err = w.encodeBlock(j)
 		close(j.done)
 	}
 }
@@ -657,6 +675,15 @@ func (w *Writer) getBuf() *[]byte { return w.bufPool.Get().(*[]byte) }
 
 // putBufs returns j's pooled buffers.
 func (w *Writer) putBufs(j *job) {
+	if cr := j.copied; cr != nil {
+		if cr.s != nil {
+			putScratch(cr.s)
+		}
+		if cr.buf != nil {
+			w.runPool.Put(cr.buf)
+		}
+		cr.s, cr.buf, cr.data = nil, nil, nil
+	}
 	for i, b := range j.bufs {
 		if b != nil {
 			w.bufPool.Put(b)
@@ -773,12 +800,19 @@ func (w *Writer) placer() {
 	if w.opts.Progress != nil && progress > 0 {
 		w.opts.Progress(progress)
 	}
+	if w.copyScratch != nil {
+		putScratch(w.copyScratch)
+		w.copyScratch, w.copyHash = nil, nil
+	}
 }
 
 // place appends j's block, or the blocks of its run, to the output.
 func (w *Writer) place(j *job) error {
 	if j.first {
 		w.curPart, w.curOff, w.curBlock = len(w.parts)-1, w.sizes[len(w.parts)-1], len(w.blocks)
+	}
+	if j.copied != nil {
+		return w.placeCopied(j)
 	}
 	if j.src == nil {
 		p, err := w.room(uint64(len(j.out)))
@@ -1111,9 +1145,13 @@ func (w *Writer) AddCompressedChunk(h *ChunkHeader, method string, blocks [][]by
 // workers decrypt, decompress and hash it beside the copy, and a damaged
 // chunk (a block that does not decode, data that does not match the
 // hash) fails the Writer with a *DamagedChunkError, from CopyChunk or at
-// the latest from Stage, which then removes every staged file. Chunks no
-// decoder reads (Oodle) are copied unchecked with their meta hash, and
-// counted by UncheckedChunks.
+// the latest from Stage, which then removes every staged file. When
+// neither src nor the Writer encrypts, each block is read once, for the
+// check and the copy both: the workers read and decode a few blocks at a
+// time, and the Writer writes the bytes it read as it hashes the decoded
+// ones, so that what is written is what was checked, even from a file
+// that changes meanwhile. Chunks no decoder reads (Oodle) are copied
+// unchecked with their meta hash, and counted by UncheckedChunks.
 func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	if i < 0 || i >= len(src.chunks) {
 		return fmt.Errorf("%s: chunk %d out of range", src.file, i)
@@ -1135,8 +1173,15 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		c.meta.Hash = sc.Meta.Hash
 		c.metaKnown = true
 	}
+	// Blocks stored as the Writer would store them are copied in runs;
+	// the others one by one. When the check reads them anyway, they are
+	// read once, for the check and the copy (see readCopied).
+	asStored := w.storesAsStored(src)
+	readOnce := false
 	if c.metaKnown {
-		w.queueCheck(src, i)
+		if readOnce = w.readsOnce(src, i, asStored); !readOnce {
+			w.queueCheck(src, i)
+		}
 	} else {
 		// The output's hash is computed from the data, which is checked
 		// against the source's hash on the way.
@@ -1154,9 +1199,6 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		}
 		copy(c.meta.Hash[:20], hs.Sum(nil)) // 20 bytes, the rest zero as the engine writes
 	}
-	// Blocks stored as the Writer would store them are copied in runs;
-	// the others one by one.
-	asStored := w.storesAsStored(src)
 	// methods maps src's method indexes to the Writer's, each added when
 	// a block uses it, before the block is submitted (the placer reads
 	// the entries of the blocks it places).
@@ -1167,6 +1209,7 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	}
 	var run *job
 	var runEnd int64
+	var pendingRun *copiedRun
 	for k := sc.FirstBlock; k < sc.FirstBlock+sc.NumBlocks; k++ {
 		b := src.toc.Blocks[k]
 		if err := src.chunkBlockMethodError(sc.ID, k); err != nil {
@@ -1178,6 +1221,24 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 		}
 		c.size += uint64(b.UncompressedSize)
 		c.n++
+		if readOnce {
+			// Blocks stored back to back go in one job, up to
+			// copyRunBytes of them.
+			p, off, _, _ := src.blockPlace(k)
+			padded := align16(uint64(b.CompressedSize))
+			if cr := pendingRun; cr != nil && cr.n < w.runBlocks && cr.p == p && cr.off+uint64(cr.stored) == off {
+				cr.n++
+				cr.stored += int(padded)
+				cr.usize += int(b.UncompressedSize)
+				continue
+			}
+			if pendingRun != nil {
+				w.submit(&job{copied: pendingRun, usize: uint32(pendingRun.usize)})
+			}
+			pendingRun = &copiedRun{src: src, chunk: i, first: k, n: 1, p: p, off: off, stored: int(padded), usize: int(b.UncompressedSize),
+				methods: methods, chunkStart: k == sc.FirstBlock}
+			continue
+		}
 		part, off, ok, err := w.storedRange(src, k, asStored)
 		if err != nil {
 			w.fail(err)
@@ -1220,12 +1281,173 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	if run != nil {
 		w.submitRun(run)
 	}
+	if pendingRun != nil {
+		pendingRun.chunkEnd = true
+		w.submit(&job{copied: pendingRun, usize: uint32(pendingRun.usize)})
+	}
 	if c.size != sc.Size {
 		w.fail(errors.New("a copied chunk's size disagrees with its blocks"))
 		return fmt.Errorf("%s: chunk %v: its blocks hold %d bytes, the TOC says %d", src.file, sc.ID, c.size, sc.Size)
 	}
 	w.commitChunk(c)
 	return w.firstErr()
+}
+
+// copiedRun is a run of blocks of chunk of src, stored back to back from
+// off in partition p, copied as they are stored and checked on the way: a
+// worker reads their stored bytes once and decodes them (readCopied); the
+// placer writes the stored bytes and hashes the decoded ones into the
+// chunk's hash, in order (placeCopied).
+type copiedRun struct {
+	src                  *Container
+	chunk                int
+	first, n             int // blocks
+	p                    int
+	off                  uint64
+	stored, usize        int     // bytes: stored, padded; and decoded
+	methods              []uint8 // src's method indexes to the Writer's
+	chunkStart, chunkEnd bool    // the run begins, ends the chunk
+
+	buf  *[]byte  // pooled: the stored bytes, then the decoded ones
+	s    *scratch // the decoder's
+	data [][]byte // each block decoded
+}
+
+// copyRunBytes is about the most stored bytes a copiedRun holds (at
+// least a block): 4 blocks of 64 KiB, read and written at once.
+const copyRunBytes = 256 << 10
+
+// readsOnce reports whether the blocks of chunk i of src are copied from
+// the bytes the check reads (see readCopied), rather than copied by the
+// system and read again for the check: when they are checked, stored as
+// the Writer stores them without encryption, whole in their partition,
+// and decodable.
+func (w *Writer) readsOnce(src *Container, i int, asStored bool) bool {
+	sc := &src.chunks[i]
+	if !asStored || w.noCheck || w.cipher != nil || src.casErr != nil || src.toc.Header.Encryption() != EncryptionNone ||
+		sc.badRange || sc.NumBlocks == 0 || src.undecodable(i) != "" {
+		return false
+	}
+	for k := sc.FirstBlock; k < sc.FirstBlock+sc.NumBlocks; k++ {
+		if _, _, ok, err := w.storedRange(src, k, true); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// readCopied, on a worker, reads the stored bytes of j's run into j.out
+// (padded, as stored) and decodes each block for the check: a block that
+// does not decode fails as the chunk's *DamagedChunkError.
+func (w *Writer) readCopied(j *job) error {
+	cr := j.copied
+	src := cr.src
+	need := cr.stored + cr.usize + ue.DecompressSlack
+	if cr.buf = w.runPool.Get().(*[]byte); len(*cr.buf) < need {
+		b := make([]byte, need) // not reached: the blocks are at most the block size
+		cr.buf = &b
+	}
+	stored, out := (*cr.buf)[:cr.stored], (*cr.buf)[cr.stored:]
+	if err := src.readPart(cr.p, stored, cr.off, cr.first); err != nil {
+		return err
+	}
+	j.out = stored
+	cr.s = getScratch()
+	cr.s.hashChecked = true // the chunk hash is checked
+	cr.data = make([][]byte, 0, cr.n)
+	off, pos := uint64(0), 0
+	for k := cr.first; k < cr.first+cr.n; k++ {
+		b := src.toc.Blocks[k]
+		padded := align16(uint64(b.CompressedSize))
+		// Decoded in place in out, one block after the other (the
+		// decoder's slack runs into the next block's room).
+		cr.s.out = out[pos:pos]
+		data, err := src.decodeStored(k, stored[off:off+padded], cr.p, cr.off+off, cr.s)
+		if err != nil {
+			return src.blockDamage(cr.chunk, &blockError{block: k, err: err})
+		}
+		cr.data = append(cr.data, data)
+		off += padded
+		pos += int(b.UncompressedSize)
+	}
+	cr.s.out = nil
+	return nil
+}
+
+// placeCopied, on the placer, writes the stored bytes of j's run and
+// records their entries, then adds their decoded bytes to the chunk's
+// hash, in order, and compares the hash with the chunk meta's after the
+// chunk's last block: damage fails the Writer with a *DamagedChunkError.
+func (w *Writer) placeCopied(j *job) error {
+	cr := j.copied
+	src, i := cr.src, cr.chunk
+	// One write when the run fits in the partition, as it does but for
+	// partitioned containers; otherwise a block at a time, each after
+	// room, which may start the next partition.
+	p := len(w.parts) - 1
+	whole := w.opts.PartitionSize == 0 || w.sizes[p]+uint64(cr.stored) <= w.opts.PartitionSize
+	if whole {
+		if err := w.flushRun(); err != nil {
+			return err
+		}
+		if _, err := w.parts[p].Write(j.out); err != nil {
+			return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
+		}
+		w.wrote(p, int64(len(j.out)))
+	}
+	off := uint64(0)
+	for k := cr.first; k < cr.first+cr.n; k++ {
+		b := src.toc.Blocks[k]
+		padded := align16(uint64(b.CompressedSize))
+		if !whole {
+			var err error
+			if p, err = w.room(padded); err != nil {
+				return err
+			}
+			if err := w.flushRun(); err != nil {
+				return err
+			}
+			if _, err := w.parts[p].Write(j.out[off : off+padded]); err != nil {
+				return fmt.Errorf("write %s: %w", PartitionPath(w.path, p), err)
+			}
+			w.wrote(p, int64(padded))
+		}
+		// Checked against its source's hash, not by its stored sum.
+		w.sums = append(w.sums, blockSum{})
+		b.Method = cr.methods[b.Method]
+		if err := w.addBlock(p, padded, b, [ivSize]byte{}); err != nil {
+			return err
+		}
+		off += padded
+	}
+	if cr.chunkStart {
+		if w.copyScratch == nil {
+			w.copyScratch = getScratch()
+		}
+		w.copyHash = src.newChunkHasher(w.copyScratch)
+	}
+	ch := &src.chunks[i]
+	bs := uint64(src.toc.Header.CompressionBlockSize)
+	end := ch.Offset + ch.Size
+	for n, data := range cr.data {
+		k := cr.first + n
+		start := uint64(k) * bs
+		lo, hi := max(ch.Offset, start)-start, min(end, start+bs)-start
+		if hi > uint64(len(data)) {
+			w.fail(errorf(src.file, fmt.Sprintf("compression block %d of %s", k, src.chunkStruct(i)), src.blockEntryOffset(k), ErrCorrupt,
+				"holds %d bytes, the chunk needs %d from it", len(data), hi))
+			return nil
+		}
+		w.copyHash.Write(data[lo:hi])
+	}
+	if cr.chunkEnd {
+		ok, sum := w.copyHash.matches(src, i, w.copyScratch.hash)
+		w.copyScratch.hash = sum
+		if !ok {
+			w.fail(src.hashMismatch(i, sum))
+		}
+	}
+	return nil
 }
 
 // storesAsStored reports whether src's stored blocks are what the Writer
