@@ -229,8 +229,11 @@ type Writer struct {
 	// copy goes on while the workers decode, rather than wait for them.
 	checks     chan copiedChunk
 	dispatched chan struct{} // closed when dispatchChecks returns
-	// The placer's hash of the chunk whose blocks it places from the
-	// bytes read once (see hashCopied), and the scratch behind it.
+	// The runs of blocks read once go from the placer, once written, to
+	// a goroutine that hashes them in order (hashCopied); copyHash is the
+	// hash of the chunk whose blocks it hashes, in copyScratch's hashers.
+	hashq       chan *job
+	hashed      chan struct{} // closed when hashCopied is through
 	copyHash    *chunkHasher
 	copyScratch *scratch
 	runPool     sync.Pool // *[]byte of runCap: copiedRun's buffers
@@ -775,7 +778,16 @@ func (w *Writer) placer() {
 			err = w.place(j)
 			placed = err == nil
 		}
-		w.putBufs(j)
+		if placed && j.copied != nil {
+			// Its bytes are hashed, then its buffers returned.
+			if w.hashq == nil {
+				w.hashq, w.hashed = make(chan *job, hashQueue), make(chan struct{})
+				go w.hashCopied()
+			}
+			w.hashq <- j
+		} else {
+			w.putBufs(j)
+		}
 		if err != nil {
 			w.fail(err)
 		}
@@ -800,9 +812,9 @@ func (w *Writer) placer() {
 	if w.opts.Progress != nil && progress > 0 {
 		w.opts.Progress(progress)
 	}
-	if w.copyScratch != nil {
-		putScratch(w.copyScratch)
-		w.copyScratch, w.copyHash = nil, nil
+	if w.hashq != nil {
+		close(w.hashq)
+		<-w.hashed
 	}
 }
 
@@ -1375,12 +1387,10 @@ func (w *Writer) readCopied(j *job) error {
 }
 
 // placeCopied, on the placer, writes the stored bytes of j's run and
-// records their entries, then adds their decoded bytes to the chunk's
-// hash, in order, and compares the hash with the chunk meta's after the
-// chunk's last block: damage fails the Writer with a *DamagedChunkError.
+// records their entries; hashCopied then hashes the decoded ones.
 func (w *Writer) placeCopied(j *job) error {
 	cr := j.copied
-	src, i := cr.src, cr.chunk
+	src := cr.src
 	// One write when the run fits in the partition, as it does but for
 	// partitioned containers; otherwise a block at a time, each after
 	// room, which may start the next partition.
@@ -1420,6 +1430,35 @@ func (w *Writer) placeCopied(j *job) error {
 		}
 		off += padded
 	}
+	return nil
+}
+
+// hashQueue is how many runs of blocks read once may wait, written, for
+// hashCopied.
+const hashQueue = 4
+
+// hashCopied adds the decoded bytes of the runs of blocks read once to
+// their chunk's hash, in the order they were placed, and compares the hash
+// with the chunk meta's after the chunk's last block: damage fails the
+// Writer with a *DamagedChunkError. It returns each run's buffers.
+func (w *Writer) hashCopied() {
+	defer close(w.hashed)
+	for j := range w.hashq {
+		if w.firstErr() == nil {
+			w.hashRun(j.copied)
+		}
+		w.putBufs(j)
+	}
+	if w.copyScratch != nil {
+		putScratch(w.copyScratch)
+		w.copyScratch, w.copyHash = nil, nil
+	}
+}
+
+// hashRun adds cr's decoded blocks to the hash of its chunk (see
+// hashCopied).
+func (w *Writer) hashRun(cr *copiedRun) {
+	src, i := cr.src, cr.chunk
 	if cr.chunkStart {
 		if w.copyScratch == nil {
 			w.copyScratch = getScratch()
@@ -1436,7 +1475,7 @@ func (w *Writer) placeCopied(j *job) error {
 		if hi > uint64(len(data)) {
 			w.fail(errorf(src.file, fmt.Sprintf("compression block %d of %s", k, src.chunkStruct(i)), src.blockEntryOffset(k), ErrCorrupt,
 				"holds %d bytes, the chunk needs %d from it", len(data), hi))
-			return nil
+			return
 		}
 		w.copyHash.Write(data[lo:hi])
 	}
@@ -1447,7 +1486,6 @@ func (w *Writer) placeCopied(j *job) error {
 			w.fail(src.hashMismatch(i, sum))
 		}
 	}
-	return nil
 }
 
 // storesAsStored reports whether src's stored blocks are what the Writer
