@@ -162,6 +162,9 @@ func sameChunks(t *testing.T, src *iostore.Container, out string, key *ue.Key, r
 		if g.Size != ch.Size || g.Meta.Hash != ch.Meta.Hash {
 			t.Errorf("chunk %v: size %d, want %d, or hash differs", ch.ID, g.Size, ch.Size)
 		}
+		if g.Meta.Flags != ch.Meta.Flags {
+			t.Errorf("chunk %v: meta flags %v, want %v", ch.ID, g.Meta.Flags, ch.Meta.Flags)
+		}
 		for k := 0; k < ch.NumBlocks; k++ {
 			a, err1 := src.ReadStoredBlock(ch.FirstBlock + k)
 			b, err2 := got.ReadStoredBlock(g.FirstBlock + k)

@@ -1000,6 +1000,13 @@ func (w *Writer) submit(j *job) {
 	w.work <- j
 }
 
+// submitCopied sends a run of blocks read once (see readCopied) down the
+// pipeline: to a worker to read and decode and to the placer.
+func (w *Writer) submitCopied(cr *copiedRun) {
+	w.submit(&job{copied: cr, usize: uint32(cr.usize)})
+	w.pending += cr.n - 1 // submit counted one block
+}
+
 // submitRun sends a run of blocks to copy to the placer.
 func (w *Writer) submitRun(j *job) {
 	j.first, w.chunkStart = w.chunkStart, false
@@ -1245,7 +1252,7 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 				continue
 			}
 			if pendingRun != nil {
-				w.submit(&job{copied: pendingRun, usize: uint32(pendingRun.usize)})
+				w.submitCopied(pendingRun)
 			}
 			pendingRun = &copiedRun{src: src, chunk: i, first: k, n: 1, p: p, off: off, stored: int(padded), usize: int(b.UncompressedSize),
 				methods: methods, chunkStart: k == sc.FirstBlock}
@@ -1295,7 +1302,7 @@ func (w *Writer) CopyChunk(src *Container, i int, path string) error {
 	}
 	if pendingRun != nil {
 		pendingRun.chunkEnd = true
-		w.submit(&job{copied: pendingRun, usize: uint32(pendingRun.usize)})
+		w.submitCopied(pendingRun)
 	}
 	if c.size != sc.Size {
 		w.fail(errors.New("a copied chunk's size disagrees with its blocks"))
