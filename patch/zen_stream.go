@@ -9,6 +9,7 @@ import (
 
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ufile"
 )
 
 // streamedZen is a loose zen package target patched without holding the
@@ -38,20 +39,16 @@ func applyZenStreamed(t *Target, dir string, tf *targetFiles, opt Options) (*str
 	if t.guidPos != nil {
 		return nil, nil // applyZenTarget refuses it
 	}
-	st, err := os.Stat(in)
-	if err != nil || !st.Mode().IsRegular() || st.Size() < threshold {
-		return nil, nil
+	p, f := ufile.OpenZenStream(in, threshold)
+	if p == nil {
+		return nil, nil // small, not a zen package, or not streamable: decoded whole
 	}
-	f, err := os.Open(in)
-	if err != nil {
-		return nil, nil
-	}
-	size := st.Size()
-	p, err := zen.DecodePackageStream(in, f, size, nil)
+	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil // not a zen package, or not streamable: decoded whole
+		return nil, err
 	}
+	size := st.Size()
 	so, err := patchZenStreamed(t, dir, in, out, f, size, p, opt)
 	if err != nil {
 		f.Close()

@@ -134,3 +134,39 @@ func TestOpenUsesCookedAsset(t *testing.T) {
 		t.Errorf("cooked asset uses %v", u)
 	}
 }
+
+// TestOpenZenStream opens every zen package file of the corpus as a
+// stream when it is large enough, and nothing else: a smaller size
+// threshold than the file, a cooked asset, a container.
+func TestOpenZenStream(t *testing.T) {
+	zens, _ := filepath.Glob(filepath.Join(corpus.Dir(t), "other", "*", "*.uzenasset"))
+	if len(zens) == 0 {
+		t.Fatal("no .uzenasset in the corpus")
+	}
+	for _, path := range zens {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, f := ufile.OpenZenStream(path, st.Size())
+		if p == nil || f == nil {
+			t.Fatalf("%s: not opened as a stream", path)
+		}
+		if !p.Streamed() || len(p.Exports) == 0 {
+			t.Errorf("%s: package streamed %v with %d exports", path, p.Streamed(), len(p.Exports))
+		}
+		f.Close()
+		if p, f := ufile.OpenZenStream(path, st.Size()+1); p != nil || f != nil {
+			t.Errorf("%s: opened below the threshold", path)
+		}
+	}
+	for _, path := range []string{
+		corpus.Path(t, "other/ue5_cooked_pairs/UE5.6_SM_Cube.uasset"),
+		corpus.Path(t, "iostore/cue4parse_ue5_8/Tagged/global.utoc"),
+		filepath.Join(t.TempDir(), "missing.uzenasset"),
+	} {
+		if p, f := ufile.OpenZenStream(path, 0); p != nil || f != nil {
+			t.Errorf("%s: opened as a zen package stream", path)
+		}
+	}
+}

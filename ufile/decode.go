@@ -3,6 +3,8 @@ package ufile
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -127,4 +129,33 @@ func (f *File) notKind(want Kind) error {
 		return f.err
 	}
 	return &KindError{Path: f.Path, Kind: f.Kind, Want: want}
+}
+
+// OpenZenStream opens the zen package file path to be read in ranges
+// (zen.DecodePackageStream) when it is a regular file of at least min bytes
+// that decodes so: it returns the package and the open file the package
+// reads its exports' data from (close it when done with the package). For
+// anything else — a smaller file, another kind of file, a package that
+// cannot be streamed, a file that cannot be read — it returns nil, nil and
+// leaves nothing open: the caller reads the file whole, which reports any
+// error.
+func OpenZenStream(path string, min int64) (*zen.Package, *os.File) {
+	if strings.EqualFold(filepath.Ext(path), ".utoc") {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < min {
+		f.Close()
+		return nil, nil
+	}
+	p, err := zen.DecodePackageStream(path, f, st.Size(), nil)
+	if err != nil {
+		f.Close()
+		return nil, nil
+	}
+	return p, f
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
@@ -63,7 +62,11 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 	}
 	// A large zen package file is read in ranges, not whole (the file
 	// recogniser reads a zen package whole).
-	bigZen := isLargeZenFile(in)
+	p0, x0 := ufile.OpenZenStream(in, convert.StreamThreshold)
+	bigZen := p0 != nil
+	if x0 != nil {
+		x0.Close()
+	}
 	var f *ufile.File
 	if bigZen {
 		f = &ufile.File{Path: in, Kind: ufile.ZenPackage}
@@ -122,18 +125,11 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 			return usagef("convert", "--package is for a container input; %s is one package", in)
 		}
 		if bigZen {
-			x, err := os.Open(in)
-			if err != nil {
-				return err
+			var x *os.File
+			if p, x = ufile.OpenZenStream(in, convert.StreamThreshold); p == nil {
+				return fmt.Errorf("%s: the package changed while it was being converted", in)
 			}
 			defer x.Close()
-			st, err := x.Stat()
-			if err != nil {
-				return err
-			}
-			if p, err = zen.DecodePackageStream(in, x, st.Size(), nil); err != nil {
-				return err
-			}
 		} else if p, err = zen.DecodePackage(in, f.Data, nil); err != nil {
 			return err
 		}
@@ -258,25 +254,4 @@ func convertToLegacy(s streams, in, out string, engine zen.Engine, li legacyInpu
 	}
 	_, err = fmt.Fprintln(s.out, doc.summary())
 	return err
-}
-
-// isLargeZenFile reports whether in is a regular file of
-// convert.StreamThreshold bytes or more whose header decodes as a zen
-// package that can be streamed: convert then reads its export data in
-// ranges rather than whole.
-func isLargeZenFile(in string) bool {
-	if strings.EqualFold(filepath.Ext(in), ".utoc") {
-		return false
-	}
-	f, err := os.Open(in)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < convert.StreamThreshold {
-		return false
-	}
-	_, err = zen.DecodePackageStream(in, f, st.Size(), nil)
-	return err == nil
 }
