@@ -170,12 +170,21 @@ func TestToZenUE58Fixtures(t *testing.T) {
 	if len(paks) == 0 {
 		t.Fatal("no legacy paks of the UE 5.8 fixture project")
 	}
+	checkToZenFixtures(t, paks, filepath.Join(dir, "iostore/cue4parse_ue5_8"), nil)
+}
+
+// checkToZenFixtures converts every cooked asset of a fixture project's
+// legacy paks (in LegacyPak/KIND/METHOD/) with opts and compares each
+// with the package chunk, and its .ubulk with the bulk chunk, of every
+// readable container in iostore/KIND/*/. It returns the number of
+// packages compared and found byte-identical.
+func checkToZenFixtures(t *testing.T, paks []string, iostoreDir string, opts *Options) (compared, identical int) {
 	kinds := map[string]bool{}
 	bulks := 0
 	for _, pk := range paks {
 		kind := filepath.Base(filepath.Dir(filepath.Dir(pk))) // Tagged, Unversioned
 		kinds[kind] = true
-		containers, _ := filepath.Glob(filepath.Join(dir, "iostore/cue4parse_ue5_8", kind, "*/*.utoc"))
+		containers, _ := filepath.Glob(filepath.Join(iostoreDir, kind, "*/*.utoc"))
 		var cts []*iostore.Container
 		var ctNames []string
 		for _, c := range containers {
@@ -218,12 +227,12 @@ func TestToZenUE58Fixtures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := ToZen(a, nil)
+				p, err := ToZen(a, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				got := checkOutput(t, p)
-				compared := 0
+				against := 0
 				for k, ct := range cts {
 					i, ok := ct.PackageChunk(zen.PackageIDFromName(a.Summary.PackageName))
 					if !ok {
@@ -236,9 +245,12 @@ func TestToZenUE58Fixtures(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					against++
 					compared++
 					if !bytes.Equal(got, want) {
 						t.Errorf("against %s: %s", ctNames[k], firstDiff(got, want))
+					} else {
+						identical++
 					}
 					// The bulk data file is the package's bulk chunk as it is.
 					if bulk, err := r.ReadFile(strings.TrimSuffix(f.Path, ext) + ".ubulk"); err == nil {
@@ -257,7 +269,7 @@ func TestToZenUE58Fixtures(t *testing.T) {
 						bulks++
 					}
 				}
-				if compared == 0 {
+				if against == 0 {
 					t.Fatal("no container of this kind could be read")
 				}
 			})
@@ -271,5 +283,71 @@ func TestToZenUE58Fixtures(t *testing.T) {
 	}
 	if !kinds["Tagged"] || !kinds["Unversioned"] {
 		t.Errorf("fixture kinds %v: want Tagged and Unversioned", kinds)
+	}
+	return compared, identical
+}
+
+// TestToZenUnversionedUE60 converts the unversioned cooked assets of the
+// UE 5.8 fixture project for UE 6.0. A 6.0 cook writes the versions and
+// tables of 5.8 (checked against the engine's 6.0 output of the same
+// project by TestEngineFixturesToZen), so an unversioned asset of that
+// layout fits 6.0 as well as 5.8: asking for 6.0 must convert, to the zen
+// package 5.8 makes (6.0 packages have the 5.8 layout), and asking for
+// nothing must still pick that package.
+func TestToZenUnversionedUE60(t *testing.T) {
+	paks, _ := filepath.Glob(filepath.Join(corpus.Dir(t), "pak/cue4parse_ue5_8/LegacyPak/Unversioned/*/*.pak"))
+	n := 0
+	for _, pk := range paks {
+		r, err := pak.Open(pk, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for _, f := range r.Files {
+			ext := path.Ext(f.Path)
+			if ext != ".uasset" && ext != ".umap" {
+				continue
+			}
+			if m := r.Footer.MethodName(f.Method); f.Method != 0 && !pak.CanDecode(m) {
+				continue
+			}
+			n++
+			t.Run(filepath.Base(pk)+"/"+path.Base(f.Path), func(t *testing.T) {
+				h, err := f.ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, err := r.ReadFile(strings.TrimSuffix(f.Path, ext) + ".uexp")
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := uasset.Decode(f.Path, h, x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !a.Summary.Unversioned() || !a.ReleaseDetected || a.Release != (uasset.Release{Major: 5, Minor: 8}) {
+					t.Fatalf("unversioned %v, release %v (detected %v): want an unversioned asset detected as 5.8", a.Summary.Unversioned(), a.Release, a.ReleaseDetected)
+				}
+				if last := a.Fitting[len(a.Fitting)-1]; last != (uasset.Release{Major: 6}) {
+					t.Errorf("fits %v: want 6.0 last", a.Fitting)
+				}
+				var want []byte
+				for _, e := range []zen.Engine{zen.Engine58, {Major: 6}, {}} {
+					p, err := ToZen(a, &Options{Engine: e})
+					if err != nil {
+						t.Fatalf("for %q: %v", e, err)
+					}
+					got := checkOutput(t, p)
+					if want == nil {
+						want = got
+					} else if !bytes.Equal(got, want) {
+						t.Errorf("for %q: %s", e, firstDiff(got, want))
+					}
+				}
+			})
+		}
+	}
+	if n == 0 {
+		t.Fatal("no unversioned cooked assets of the UE 5.8 fixture project")
 	}
 }

@@ -21,7 +21,8 @@
 // which engine release made such a file; without it Decode tries every
 // release with the file's LegacyFileVersion, newest first, and keeps the
 // first whose layout fits tightly (Package.Fitting lists every release
-// that fits: cooked 4.16–4.27 files look alike, as do 5.2–5.5 files).
+// that fits: cooked 4.16–4.27 files look alike, as do 5.2–5.5 files,
+// and UE 6.0 cooks are 5.8's to the byte).
 //
 // (*Package).Encode writes the header and the export data back. An
 // unchanged decoded Package encodes byte for byte; after a change it

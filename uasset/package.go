@@ -27,13 +27,14 @@ type Package struct {
 	// file's own, or the release's for an unversioned file.
 	Version FileVersion
 	// Release is the engine release: from Options, detected for an
-	// unversioned file (the newest release whose layout fits), or the
-	// newest release writing Version.
+	// unversioned file (the newest release up to 5.8 whose layout fits),
+	// or the newest release up to 5.8 writing Version (a UE 6.0 cook
+	// writes the versions and layout of 5.8: only Options names 6.0).
 	Release Release
 	// ReleaseDetected is true when Release was chosen by looking at the
 	// layout of an unversioned file. Several releases may share a layout:
 	// Fitting lists every release whose layout fits, oldest first (only
-	// for a detected release).
+	// for a detected release; 6.0 follows 5.8, whose layout it writes).
 	ReleaseDetected bool
 	Fitting         []Release
 
@@ -281,6 +282,7 @@ func decode(name string, uasset, uexp []byte, lz *lazyArea, opts *Options) (*Pac
 					}
 				}
 				slices.Reverse(p.Fitting)
+				p.Fitting = append(p.Fitting, undetected(p.Fitting)...)
 			}
 			return p, nil
 		}
@@ -299,6 +301,32 @@ func decode(name string, uasset, uexp []byte, lz *lazyArea, opts *Options) (*Pac
 				cands[len(cands)-1].Release, cands[0].Release, cands[0].Release, why), Err: errors.Join(ErrUnsupportedVersion, first)}
 	}
 	return nil, first
+}
+
+// detectedLast is the newest release detection picks: the releases after
+// it write the layout of one before (UE 6.0 cooks record the versions
+// and tables of 5.8), so a file never tells them apart.
+var detectedLast = Release{5, 8}
+
+// newer reports whether release a is after b.
+func newer(a, b Release) bool { return a.Major > b.Major || a.Major == b.Major && a.Minor > b.Minor }
+
+// undetected returns the releases after detectedLast whose layout is that
+// of a release in fits, oldest first: they fit the file as well.
+func undetected(fits []Release) []Release {
+	var out []Release
+	for _, ri := range releases {
+		if !newer(ri.Release, detectedLast) {
+			continue
+		}
+		for _, f := range fits {
+			if fi, ok := releaseVersions(f); ok && fi.FileVersion == ri.FileVersion && fi.Legacy == ri.Legacy && fi.importPackageName == ri.importPackageName {
+				out = append(out, ri.Release)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // candidates lists the layouts to try, best first.
@@ -326,8 +354,8 @@ func candidates(s *Summary, hint Release) ([]releaseInfo, error) {
 	var out []releaseInfo
 	for i := len(releases) - 1; i >= 0; i-- {
 		ri := releases[i]
-		if ri.Release == (Release{6, 0}) || ri.Legacy != s.LegacyFileVersion {
-			continue // 6.0 only by hint: the corpus has no file of it
+		if newer(ri.Release, detectedLast) || ri.Legacy != s.LegacyFileVersion {
+			continue // by hint only, or as a twin of the layout detected (undetected)
 		}
 		if s.Unversioned() || ri.FileVersion == fv {
 			out = append(out, ri)
