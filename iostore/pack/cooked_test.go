@@ -23,7 +23,13 @@ import (
 // new folder.
 func extractPak(t *testing.T, rel string) string {
 	t.Helper()
-	r, err := pak.Open(corpus.Path(t, rel), nil)
+	return extractPakFile(t, corpus.Path(t, rel))
+}
+
+// extractPakFile extracts every file of the pak at path into a new folder.
+func extractPakFile(t *testing.T, path string) string {
+	t.Helper()
+	r, err := pak.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +242,22 @@ func allExports(n int) []int {
 // (package and bulk data) byte for byte, and every store entry field for
 // field.
 func TestPackCookedUE58(t *testing.T) {
-	engineCt, err := iostore.Open(corpus.Path(t, "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"), nil)
+	var paks []string
+	for _, rel := range []string{
+		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Zlib/CUE4ParseFixtures-Legacy-Tagged-Zlib.pak",
+		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak",
+	} {
+		paks = append(paks, corpus.Path(t, rel))
+	}
+	checkPackCooked(t, corpus.Path(t, "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"), paks, zen.Engine58)
+}
+
+// checkPackCooked packs the cooked assets of each legacy pak for e and
+// compares the container with the engine's container engineUtoc: every
+// chunk byte for byte, every store entry field for field. It returns the
+// number of chunks and store entries found identical.
+func checkPackCooked(t *testing.T, engineUtoc string, paks []string, e zen.Engine) (sameChunks, sameEntries int) {
+	engineCt, err := iostore.Open(engineUtoc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,19 +266,15 @@ func TestPackCookedUE58(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e58 := zen.Engine{Major: 5, Minor: 8}
-	for _, rel := range []string{
-		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Zlib/CUE4ParseFixtures-Legacy-Tagged-Zlib.pak",
-		"pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak",
-	} {
-		t.Run(filepath.Base(rel), func(t *testing.T) {
-			dir := extractPak(t, rel)
-			plan, err := pack.Scan(dir, pack.TocVersionFor(e58))
+	for _, pk := range paks {
+		t.Run(filepath.Base(pk), func(t *testing.T) {
+			dir := extractPakFile(t, pk)
+			plan, err := pack.Scan(dir, pack.TocVersionFor(e))
 			if err != nil {
 				t.Fatal(err)
 			}
 			utoc := filepath.Join(t.TempDir(), "Fixtures_P.utoc")
-			res, err := pack.Pack(plan, utoc, &pack.Options{Engine: e58, Jobs: 2})
+			res, err := pack.Pack(plan, utoc, &pack.Options{Engine: e, Jobs: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,6 +316,8 @@ func TestPackCookedUE58(t *testing.T) {
 				}
 				if !bytes.Equal(got, want) {
 					t.Errorf("%s: chunk %v is %d bytes, differing from the engine's %d", ch.Path, ch.ID, len(got), len(want))
+				} else {
+					sameChunks++
 				}
 				chunks++
 			}
@@ -319,8 +338,11 @@ func TestPackCookedUE58(t *testing.T) {
 				wj, _ := json.Marshal(want)
 				if string(gj) != string(wj) {
 					t.Errorf("store entry\n got %s\nwant %s", gj, wj)
+				} else {
+					sameEntries++
 				}
 			}
 		})
 	}
+	return sameChunks, sameEntries
 }
