@@ -45,7 +45,14 @@ func isHeader(name string) bool {
 // with its .uexp.
 func readPak(tb testing.TB, rel string) []pakAsset {
 	tb.Helper()
-	r, err := pak.Open(corpus.Path(tb, rel), nil)
+	return readPakFile(tb, corpus.Path(tb, rel), rel)
+}
+
+// readPakFile returns every header file of the pak at path with its
+// .uexp, named rel in errors and asset names.
+func readPakFile(tb testing.TB, path, rel string) []pakAsset {
+	tb.Helper()
+	r, err := pak.Open(path, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -102,11 +109,18 @@ func everyExport(n int) []int {
 // container. edit, when not nil, changes each package first.
 func zenDocuments(tb testing.TB, edit func(*zen.Package)) map[string]*report.Properties {
 	tb.Helper()
-	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
+	return zenDocumentsAt(tb, corpus.Path(tb, taggedGlobal), corpus.Path(tb, taggedContainer), edit)
+}
+
+// zenDocumentsAt is zenDocuments for the tagged container at path, its
+// script imports named by the global container at global.
+func zenDocumentsAt(tb testing.TB, global, path string, edit func(*zen.Package)) map[string]*report.Properties {
+	tb.Helper()
+	script, err := iostore.LoadScriptObjects(global, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c, err := iostore.Open(corpus.Path(tb, taggedContainer), nil)
+	c, err := iostore.Open(path, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -57,7 +57,14 @@ func fixtureMappings(tb testing.TB) map[string]*usmap.Mappings {
 // container as `unrmod props --json --mappings` does.
 func unversionedZenDocuments(tb testing.TB, file string, m *usmap.Mappings) (map[string]*report.Properties, map[string]func(string) error) {
 	tb.Helper()
-	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
+	return unversionedZenDocumentsAt(tb, corpus.Path(tb, taggedGlobal), file, m)
+}
+
+// unversionedZenDocumentsAt is unversionedZenDocuments with the script
+// imports named by the global container at global.
+func unversionedZenDocumentsAt(tb testing.TB, global, file string, m *usmap.Mappings) (map[string]*report.Properties, map[string]func(string) error) {
+	tb.Helper()
+	script, err := iostore.LoadScriptObjects(global, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -186,9 +193,8 @@ func exportJSON(tb testing.TB, e report.ExportProperties) string {
 // the unversioned one: equal documents, or an export whose class (or a
 // struct it holds) is missing from the mappings. No export may be refused
 // for a native struct or a Text: unrmod reads every one the fixtures hold.
-func compareDocuments(t *testing.T, name string, tagged, unversioned map[string]*report.Properties, decode map[string]func(string) error) {
+func compareDocuments(t *testing.T, name string, tagged, unversioned map[string]*report.Properties, decode map[string]func(string) error) (same, missing int) {
 	t.Helper()
-	same, missing := 0, 0
 	reasons := map[string]int{}
 	for pkg, got := range unversioned {
 		want, ok := tagged[pkg]
@@ -226,6 +232,7 @@ func compareDocuments(t *testing.T, name string, tagged, unversioned map[string]
 	if same == 0 {
 		t.Errorf("%s: no export reads the same", name)
 	}
+	return same, missing
 }
 
 // TestUnversionedContainersMatchTagged reads every package of the fixture
