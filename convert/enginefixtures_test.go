@@ -48,7 +48,7 @@ func TestEngineFixturesToZen(t *testing.T) {
 		}
 	}
 	compared, identical := checkToZenFixtures(t, paks, filepath.Join(f.Dir, "IoStore"), &Options{Engine: e})
-	t.Logf("UE %s: %d of %d conversions byte-identical to the engine's package chunk", e, identical, compared)
+	t.Logf("UE %s: %d of %d comparisons of a conversion with the engine's package chunk byte-identical", e, identical, compared)
 	if compared == 0 {
 		t.Error("nothing compared")
 	}
