@@ -510,6 +510,11 @@ func (b *legacyBuilder) classes4(script *zen.ScriptObjects, n4 *names4) error {
 		}
 		var fit []cand
 		for _, c := range cands {
+			if !li.script && c.name == "Class" && c.pkg == coreUObject {
+				// A package's objects are never native classes: its classes
+				// are generated ones (BlueprintGeneratedClass, …).
+				continue
+			}
 			if k := key(c.name, i); lo <= k && k <= hi {
 				fit = append(fit, c)
 			}
