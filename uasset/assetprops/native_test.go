@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/report"
@@ -226,10 +227,6 @@ func (nc *nativeCheck) field(path, typ string, a, b props.Value, ao, as, bo, bs 
 func TestUnversionedNativeStructsMatchTags(t *testing.T) {
 	tagged := taggedExports(t)
 	m := fixtureMappings(t)["CUE4ParseFixtures-Zstandard.usmap"]
-	script, err := iostore.LoadScriptObjects(corpus.Path(t, taggedGlobal), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	check := func(nc *nativeCheck, path string, l *props.List) {
 		g, ok := tagged[path]
 		if !ok {
@@ -241,29 +238,10 @@ func TestUnversionedNativeStructsMatchTags(t *testing.T) {
 	}
 	for _, file := range corpusGlob(t, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc") {
 		nc := &nativeCheck{t: t, found: map[string]int{}}
-		c, err := iostore.Open(file, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := c.Resolver(script)
-		for i, ch := range c.Chunks() {
-			if ch.Type != iostore.ChunkExportBundleData {
-				continue
-			}
-			p, err := c.ReadPackage(i, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range p.Exports {
-				x, err := zenprops.DecodeExportWith(p, r, j, m)
-				if err != nil {
-					continue
-				}
-				nc.where, nc.u = filepath.Base(file)+": "+p.ExportPath(j), p.Exports[j].Data
-				check(nc, p.ExportPath(j), x.Properties)
-			}
-		}
-		c.Close()
+		eachUnversionedExport(t, file, m, func(p *zen.Package, j int, x *props.Export) {
+			nc.where, nc.u = filepath.Base(file)+": "+p.ExportPath(j), p.Exports[j].Data
+			check(nc, p.ExportPath(j), x.Properties)
+		})
 		for name, required := range nativeStructs {
 			if required && nc.found[name] == 0 {
 				t.Errorf("%s: no %s read", filepath.Base(file), name)

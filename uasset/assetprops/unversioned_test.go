@@ -12,6 +12,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/iostore/zen/zenprops"
 	"github.com/unrmod/unrmod/props"
 	"github.com/unrmod/unrmod/report"
@@ -289,37 +290,44 @@ func TestUnversionedPakMatchesTagged(t *testing.T) {
 // Context, and how many exports were read.
 func unversionedExports(tb testing.TB, m *usmap.Mappings) []*props.Export {
 	tb.Helper()
+	var out []*props.Export
+	for _, file := range corpusGlob(tb, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc") {
+		eachUnversionedExport(tb, file, m, func(p *zen.Package, j int, x *props.Export) {
+			x.Rest = p.Exports[j].Data // the whole data, for the callers
+			out = append(out, x)
+		})
+	}
+	return out
+}
+
+// eachUnversionedExport calls f with every export of the unversioned
+// container file that reads as properties with m.
+func eachUnversionedExport(tb testing.TB, file string, m *usmap.Mappings, f func(p *zen.Package, j int, x *props.Export)) {
+	tb.Helper()
 	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var out []*props.Export
-	for _, file := range corpusGlob(tb, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc") {
-		c, err := iostore.Open(file, nil)
+	c, err := iostore.Open(file, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close()
+	r := c.Resolver(script)
+	for i, ch := range c.Chunks() {
+		if ch.Type != iostore.ChunkExportBundleData {
+			continue
+		}
+		p, err := c.ReadPackage(i, nil)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		r := c.Resolver(script)
-		for i, ch := range c.Chunks() {
-			if ch.Type != iostore.ChunkExportBundleData {
-				continue
-			}
-			p, err := c.ReadPackage(i, nil)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			for j := range p.Exports {
-				x, err := zenprops.DecodeExportWith(p, r, j, m)
-				if err != nil {
-					continue
-				}
-				x.Rest = p.Exports[j].Data // the whole data, for the callers
-				out = append(out, x)
+		for j := range p.Exports {
+			if x, err := zenprops.DecodeExportWith(p, r, j, m); err == nil {
+				f(p, j, x)
 			}
 		}
-		c.Close()
 	}
-	return out
 }
 
 // TestUnversionedReencode checks that every export of the unversioned
