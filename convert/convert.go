@@ -52,10 +52,24 @@ type Options struct {
 	// engine writes for base-game packages, rather than bundle 0, the one
 	// bundle a package packed in the same run gets.
 	ImportsFromBaseGame bool
+
+	// fromBundle, when set, gives the bundle the arcs from a package's
+	// export bundles name (EncodeLegacyChecked: the one the original
+	// package's arcs from it name), overriding ImportsFromBaseGame.
+	fromBundle map[zen.PackageID]int32
 }
 
 // importedBundle is the export bundle of an imported package that 4.26/4.27
 // arcs start from.
+// importedBundleOf is the bundle the arcs from package id's bundles name
+// when id is not converted with this package.
+func (o Options) importedBundleOf(id zen.PackageID) int32 {
+	if b, ok := o.fromBundle[id]; ok {
+		return b
+	}
+	return o.importedBundle()
+}
+
 func (o Options) importedBundle() int32 {
 	if o.ImportsFromBaseGame {
 		return -1

@@ -183,7 +183,10 @@ func sameAsset(a, b zen.Engine) bool {
 
 // legacyBuilder holds the conversion of one package.
 type legacyBuilder struct {
-	pkg    *zen.Package
+	pkg *zen.Package
+	// split is the 4.26/4.27 package as the packer split it, when pkg is
+	// it with its bundles merged.
+	split  *zen.Package
 	file   string
 	name   string
 	src    ImportSource
@@ -961,7 +964,9 @@ func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []by
 	if err != nil {
 		return nil, nil, err
 	}
-	want, err := pkg.Encode()
+	// A package the packer split converts back with its bundles
+	// merged (MergeBundles); everything else is compared as it is.
+	want, err := MergeBundles(pkg).Encode()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -981,6 +986,18 @@ func legacyBackOptions(a *uasset.Package, pkg *zen.Package) *Options {
 			// 4.26/4.27: the packer wrote the arcs of packages not packed
 			// with this one from bundle −1.
 			zo.ImportsFromBaseGame = zo.ImportsFromBaseGame || arc.From == -1
+		}
+	}
+	if len(pkg.Bundles) > 1 {
+		// A package the packer split was packed with some of the packages
+		// it depends on (bundle 0 once merged) and maybe not with others
+		// (bundle −1): which is the run's, not the asset's, so each
+		// package's from-bundle is taken from the merged package.
+		zo.fromBundle = map[zen.PackageID]int32{}
+		for _, g := range MergeBundles(pkg).Graph {
+			if len(g.Arcs) > 0 {
+				zo.fromBundle[g.Package] = g.Arcs[0].From
+			}
 		}
 	}
 	return zo

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -29,11 +30,29 @@ func toLegacyUE4(pkg *zen.Package, o LegacyOptions, file, name string) (*uasset.
 	if uint64(pkg.PackageFlags)&uint64(uasset.PkgFilterEditorOnly) == 0 {
 		return nil, errorf(file, "package summary", ErrNotCooked, "package flags 0x%08X lack PKG_FilterEditorOnly", uint32(pkg.PackageFlags))
 	}
-	if len(pkg.Bundles) != 1 {
-		return nil, errorf(file, "export bundles", ErrNotConvertible,
-			"%d export bundles: a package the packer split (an import cycle with packages packed with it) cannot be given back as one asset whose conversion gives the same bundles", len(pkg.Bundles))
+	if len(pkg.Bundles) == 0 {
+		return nil, errorf(file, "export bundles", ErrNotConvertible, "no export bundle: the package loads no export")
 	}
+	// A package the packer split (an import cycle with packages packed
+	// with it) is one asset: the split is the packer's, from the asset and
+	// the packages of its run. The asset is the merged package's.
+	next := uint32(0)
+	for i, bd := range pkg.Bundles {
+		if bd.FirstEntry != next || uint64(bd.FirstEntry)+uint64(bd.EntryCount) > uint64(len(pkg.BundleEntries)) {
+			return nil, errorf(file, fmt.Sprintf("export bundle %d", i), ErrNotConvertible,
+				"entries %d..%d do not follow the previous bundle's within the %d entries", bd.FirstEntry, uint64(bd.FirstEntry)+uint64(bd.EntryCount), len(pkg.BundleEntries))
+		}
+		next += bd.EntryCount
+	}
+	if int(next) != len(pkg.BundleEntries) {
+		return nil, errorf(file, "export bundles", ErrNotConvertible, "the bundles hold %d of the %d entries", next, len(pkg.BundleEntries))
+	}
+	split := pkg
+	pkg = MergeBundles(pkg)
 	b := &legacyBuilder{pkg: pkg, file: file, name: name, src: o.Imports, engine: engine}
+	if split != pkg {
+		b.split = split
+	}
 	n4 := newNames4(pkg.Names)
 	if err := b.imports4(n4, o.ContainerHeader); err != nil {
 		return nil, err
@@ -698,10 +717,20 @@ func (b *legacyBuilder) preload4(exports []legacyExport) ([]uasset.PackageIndex,
 		if got[g.Package] {
 			continue
 		}
+		// On export 0's Serialize, created before (the earliest of the
+		// package's nodes); for a package the packer split, on the first
+		// node of the bundle the arc went to, from the node the arc came
+		// from — Create in the package's first bundle, else Serialize.
+		e, kind := 0, 1
+		if b.split != nil {
+			if x, k, ok := splitArcNode(b.split, g.Package); ok {
+				e, kind = x, k
+			}
+		}
 		found := false
 		for i, x := range p.Imports {
 			if x.Kind() == zen.KindPackageImport && pkgOf(i) == g.Package {
-				add(0, 0, uasset.PackageIndex(-i-1))
+				add(e, kind, uasset.PackageIndex(-i-1))
 				found = true
 				break
 			}
@@ -723,4 +752,77 @@ func (b *legacyBuilder) preload4(exports []legacyExport) ([]uasset.PackageIndex,
 		}
 	}
 	return out, ranges, nil
+}
+
+// MergeBundles returns a 4.26/4.27 package as the packer would have
+// written it had it been packed without the packages it forms an import
+// cycle with (docs/convert.md §9.10): its export bundles merged into one
+// (their entries in order, which is the order BundleEntries holds), and
+// the graph data's arcs given that one bundle — every arc's to-bundle 0,
+// a from-bundle of a package of the run 0 (from −1, a package not in the
+// run, kept), each package's arcs unique and sorted by from, then to, as
+// the packer adds and sorts them. Everything else is shared with p. A
+// package of one bundle (or another layout) is returned as is.
+func MergeBundles(p *zen.Package) *zen.Package {
+	if p == nil || p.Layout != zen.LayoutUE4 || len(p.Bundles) < 2 {
+		return p
+	}
+	q := *p
+	n := uint32(0)
+	for _, b := range p.Bundles {
+		n += b.EntryCount
+	}
+	q.Bundles = []zen.ExportBundle{{SerialOffset: p.Bundles[0].SerialOffset, FirstEntry: p.Bundles[0].FirstEntry, EntryCount: n}}
+	q.Graph = make([]zen.GraphPackage, len(p.Graph))
+	for i, g := range p.Graph {
+		var arcs []zen.Arc
+		for _, a := range g.Arcs {
+			m := zen.Arc{From: min(a.From, 0), To: 0}
+			if !slices.Contains(arcs, m) {
+				arcs = append(arcs, m)
+			}
+		}
+		slices.SortFunc(arcs, func(x, y zen.Arc) int {
+			if c := cmp.Compare(x.From, y.From); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.To, y.To)
+		})
+		q.Graph[i] = zen.GraphPackage{Package: g.Package, Arcs: arcs}
+	}
+	return &q
+}
+
+// splitArcNode returns, for the first arc (by to-bundle) from package id
+// in the split package p's graph data, the export whose node opens the
+// bundle the arc goes to and the kind of dependency (0 sbs, 1 cbs, 2 sbc,
+// 3 cbc) that makes the packer draw it: from the other package's Create
+// when the arc comes from its first bundle (or −1), else from its
+// Serialize.
+func splitArcNode(p *zen.Package, id zen.PackageID) (export, kind int, ok bool) {
+	for _, g := range p.Graph {
+		if g.Package != id || len(g.Arcs) == 0 {
+			continue
+		}
+		a := g.Arcs[0]
+		for _, x := range g.Arcs[1:] {
+			if x.To < a.To {
+				a = x
+			}
+		}
+		if a.To < 0 || int(a.To) >= len(p.Bundles) {
+			return 0, 0, false
+		}
+		bd := p.Bundles[a.To]
+		if bd.EntryCount == 0 || int(bd.FirstEntry) >= len(p.BundleEntries) {
+			return 0, 0, false
+		}
+		en := p.BundleEntries[bd.FirstEntry]
+		from := 0
+		if a.From > 0 {
+			from = 1
+		}
+		return int(en.Export), [2][2]int{{3, 1}, {2, 0}}[from][en.Command&1], true
+	}
+	return 0, 0, false
 }

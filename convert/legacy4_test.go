@@ -285,9 +285,12 @@ func TestToLegacyUE427Refuses(t *testing.T) {
 			ErrUnresolvedImport, []string{"imported package 0x0000000000000000"}},
 		{"a header smaller than the tables", func(p *zen.Package) { p.CookedHeaderSize = 1000 }, LegacyOptions{Engine: engine427, Imports: scriptSource{so}},
 			ErrNotConvertible, []string{"more than the 1000"}},
-		{"two bundles", func(p *zen.Package) {
-			p.Bundles = append(p.Bundles, zen.ExportBundle{})
-		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrNotConvertible, []string{"2 export bundles"}},
+		{"a second bundle over the first's entries", func(p *zen.Package) {
+			p.Bundles = append(p.Bundles, zen.ExportBundle{FirstEntry: 0, EntryCount: 1})
+		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrNotConvertible, []string{"export bundle 1", "do not follow"}},
+		{"bundles missing entries", func(p *zen.Package) {
+			p.Bundles[0].EntryCount--
+		}, LegacyOptions{Engine: engine427, Imports: scriptSource{so}}, ErrNotConvertible, []string{"the bundles hold"}},
 		{"no release given", nil, LegacyOptions{Imports: scriptSource{so}}, ErrUnsupportedEngine, []string{"give the engine release"}},
 		{"5.3 release given", nil, LegacyOptions{Engine: zen.Engine{Major: 5, Minor: 3}, Imports: scriptSource{so}}, ErrUnsupportedEngine, []string{"layout"}},
 	} {

@@ -349,7 +349,7 @@ func setUE4(pkgs []*ue4Package, o Options) ([]Converted, error) {
 			addArc(pkgs[owner[w]].id, bundleOf[w])
 		}
 		for _, id := range baseGame[v] {
-			addArc(id, o.importedBundle())
+			addArc(id, o.importedBundleOf(id))
 		}
 		local := v - base[k]
 		p.BundleEntries = append(p.BundleEntries, zen.BundleEntry{Export: uint32(local / 2), Command: uint32(local % 2)})

@@ -173,7 +173,9 @@ func EncodeLegacyStreamChecked(a *uasset.Package, pkg *zen.Package) (header []by
 	if err != nil {
 		return nil, nil, err
 	}
-	want, err := pkg.EncodeStream()
+	// A package the packer split converts back with its bundles
+	// merged (MergeBundles); everything else is compared as it is.
+	want, err := MergeBundles(pkg).EncodeStream()
 	if err != nil {
 		return nil, nil, err
 	}
