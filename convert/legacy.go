@@ -943,7 +943,9 @@ func (b *legacyBuilder) scriptRanges(a *uasset.Package) error {
 // EncodeLegacyChecked encodes a, the asset ToLegacy made from pkg, and
 // checks it before anything is written: it decodes again
 // without problems, encodes to the same bytes, and converts back (ToZen)
-// into pkg's own bytes. It returns the .uasset/.umap and the .uexp.
+// into pkg's own bytes — for a 4.26/4.27 package the packer split into
+// several export bundles, into MergeBundles(pkg)'s, the one asset deciding
+// everything but the split. It returns the .uasset/.umap and the .uexp.
 func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []byte, err error) {
 	header, uexp, err = a.Encode()
 	if err != nil {

@@ -152,7 +152,8 @@ func EncodeStreamChecked(name string, p *zen.Package) (*zen.Stream, error) {
 // is a stream reading the exports' data from the package's source. The
 // checks are EncodeLegacyChecked's, streamed: the asset decodes again
 // (uasset.DecodeStream) without problems and converts back (ToZen) into
-// pkg's own bytes, compared a step at a time.
+// pkg's own bytes (a split 4.26/4.27 package's with its bundles merged),
+// compared a step at a time.
 func EncodeLegacyStreamChecked(a *uasset.Package, pkg *zen.Package) (header []byte, uexp *uasset.Stream, err error) {
 	header, uexp, err = a.EncodeStream()
 	if err != nil {
