@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,6 +51,45 @@ func TestToLegacyUE427SplitBundles(t *testing.T) {
 			}
 			hd, x, err := EncodeLegacyChecked(a, p)
 			if err != nil {
+				t.Fatal(err)
+			}
+			// What the merge does not cover is still compared: another
+			// byte of export data, or a package's arcs from both a packed
+			// bundle and −1, are refused.
+			for _, edit := range []struct {
+				name string
+				f    func(q *zen.Package)
+			}{
+				{"export data", func(q *zen.Package) { q.Exports[0].Data[len(q.Exports[0].Data)-5] ^= 1 }},
+				{"arcs from 0 and -1", func(q *zen.Package) {
+					for i, g := range q.Graph {
+						if g.Arcs[0].From >= 0 {
+							q.Graph[i].Arcs = append([]zen.Arc{{From: -1, To: g.Arcs[0].To}}, g.Arcs...)
+							return
+						}
+					}
+					t.Fatal("no arc from a packed package")
+				}},
+			} {
+				q, err := zen.DecodePackage(in[k].Asset.FileName, bytes.Clone(want), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				edit.f(q)
+				if _, _, err := EncodeLegacyChecked(a, q); !errors.Is(err, ErrNotConvertible) {
+					t.Errorf("%s changed: %v, want %v", edit.name, err, ErrNotConvertible)
+				}
+			}
+			// Streamed from the package's source, the same check.
+			ps, err := zen.DecodePackageStream(in[k].Asset.FileName, bytes.NewReader(want), int64(len(want)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			as, err := ToLegacy(ps, &LegacyOptions{Engine: engine427, Imports: runSource{so, out}, ContainerHeader: h, FileName: in[k].Asset.FileName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := EncodeLegacyStreamChecked(as, ps); err != nil {
 				t.Fatal(err)
 			}
 			back, err := uasset.Decode(a.FileName, hd, x, &uasset.Options{Release: a.Release})
