@@ -238,7 +238,7 @@ func TestUnversionedNativeStructsMatchTags(t *testing.T) {
 	}
 	for _, file := range corpusGlob(t, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc") {
 		nc := &nativeCheck{t: t, found: map[string]int{}}
-		eachUnversionedExport(t, file, m, func(p *zen.Package, j int, x *props.Export) {
+		eachExport(t, file, m, func(p *zen.Package, j int, x *props.Export) {
 			nc.where, nc.u = filepath.Base(file)+": "+p.ExportPath(j), p.Exports[j].Data
 			check(nc, p.ExportPath(j), x.Properties)
 		})

@@ -292,7 +292,7 @@ func unversionedExports(tb testing.TB, m *usmap.Mappings) []*props.Export {
 	tb.Helper()
 	var out []*props.Export
 	for _, file := range corpusGlob(tb, "iostore/cue4parse_ue5_8/Unversioned/*/*.utoc") {
-		eachUnversionedExport(tb, file, m, func(p *zen.Package, j int, x *props.Export) {
+		eachExport(tb, file, m, func(p *zen.Package, j int, x *props.Export) {
 			x.Rest = p.Exports[j].Data // the whole data, for the callers
 			out = append(out, x)
 		})
@@ -300,9 +300,9 @@ func unversionedExports(tb testing.TB, m *usmap.Mappings) []*props.Export {
 	return out
 }
 
-// eachUnversionedExport calls f with every export of the unversioned
-// container file that reads as properties with m.
-func eachUnversionedExport(tb testing.TB, file string, m *usmap.Mappings, f func(p *zen.Package, j int, x *props.Export)) {
+// eachExport calls f with every export of the container file that reads
+// as properties with m (nil: tagged properties).
+func eachExport(tb testing.TB, file string, m *usmap.Mappings, f func(p *zen.Package, j int, x *props.Export)) {
 	tb.Helper()
 	script, err := iostore.LoadScriptObjects(corpus.Path(tb, taggedGlobal), nil)
 	if err != nil {
@@ -370,8 +370,7 @@ func TestUnversionedReencode(t *testing.T) {
 // as properties; the tagged twins' decode is the baseline.
 func BenchmarkUnversionedDecode(b *testing.B) {
 	m := fixtureMappings(b)["CUE4ParseFixtures-Zstandard.usmap"]
-	xs := unversionedExports(b, m)
-	b.Run("unversioned", func(b *testing.B) {
+	run := func(b *testing.B, xs []*props.Export) {
 		n := 0
 		for _, x := range xs {
 			n += len(x.Rest)
@@ -390,50 +389,15 @@ func BenchmarkUnversionedDecode(b *testing.B) {
 				}
 			}
 		}
-	})
+	}
+	b.Run("unversioned", func(b *testing.B) { run(b, unversionedExports(b, m)) })
 	b.Run("tagged", func(b *testing.B) {
-		script, err := iostore.LoadScriptObjects(corpus.Path(b, taggedGlobal), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c, err := iostore.Open(corpus.Path(b, taggedContainer), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		r := c.Resolver(script)
 		var tagged []*props.Export
-		n := 0
-		for i, ch := range c.Chunks() {
-			if ch.Type != iostore.ChunkExportBundleData {
-				continue
-			}
-			p, err := c.ReadPackage(i, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for j := range p.Exports {
-				if x, err := zenprops.DecodeExport(p, r, j); err == nil {
-					x.Rest = p.Exports[j].Data
-					n += len(x.Rest)
-					tagged = append(tagged, x)
-				}
-			}
-		}
-		b.SetBytes(int64(n))
-		for b.Loop() {
-			for _, x := range tagged {
-				var err error
-				if x.Table != nil {
-					_, err = props.DecodeDataTable(x.Rest, x.Context)
-				} else {
-					_, err = props.Decode(x.Rest, x.Context)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
+		eachExport(b, corpus.Path(b, taggedContainer), nil, func(p *zen.Package, j int, x *props.Export) {
+			x.Rest = p.Exports[j].Data
+			tagged = append(tagged, x)
+		})
+		run(b, tagged)
 	})
 }
 
