@@ -96,14 +96,9 @@ func checkNamed(t *testing.T, what string, ctx *props.Context, typ string, v pro
 // FuzzProperties' seeds: every kind found here is one the fuzzer starts
 // from.
 func TestCorpusDelegates(t *testing.T) {
-	ctxs, seeds := fuzzContexts(t)
 	count := map[string]int{}
-	for i, data := range seeds {
-		ctx := ctxs[i]
-		l, err := props.Decode(data, ctx)
-		if err != nil {
-			continue
-		}
+	for _, sl := range decodedSeeds(t) {
+		ctx, data, l := sl.ctx, sl.data, sl.l
 		found := false
 		mode := "tagged"
 		if ctx.Schema != nil {
@@ -171,14 +166,9 @@ func names(v props.Value) []string {
 // allocated for the count. (A count one too large is found at the count in
 // tags, whose size bounds the value; unversioned data has no size.)
 func TestDelegatesDamaged(t *testing.T) {
-	ctxs, seeds := fuzzContexts(t)
 	cases := 0
-	for i, data := range seeds {
-		ctx := ctxs[i]
-		l, err := props.Decode(data, ctx)
-		if err != nil {
-			continue
-		}
+	for _, sl := range decodedSeeds(t) {
+		ctx, data, l := sl.ctx, sl.data, sl.l
 		for _, p := range l.Properties {
 			if !isDelegateType(p.Type.Name.Text) || p.Zero {
 				continue
@@ -233,14 +223,9 @@ func TestDelegatesDamaged(t *testing.T) {
 // TestDelegateSetRefused checks that Set refuses delegates and field paths
 // (tagged and unversioned) with the reason.
 func TestDelegateSetRefused(t *testing.T) {
-	ctxs, seeds := fuzzContexts(t)
 	refused := 0
-	for i, data := range seeds {
-		ctx := ctxs[i]
-		l, err := props.Decode(data, ctx)
-		if err != nil {
-			continue
-		}
+	for _, sl := range decodedSeeds(t) {
+		ctx, data, l := sl.ctx, sl.data, sl.l
 		for _, p := range l.Properties {
 			if !isDelegateType(p.Type.Name.Text) {
 				continue
@@ -262,15 +247,10 @@ func TestDelegateSetRefused(t *testing.T) {
 // defaults) and sets them: Set gives each its zero value's bytes first, as
 // for any absent property, and then refuses it with the reason.
 func TestDelegateSetAbsentRefused(t *testing.T) {
-	ctxs, seeds := fuzzContexts(t)
 	refused := 0
-	for i, data := range seeds {
-		ctx := ctxs[i]
+	for _, sl := range decodedSeeds(t) {
+		ctx, l := sl.ctx, sl.l
 		if ctx.Schema == nil {
-			continue
-		}
-		l, err := props.Decode(data, ctx)
-		if err != nil {
 			continue
 		}
 		var kept, removed []*props.Property
@@ -307,15 +287,10 @@ func TestDelegateSetAbsentRefused(t *testing.T) {
 // an unbound delegate, an empty invocation list and an empty path, and
 // the list encodes back to the same bytes.
 func TestDelegateZero(t *testing.T) {
-	ctxs, seeds := fuzzContexts(t)
 	zeros := 0
-	for i, data := range seeds {
-		ctx := ctxs[i]
+	for _, sl := range decodedSeeds(t) {
+		ctx, l := sl.ctx, sl.l
 		if ctx.Schema == nil {
-			continue
-		}
-		l, err := props.Decode(data, ctx)
-		if err != nil {
 			continue
 		}
 		marked := map[string]string{}
@@ -355,4 +330,24 @@ func TestDelegateZero(t *testing.T) {
 	if zeros < 3 {
 		t.Errorf("%d zero delegates and field paths read", zeros)
 	}
+}
+
+// seedList is a fuzz seed that decodes as a property list, with its
+// context.
+type seedList struct {
+	ctx  *props.Context
+	data []byte
+	l    *props.List
+}
+
+// decodedSeeds returns the fuzz seeds (fuzzContexts) that decode.
+func decodedSeeds(t *testing.T) []seedList {
+	ctxs, seeds := fuzzContexts(t)
+	var out []seedList
+	for i, data := range seeds {
+		if l, err := props.Decode(data, ctxs[i]); err == nil {
+			out = append(out, seedList{ctxs[i], data, l})
+		}
+	}
+	return out
 }
