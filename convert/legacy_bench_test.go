@@ -48,18 +48,7 @@ func BenchmarkToLegacy(b *testing.B) {
 		set = append(set, pkg{ct.PackageName(i), data, h, x, a.Release})
 		in += int64(len(data))
 	}
-	run := func(b *testing.B, one func(s pkg) error) {
-		b.SetBytes(in)
-		b.ReportAllocs()
-		for b.Loop() {
-			for _, s := range set {
-				if err := one(s); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		b.ReportMetric(float64(b.N*len(set))/b.Elapsed().Seconds(), "packages/s")
-	}
+	run := func(b *testing.B, one func(s pkg) error) { benchEach(b, set, in, one) }
 	b.Run("to-legacy", func(b *testing.B) {
 		run(b, func(s pkg) error {
 			p, err := zen.DecodePackage(s.name, s.zen, nil)
@@ -75,23 +64,9 @@ func BenchmarkToLegacy(b *testing.B) {
 		})
 	})
 	b.Run("zen-decode-encode", func(b *testing.B) {
-		run(b, func(s pkg) error {
-			p, err := zen.DecodePackage(s.name, s.zen, nil)
-			if err != nil {
-				return err
-			}
-			_, err = p.Encode()
-			return err
-		})
+		run(b, func(s pkg) error { return zenDecodeEncode(s.name, s.zen) })
 	})
 	b.Run("asset-decode-encode", func(b *testing.B) {
-		run(b, func(s pkg) error {
-			a, err := uasset.Decode(s.name, s.h, s.x, &uasset.Options{Release: s.release})
-			if err != nil {
-				return err
-			}
-			_, _, err = a.Encode()
-			return err
-		})
+		run(b, func(s pkg) error { return assetDecodeEncode(s.name, s.h, s.x, &uasset.Options{Release: s.release}) })
 	})
 }
