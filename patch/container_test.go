@@ -19,27 +19,7 @@ import (
 // returns the copy's .utoc.
 func copyContainer(t *testing.T, utoc, dir string) string {
 	t.Helper()
-	c, err := iostore.Open(utoc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(c.Partitions())
-	c.Close()
-	out := filepath.Join(dir, filepath.Base(utoc))
-	for i := -1; i < n; i++ {
-		src, dst := utoc, out
-		if i >= 0 {
-			src, dst = iostore.PartitionPath(utoc, i), iostore.PartitionPath(out, i)
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
+	return patch.CopyContainer(t, utoc, dir)
 }
 
 // applyYAML parses and applies a patch written into dir.
