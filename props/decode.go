@@ -769,18 +769,9 @@ func (d *decoder) structValue(c *binio.Cursor, name string, it item) (Value, err
 			}
 			// A struct with a native serializer that falls back to the
 			// tagged one (the engine flags the tag by the struct's type, not
-			// by what its serializer wrote) is a tag list filling the value.
-			sub := d.cursor(start, start+c.Len())
-			s, err := d.taggedStruct(sub, name)
-			if errors.Is(err, errDepth) {
-				return nil, err
-			}
-			if err == nil && sub.Len() == 0 {
-				c.Seek(sub.Pos(), "")
-				return s, nil
-			}
-			b := c.Bytes(c.Len(), "struct")
-			return &Struct{Type: name, Raw: b, Offset: start, Size: len(b)}, nil
+			// by what its serializer wrote) is a tag list filling the value:
+			// read below as when the tag cannot tell, else kept raw.
+			break
 		}
 		s, err := d.native(c, name, layout)
 		if err != nil || it.top && c.Len() != 0 {
