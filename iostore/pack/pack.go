@@ -63,9 +63,15 @@ const (
 	// CookedExports is a cooked asset's .uexp: read with the asset, not
 	// stored on its own.
 	CookedExports
+	// ShaderLibrary is a UE5 shader library in its IoStore form (the
+	// library header extract writes to the chunk's path,
+	// ShaderArchive-<Library>-<Format>.ushaderbytecode): a ShaderCodeLibrary
+	// chunk whose id is the hash of its name (ShaderLibraryChunkID). Its
+	// groups are ShaderCode chunks, which extract writes without a path.
+	ShaderLibrary
 )
 
-var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk data", "memory-mapped bulk data", "chunk", "container header", "cooked asset", "cooked export data"}
+var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk data", "memory-mapped bulk data", "chunk", "container header", "cooked asset", "cooked export data", "shader library"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -253,6 +259,10 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 					stems[strings.ToLower(strings.TrimSuffix(rel, path.Ext(rel)))] = true
 				}
 			}
+		} else if id, ok, err := shaderLibraryChunk(p, rel, v); err != nil {
+			return err
+		} else if ok {
+			f.ID, f.Kind = id, ShaderLibrary
 		} else if id, typ, ok := extractedChunk(rel, v); ok {
 			f.ID, f.Kind = id, Chunk
 			if typ == iostore.ChunkContainerHeader {
@@ -524,7 +534,12 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			continue
 		}
 		file := filepath.Join(plan.Dir, filepath.FromSlash(f.Path))
-		h := &iostore.ChunkHeader{ID: f.ID, MemoryMapped: f.Kind == MemoryMappedBulkData}
+		// Shader code is stored uncompressed, as the engine's packer does:
+		// the groups are compressed by the library itself, and the engine
+		// writes the library header raw too (docs/containers.md, "Packing").
+		typ := f.ID.Type(wo.Version)
+		h := &iostore.ChunkHeader{ID: f.ID, MemoryMapped: f.Kind == MemoryMappedBulkData,
+			Uncompressed: typ == iostore.ChunkShaderCode || typ == iostore.ChunkShaderCodeLibrary}
 		if f.Kind != Chunk {
 			h.Path = f.Path
 		}
