@@ -343,15 +343,20 @@ func raytracing(f uint8) bool { return f >= 6 && f <= 9 }
 // greedily, largest shader first, into size/maxGroup+1 groups), a group's
 // shaders ordered by uncompressed size, stored size, frequency, offset; each group named by the SHA-1 of its shaders' hashes
 // and sizes and the shader format (e.g. "PCD3D_SM6"); groups' shader lists
-// found in the indices or appended to them. The groups are stored
-// uncompressed (CompressedSize = UncompressedSize): the engine compresses
-// them with the project's shader compressor (Oodle by default), which
-// unrmod cannot write. a is not modified.
+// found in the indices or appended to them. Each group's CompressedSize
+// is its UncompressedSize (a group stored raw) until its stored bytes are
+// made: ZenShaderLibrary.Group compresses it as the packer does and sets
+// it. a is not modified.
 func ShaderArchiveToZen(a *ShaderArchive, format string, maxGroup uint32) (*ZenShaderArchive, error) {
+	return shaderArchiveToZen("shader library", a, format, maxGroup)
+}
+
+// shaderArchiveToZen is ShaderArchiveToZen naming file in its errors.
+func shaderArchiveToZen(file string, a *ShaderArchive, format string, maxGroup uint32) (*ZenShaderArchive, error) {
 	if maxGroup == 0 {
 		maxGroup = MaxShaderGroupSize
 	}
-	if err := a.check("shader library"); err != nil {
+	if err := a.check(file); err != nil {
 		return nil, err
 	}
 	z := &ZenShaderArchive{
@@ -377,7 +382,7 @@ func ShaderArchiveToZen(a *ShaderArchive, format string, maxGroup uint32) (*ZenS
 	order := make([]int, len(a.Shaders))
 	for s := range order {
 		if len(maps[s]) == 0 {
-			return nil, shaderError("shader library", fmt.Sprintf("shader %d", s), -1, "no shader map uses it (the engine refuses such a library)")
+			return nil, shaderError(file, fmt.Sprintf("shader %d", s), -1, "no shader map uses it (the engine refuses such a library)")
 		}
 		slices.Sort(maps[s])
 		order[s] = s
@@ -508,28 +513,4 @@ func findSequence(all, seq []uint32) int {
 		}
 	}
 	return -1
-}
-
-// ShaderGroupData returns the uncompressed contents of group g of z made
-// from a (the library z was made from): its shaders' code in group order.
-// A shader stored compressed in a (Size ≠ UncompressedSize) is refused
-// with ErrNotConvertible, since the library does not say its compressor
-// (Oodle by default); so is code that lies outside a.Code.
-func ShaderGroupData(a *ShaderArchive, z *ZenShaderArchive, g int) ([]byte, error) {
-	if g < 0 || g >= len(z.Groups) {
-		return nil, fmt.Errorf("shader group %d of %d", g, len(z.Groups))
-	}
-	e := z.Groups[g]
-	out := make([]byte, 0, e.UncompressedSize)
-	for _, s := range z.ShaderIndices[e.ShaderIndicesOffset : e.ShaderIndicesOffset+e.NumShaders] {
-		c := a.Shaders[s]
-		if c.Size != c.UncompressedSize {
-			return nil, errorf("shader library", fmt.Sprintf("shader %d", s), ErrNotConvertible, "its code is compressed (%d of %d bytes) with a compressor the library does not name (Oodle by default)", c.Size, c.UncompressedSize)
-		}
-		if c.Offset+uint64(c.Size) > uint64(len(a.Code)) {
-			return nil, errorf("shader library", fmt.Sprintf("shader %d", s), ErrNotConvertible, "its code (%d bytes at 0x%X) lies outside the %d bytes of code", c.Size, c.Offset, len(a.Code))
-		}
-		out = append(out, a.Code[c.Offset:c.Offset+uint64(c.Size)]...)
-	}
-	return out, nil
 }
