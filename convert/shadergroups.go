@@ -35,6 +35,17 @@ var ErrOodleRequired = ue.NewSentinel("shader code is Oodle-compressed: the game
 // offset in its group is a 30-bit field of the library header.
 const maxShaderGroupBytes = 1 << 30
 
+// maxShaderRatio and minShaderBound bound what a compressed shader may
+// claim to decompress to before the memory for it is taken: the larger of
+// minShaderBound and maxShaderRatio times its stored size. Compiled
+// shader code (DXIL, SPIR-V, Metal) compresses by a few times; a claim
+// beyond this is a damaged library, not a shader. It is unrmod's bound,
+// not the engine's.
+const (
+	maxShaderRatio = 1024
+	minShaderBound = 64 << 10
+)
+
 // ShaderLibraryOptions are the choices of NewZenShaderLibrary.
 type ShaderLibraryOptions struct {
 	// Decompress decodes one Oodle-compressed shader (the game's Oodle
@@ -103,6 +114,9 @@ func buildGroup(cr codeReader, a *ShaderArchive, z *ZenShaderArchive, g int, dec
 				"the header puts it in group %d at %d; in group %d's order it lies at %d, %d bytes, in a group of %d bytes", zs.Group, zs.OffsetInGroup, g, pos, c.UncompressedSize, e.UncompressedSize)
 		}
 		if c.Size == c.UncompressedSize {
+			if err := cr.inRange(s, c); err != nil { // before taking memory for it
+				return nil, err
+			}
 			out = slices.Grow(out, int(c.Size))[:pos+uint64(c.Size)]
 			if err := cr.read(out[pos:], s, c); err != nil {
 				return nil, err
@@ -113,8 +127,8 @@ func buildGroup(cr codeReader, a *ShaderArchive, z *ZenShaderArchive, g int, dec
 			return nil, ue.Errorf(cr.file, fmt.Sprintf("shader %d", s), cr.start+int64(min(c.Offset, uint64(cr.size))), ErrOodleRequired,
 				"its code is Oodle-compressed (%d bytes for %d); give the game's Oodle library to convert the library", c.Size, c.UncompressedSize)
 		}
-		if c.Size == 0 || c.UncompressedSize == 0 {
-			return nil, ue.Errorf(cr.file, fmt.Sprintf("shader %d", s), -1, ue.ErrCorrupt, "stored as %d bytes for %d", c.Size, c.UncompressedSize)
+		if c.Size == 0 || c.UncompressedSize == 0 || uint64(c.UncompressedSize) > max(minShaderBound, maxShaderRatio*uint64(c.Size)) {
+			return nil, ue.Errorf(cr.file, fmt.Sprintf("shader %d", s), -1, ue.ErrCorrupt, "stored as %d bytes for %d: no shader code compresses so", c.Size, c.UncompressedSize)
 		}
 		// The stored range is checked before any allocation for it.
 		if err := cr.inRange(s, c); err != nil {

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/oodletest"
@@ -167,6 +169,53 @@ func TestZenShaderLibraryGroups(t *testing.T) {
 	}
 }
 
+// TestZenShaderLibraryConcurrent builds the groups from several
+// goroutines at once, as Group allows, and checks them against a
+// sequential build (run under -race, it also checks the sharing).
+func TestZenShaderLibraryConcurrent(t *testing.T) {
+	lib := openOodle(t)
+	a, _ := oodleMini(t, lib, 8)
+	file := a.Encode()
+	opts := &ShaderLibraryOptions{Decompress: lib.Decompress, Compress: mermaid(lib), MaxGroupSize: 2000}
+	seq, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), miniLibraryFile, "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	par, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), miniLibraryFile, "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([][]byte, len(seq.Zen.Groups))
+	for g := range want {
+		if want[g], err = seq.Group(g, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([][]byte, len(want))
+	errs := make([]error, len(want))
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := w; g < len(got); g += 4 {
+				got[g], errs[g] = par.Group(g, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		if errs[g] != nil || !bytes.Equal(got[g], want[g]) {
+			t.Errorf("group %d: %v", g, errs[g])
+		}
+	}
+	h1, err1 := seq.EncodeHeader()
+	h2, err2 := par.EncodeHeader()
+	if err1 != nil || err2 != nil || !bytes.Equal(h1, h2) {
+		t.Errorf("headers differ: %v %v", err1, err2)
+	}
+}
+
 func compressedShaders(a *ShaderArchive) (n int) {
 	for _, s := range a.Shaders {
 		if s.Size != s.UncompressedSize {
@@ -255,12 +304,18 @@ func TestZenShaderLibraryRefuses(t *testing.T) {
 			[]string{"shader ", "do not decompress", "decoder says no", "at 0x"}},
 		{"wrong uncompressed size", damaged(func(b *ShaderArchive) { b.Shaders[firstComp].UncompressedSize += 3 }), ShaderLibraryOptions{Decompress: lib.Decompress}, false, oodle.ErrDecode,
 			[]string{"shader " + itoa(firstComp), "do not decompress", "at 0x"}},
+		{"huge raw shader", damaged(func(b *ShaderArchive) { b.Shaders[0].Size, b.Shaders[0].UncompressedSize = 1<<29, 1<<29 }), ShaderLibraryOptions{Decompress: lib.Decompress}, false, ue.ErrCorrupt,
+			[]string{"shader 0", "outside", "at 0x"}},
+		{"huge compressed claim", damaged(func(b *ShaderArchive) { b.Shaders[firstComp].UncompressedSize = 1 << 29 }), ShaderLibraryOptions{Decompress: lib.Decompress}, false, ue.ErrCorrupt,
+			[]string{"shader " + itoa(firstComp), "no shader code compresses so"}},
 		{"compressor fails", good, ShaderLibraryOptions{Decompress: lib.Decompress, Compress: func(dst, src []byte) ([]byte, error) { return nil, boom }}, false, ErrNotConvertible,
 			[]string{"shader group 0", "decoder says no"}},
 		{"compressor returns nothing", good, ShaderLibraryOptions{Decompress: lib.Decompress, Compress: func(dst, src []byte) ([]byte, error) { return dst[:0], nil }}, false, ErrNotConvertible,
 			[]string{"shader group 0", "returned nothing"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			l, err := NewZenShaderLibrary(bytes.NewReader(tc.file), int64(len(tc.file)), miniLibraryFile, "", &tc.opts)
 			if !tc.open {
 				if err != nil {
@@ -272,8 +327,12 @@ func TestZenShaderLibraryRefuses(t *testing.T) {
 					}
 				}
 			}
+			runtime.ReadMemStats(&after)
 			if err == nil {
 				t.Fatal("not refused")
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+				t.Errorf("%d MB allocated before refusing", n>>20)
 			}
 			var fe *ue.FormatError
 			if !errors.As(err, &fe) || !errors.Is(err, tc.kind) || !strings.HasPrefix(err.Error(), miniLibraryFile+": ") {
