@@ -18,6 +18,13 @@
 // set), and EncodeLegacyChecked verifies the result converts back into the
 // same package.
 //
+// Shader libraries: NewZenShaderLibrary turns a pak-era .ushaderbytecode
+// into the ShaderCodeLibrary header and ShaderCode group chunks of its
+// IoStore form, one group at a time through an io.ReaderAt and the game's
+// Oodle library given as functions; ReadShaderAssetInfo and
+// StoreEntryShaderMaps give the shader maps of the packages' store
+// entries (docs/convert.md §8).
+//
 // convert sits above the formats it joins: it imports uasset and
 // iostore/zen, and neither imports it.
 package convert

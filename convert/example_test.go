@@ -9,6 +9,7 @@ import (
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/uasset"
+	"github.com/unrmod/unrmod/ue/oodle"
 )
 
 // Convert a cooked UE 5.4 asset into the zen package a 5.4 game loads and
@@ -79,4 +80,62 @@ func ExampleToLegacy() {
 		}
 	}
 	fmt.Printf("%s: %d names, %d imports, %d exports\n", p.PackageName(), len(a.Names), len(a.Imports), len(a.Exports))
+}
+
+// Turn a pak-era shader library into its IoStore chunks, one group at a
+// time, through the game's Oodle library: the groups first, then the
+// header that records their stored sizes; and the shader maps a
+// package's store entry lists.
+func ExampleNewZenShaderLibrary() {
+	const file = "Cooked/ShaderArchive-MyGame-PCD3D_SM6-PCD3D_SM6.ushaderbytecode"
+	lib, err := oodle.Open("MyGame/Binaries/Win64/oo2core_9_win64.dll")
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, err := convert.NewZenShaderLibrary(f, st.Size(), file, "", &convert.ShaderLibraryOptions{
+		Decompress: lib.Decompress,
+		Compress: func(dst, src []byte) ([]byte, error) {
+			return lib.Compress(dst, src, oodle.Mermaid, oodle.Normal) // the packer's default
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var buf []byte
+	for g := range l.Zen.Groups {
+		if buf, err = l.Group(g, buf); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("ShaderCode chunk %v: %d bytes\n", l.GroupChunkID(g), len(buf)) // write it here
+	}
+	header, err := l.EncodeHeader()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("ShaderCodeLibrary chunk:", len(header), "bytes")
+
+	info, err := os.Open(convert.ShaderAssetInfoName(file))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer info.Close()
+	assets, err := convert.ReadShaderAssetInfo(info.Name(), info)
+	if err != nil {
+		log.Fatal(err)
+	}
+	held := map[convert.ShaderHash]bool{}
+	for _, h := range l.Zen.ShaderMapHashes {
+		held[h] = true
+	}
+	maps := convert.StoreEntryShaderMaps("/Game/Materials/M_Rock", func(h convert.ShaderHash) bool { return held[h] }, assets)
+	fmt.Println(len(maps), "shader maps in /Game/Materials/M_Rock's store entry")
 }
