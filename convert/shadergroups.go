@@ -95,7 +95,7 @@ func (cr codeReader) inRange(s uint32, c ShaderCodeEntry) error {
 // with dec when stored compressed. scratch holds a compressed shader.
 func buildGroup(cr codeReader, a *ShaderArchive, z *ZenShaderArchive, g int, dec ue.Decompressor, dst []byte, scratch *[]byte) ([]byte, error) {
 	if g < 0 || g >= len(z.Groups) {
-		return nil, fmt.Errorf("%s: shader group %d of %d", cr.file, g, len(z.Groups))
+		return nil, ue.Errorf(cr.file, fmt.Sprintf("shader group %d", g), -1, ue.ErrCorrupt, "the header has %d groups", len(z.Groups))
 	}
 	if len(z.Shaders) != len(a.Shaders) {
 		return nil, ue.Errorf(cr.file, "shader library header", -1, ue.ErrCorrupt, "%d shaders, the library %d: the header was not made from this library", len(z.Shaders), len(a.Shaders))
@@ -105,8 +105,14 @@ func buildGroup(cr codeReader, a *ShaderArchive, z *ZenShaderArchive, g int, dec
 	if e.UncompressedSize > maxShaderGroupBytes {
 		return nil, ue.Errorf(cr.file, where, -1, ue.ErrCorrupt, "%d bytes: more than a group can address (1 GiB)", e.UncompressedSize)
 	}
+	if uint64(e.ShaderIndicesOffset)+uint64(e.NumShaders) > uint64(len(z.ShaderIndices)) {
+		return nil, ue.Errorf(cr.file, where, -1, ue.ErrCorrupt, "its shaders (%d from %d) lie outside the %d shader indices", e.NumShaders, e.ShaderIndicesOffset, len(z.ShaderIndices))
+	}
 	out := dst[:0]
 	for _, s := range z.ShaderIndices[e.ShaderIndicesOffset : e.ShaderIndicesOffset+e.NumShaders] {
+		if int64(s) >= int64(len(a.Shaders)) {
+			return nil, ue.Errorf(cr.file, where, -1, ue.ErrCorrupt, "shader %d of %d", s, len(a.Shaders))
+		}
 		c, zs := a.Shaders[s], z.Shaders[s]
 		pos := uint64(len(out))
 		if zs.Group != uint32(g) || uint64(zs.OffsetInGroup) != pos || pos+uint64(c.UncompressedSize) > uint64(e.UncompressedSize) {
@@ -281,7 +287,8 @@ func shaderHeaderSize(r io.ReaderAt, size int64, file string) (int64, error) {
 	return pos, nil
 }
 
-// GroupChunkID returns the ShaderCode chunk id of group g.
+// GroupChunkID returns the ShaderCode chunk id of group g (an index of
+// Zen.Groups, as for the other methods).
 func (l *ZenShaderLibrary) GroupChunkID(g int) iostore.ChunkID {
 	return iostore.ChunkID(l.Zen.GroupChunkIDs[g])
 }
@@ -302,6 +309,9 @@ func (l *ZenShaderLibrary) LibraryChunkID(v iostore.TocVersion) (iostore.ChunkID
 // chunks (the smaller, the earlier).
 func (l *ZenShaderLibrary) GroupLoadOrder(g int) uint32 {
 	e := l.Zen.Groups[g]
+	if e.NumShaders == 0 {
+		return 0
+	}
 	return slices.Min(l.Zen.ShaderIndices[e.ShaderIndicesOffset : e.ShaderIndicesOffset+e.NumShaders])
 }
 

@@ -1,8 +1,11 @@
 package convert
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/unrmod/unrmod/cityhash"
@@ -93,5 +96,53 @@ func TestShaderLibraryNameCorpus(t *testing.T) {
 		if id := cityhash.ShaderLibraryID(lib, format); !ok || !libs[id] {
 			t.Errorf("%s: library %q format %q: chunk id 0x%016x is not one of the container's %d shader libraries", name, lib, format, id, len(libs))
 		}
+	}
+}
+
+// TestZenShaderLibraryChunkIDs names a library after one of a UE 5 game's
+// and checks its ShaderCodeLibrary chunk id, laid out for the container's
+// TOC version, is one the container holds byte for byte; its group chunk
+// ids are ShaderCode ids of that version, and each group's load order is
+// its smallest shader index.
+func TestZenShaderLibraryChunkIDs(t *testing.T) {
+	utoc := corpus.Path(t, "iostore/game_WayOfTheNinja_ue5/WayOfTheNinja-Windows.utoc")
+	data, err := os.ReadFile(utoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toc, err := iostore.DecodeTOC(utoc, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := runMini(t, 5)
+	l, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), "Cooked/ShaderArchive-WayOfTheNinja-PCD3D_SM6-PCD3D_SM6.ushaderbytecode", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := l.LibraryChunkID(toc.Header.Version)
+	if err != nil || !slices.Contains(toc.ChunkIDs, id) {
+		t.Errorf("library chunk id %v (%v) is not in the container", id, err)
+	}
+	for g, e := range l.Zen.Groups {
+		if l.GroupChunkID(g).Type(toc.Header.Version) != iostore.ChunkShaderCode {
+			t.Errorf("group %d: chunk id %v is not a ShaderCode id", g, l.GroupChunkID(g))
+		}
+		low := uint32(1<<32 - 1)
+		for _, s := range l.Zen.ShaderIndices[e.ShaderIndicesOffset : e.ShaderIndicesOffset+e.NumShaders] {
+			low = min(low, s)
+		}
+		if l.GroupLoadOrder(g) != low {
+			t.Errorf("group %d: load order %d, smallest shader %d", g, l.GroupLoadOrder(g), low)
+		}
+	}
+	noName, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), "lib.bin", "PCD3D_SM6", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noName.LibraryChunkID(toc.Header.Version); !errors.Is(err, ErrNotConvertible) {
+		t.Errorf("library chunk id without a library name: %v", err)
+	}
+	if _, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), "lib.bin", "", nil); !errors.Is(err, ErrNotConvertible) {
+		t.Errorf("no format and no name: %v", err)
 	}
 }
