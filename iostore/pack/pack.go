@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
@@ -69,9 +70,20 @@ const (
 	// chunk whose id is the hash of its name (ShaderLibraryChunkID). Its
 	// groups are ShaderCode chunks, which extract writes without a path.
 	ShaderLibrary
+	// ShaderArchive is a pak-era UE5 shader library (a .ushaderbytecode
+	// of version 2, what the cooker writes): Pack converts it to its
+	// IoStore form as the engine's packer does, a ShaderCodeLibrary chunk
+	// (ID, at Path) and one ShaderCode chunk per group of shaders
+	// (convert.NewZenShaderLibrary). A game running from IoStore does not
+	// read a .ushaderbytecode from a .pak.
+	ShaderArchive
+	// ShaderAssetInfo is the cooker's ShaderAssetInfo-*.assetinfo.json:
+	// which packages use which shader maps. Not stored: Pack puts each
+	// packed package's shader maps in its store entry.
+	ShaderAssetInfo
 )
 
-var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk data", "memory-mapped bulk data", "chunk", "container header", "cooked asset", "cooked export data", "shader library"}
+var kindNames = [...]string{"loose file", "package", "bulk data", "optional bulk data", "memory-mapped bulk data", "chunk", "container header", "cooked asset", "cooked export data", "shader library", "pak-era shader library", "shader asset info"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -116,7 +128,7 @@ func (p *Plan) Count(k Kind) int {
 func (p *Plan) Bytes() int64 {
 	var n int64
 	for _, f := range p.Files {
-		if f.Kind != Loose && f.Kind != Header {
+		if f.Kind != Loose && f.Kind != Header && f.Kind != ShaderAssetInfo {
 			n += f.Size // a cooked asset's .uasset and .uexp stand for its package
 		}
 	}
@@ -259,10 +271,10 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 					stems[strings.ToLower(strings.TrimSuffix(rel, path.Ext(rel)))] = true
 				}
 			}
-		} else if id, ok, err := shaderLibraryChunk(p, rel, v); err != nil {
+		} else if kind, id, err := shaderFile(p, rel, v); err != nil {
 			return err
-		} else if ok {
-			f.ID, f.Kind = id, ShaderLibrary
+		} else if kind != Loose {
+			f.ID, f.Kind = id, kind
 		} else if id, typ, ok := extractedChunk(rel, v); ok {
 			f.ID, f.Kind = id, Chunk
 			if typ == iostore.ChunkContainerHeader {
@@ -279,7 +291,7 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 				}
 			}
 		}
-		if f.Kind != Loose {
+		if f.Kind != Loose && f.Kind != ShaderAssetInfo {
 			if other, dup := byID[f.ID]; dup {
 				return fmt.Errorf("%s and %s are both chunk %v (one package in two files, or names differing only in case)", other, rel, f.ID)
 			}
@@ -361,6 +373,14 @@ type Options struct {
 	// otherwise writes beside the .utoc with the loose files, together
 	// with the container.
 	NoPak bool
+	// Shaders decompresses and compresses the shader code of pak-era
+	// shader libraries (ShaderArchive files) through the game's Oodle
+	// library: Decompress is needed when their shaders are stored
+	// compressed (they are refused otherwise, convert.ErrOodleRequired),
+	// and without Compress every group is stored raw, which the game
+	// reads too. The engine compresses groups with Oodle Mermaid at level
+	// Normal.
+	Shaders convert.ShaderLibraryOptions
 	// NoPerfectHash leaves out the perfect-hash seeds, which Pack writes
 	// for every TOC version that has an overflow list (UE 5.0 and later),
 	// as the engine's packer does: without them the game builds a map of
@@ -413,6 +433,9 @@ type Result struct {
 	Loose []File
 	// Pak is the companion .pak written, or "".
 	Pak string
+	// ShaderLibraries counts the shader libraries stored (pak-era ones
+	// converted, and IoStore ones as extract wrote them).
+	ShaderLibraries int
 	// Warnings are what the container holds that the game may not expect;
 	// it was written all the same.
 	Warnings []Warning
@@ -504,6 +527,13 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		}
 		return baseIndex.Entry(id)
 	}
+	// The shader libraries' headers and asset infos are read first: the
+	// store entries list the shader maps the libraries hold.
+	shaders, err := openShaderLibraries(plan, opts, wo.Version)
+	if err != nil {
+		return fail(err)
+	}
+	defer shaders.close()
 	// The cooked assets are converted together, before anything is
 	// stored: a 4.26/4.27 package's bundles depend on the others'.
 	var cookedAssets []CookedAsset
@@ -530,8 +560,21 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			res.Loose = append(res.Loose, f)
 			continue
 		}
-		if f.Kind == Header || f.Kind == CookedExports {
+		if f.Kind == Header || f.Kind == CookedExports || f.Kind == ShaderAssetInfo {
 			continue
+		}
+		if f.Kind == ShaderArchive {
+			n, size, err := writeShaderLibrary(w, shaders.open[f.Path], f.ID, f.Path, opts.Jobs)
+			if err != nil {
+				return fail(err)
+			}
+			res.Chunks += n
+			res.Bytes += size
+			res.ShaderLibraries++
+			continue
+		}
+		if f.Kind == ShaderLibrary {
+			res.ShaderLibraries++
 		}
 		file := filepath.Join(plan.Dir, filepath.FromSlash(f.Path))
 		// Shader code is stored uncompressed, as the engine's packer does:
@@ -571,6 +614,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			if source, culture, ok := zen.LocalizedSource(p.PackageName()); ok && hv == zen.HeaderUE4 && strings.EqualFold(p.SourcePackageName(), source) {
 				localized = append(localized, localizedPackage{id: p.ID(), source: zen.PackageIDFromName(source), culture: culture})
 			}
+			shaders.storeEntryShaderMaps(&e, p.PackageName())
 			w.AddStoreEntry(e)
 			res.Packages++
 			r, size = bytes.NewReader(c.Data), int64(len(c.Data))
@@ -606,6 +650,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			if source, culture, ok := zen.LocalizedSource(p.PackageName()); ok && hv == zen.HeaderUE4 && strings.EqualFold(p.SourcePackageName(), source) {
 				localized = append(localized, localizedPackage{id: p.ID(), source: zen.PackageIDFromName(source), culture: culture})
 			}
+			shaders.storeEntryShaderMaps(&e, p.PackageName())
 			w.AddStoreEntry(e)
 			res.Packages++
 		} else {

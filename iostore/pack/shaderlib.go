@@ -1,16 +1,20 @@
 package pack
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
+	"github.com/unrmod/unrmod/iostore/zen"
 )
 
 // Shader libraries in a UE5 container (docs/containers.md, "Shader
@@ -18,83 +22,264 @@ import (
 // the directory index under the pak-era file name,
 // <Game>/Content/ShaderArchive-<Library>-<Format>.ushaderbytecode, and each
 // group of shaders is a ShaderCode chunk without a path. extract writes the
-// header to its path; pack must make it that chunk again, or the game,
-// which looks the library up by its chunk id, would find a file in the
-// .pak holding a header it cannot read as a pak-era library.
+// header to its path; pack makes it that chunk again. A pak-era library
+// (what the cooker writes) is converted to that form, as the engine's
+// packer does: a game running from IoStore never reads a .ushaderbytecode
+// file from a .pak (ShouldLookForLooseCookedChunks in the engine's shader
+// library code), so putting it in the .pak would silently leave the
+// packages without their shaders.
 
 // ioStoreShaderLibraryVersion is the first uint32 of a library header in
 // its IoStore form (FIoStoreShaderCodeArchive's version); a pak-era
-// .ushaderbytecode starts with 2.
+// .ushaderbytecode starts with convert.ShaderArchiveVersion.
 const ioStoreShaderLibraryVersion = 1
 
-// shaderLibraryPrefix and shaderLibraryExt frame a shader library's file
-// name.
+// shaderLibraryPrefix, shaderLibraryExt, assetInfoPrefix and assetInfoExt
+// frame the file names of shader libraries and their asset info.
 const (
-	shaderLibraryPrefix = "ShaderArchive-"
+	shaderLibraryPrefix = "shaderarchive-"
 	shaderLibraryExt    = ".ushaderbytecode"
+	assetInfoPrefix     = "shaderassetinfo-"
+	assetInfoExt        = ".assetinfo.json"
 )
 
 // ShaderLibraryChunkID returns the ShaderCodeLibrary chunk id of the shader
 // library file named base (ShaderArchive-<Library>-<Format>.ushaderbytecode,
 // case-insensitive) in a container of TOC version v, and false when base
 // is not such a name. The engine's packer splits the name at its first and
-// last '-' and hashes "<Library>-<Format>"
-// (cityhash.ShaderLibraryID), so the id is the hash of the name between
-// the prefix and the extension: ShaderArchive-Global-PCD3D_SM6-PCD3D_SM6
+// last '-' (convert.ShaderLibraryName) and hashes "<Library>-<Format>"
+// (cityhash.ShaderLibraryID): ShaderArchive-Global-PCD3D_SM6-PCD3D_SM6
 // hashes "Global-PCD3D_SM6" and "PCD3D_SM6".
 func ShaderLibraryChunkID(base string, v iostore.TocVersion) (iostore.ChunkID, bool) {
 	lower := strings.ToLower(base)
-	if !strings.HasPrefix(lower, strings.ToLower(shaderLibraryPrefix)) || !strings.HasSuffix(lower, shaderLibraryExt) {
+	if !strings.HasPrefix(lower, shaderLibraryPrefix) || !strings.HasSuffix(lower, shaderLibraryExt) {
 		return iostore.ChunkID{}, false
 	}
-	name := base[len(shaderLibraryPrefix) : len(base)-len(shaderLibraryExt)]
-	dash := strings.LastIndexByte(name, '-')
-	if dash <= 0 || dash == len(name)-1 {
+	lib, format, ok := convert.ShaderLibraryName(base)
+	if !ok {
 		return iostore.ChunkID{}, false
 	}
-	id, err := iostore.NewChunkID(cityhash.ShaderLibraryID(name[:dash], name[dash+1:]), 0, iostore.ChunkShaderCodeLibrary, v)
-	if err != nil {
-		return iostore.ChunkID{}, false
-	}
-	return id, true
+	id, err := iostore.NewChunkID(cityhash.ShaderLibraryID(lib, format), 0, iostore.ChunkShaderCodeLibrary, v)
+	return id, err == nil
 }
 
-// shaderLibraryChunk reports whether the file at p (rel in the folder) is a
-// shader library header in its IoStore form, which becomes a
-// ShaderCodeLibrary chunk of TOC version v, and returns its id. Only UE5
-// containers hold shader libraries as chunks: for UE 4.26/4.27 the file
-// stays a file of the .pak, as does a pak-era library (version 2).
-func shaderLibraryChunk(p, rel string, v iostore.TocVersion) (iostore.ChunkID, bool, error) {
+// shaderFile says what the file at p (rel in the folder) is for a
+// container of TOC version v: a shader library in its IoStore form
+// (ShaderLibrary), a pak-era one (ShaderArchive), the cooker's shader
+// asset info (ShaderAssetInfo), or none of them (Loose). Only UE5
+// containers hold shader libraries as chunks: for UE 4.26/4.27 these
+// files stay files of the .pak, where those engines read them.
+func shaderFile(p, rel string, v iostore.TocVersion) (Kind, iostore.ChunkID, error) {
 	if !v.UsesUE5ChunkTypes() {
-		return iostore.ChunkID{}, false, nil
+		return Loose, iostore.ChunkID{}, nil
 	}
-	id, ok := ShaderLibraryChunkID(path.Base(rel), v)
+	base := path.Base(rel)
+	if lower := strings.ToLower(base); strings.HasPrefix(lower, assetInfoPrefix) && strings.HasSuffix(lower, assetInfoExt) {
+		return ShaderAssetInfo, iostore.ChunkID{}, nil
+	}
+	id, ok := ShaderLibraryChunkID(base, v)
 	if !ok {
-		return iostore.ChunkID{}, false, nil
+		return Loose, iostore.ChunkID{}, nil
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return iostore.ChunkID{}, false, err
+		return Loose, iostore.ChunkID{}, err
 	}
 	defer f.Close()
 	var head [4]byte
 	if _, err := io.ReadFull(f, head[:]); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return iostore.ChunkID{}, false, fmt.Errorf("%s: a shader library shorter than the 4 bytes of its version", p)
+			return Loose, iostore.ChunkID{}, fmt.Errorf("%s: a shader library shorter than the 4 bytes of its version", p)
 		}
-		return iostore.ChunkID{}, false, err
+		return Loose, iostore.ChunkID{}, err
 	}
-	if binary.LittleEndian.Uint32(head[:]) != ioStoreShaderLibraryVersion {
-		return iostore.ChunkID{}, false, nil
+	switch version := binary.LittleEndian.Uint32(head[:]); version {
+	case ioStoreShaderLibraryVersion:
+		// The header is decoded whole (it is small: the shaders' code is
+		// in the groups), so that a damaged one is refused here, not by
+		// the game.
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return Loose, iostore.ChunkID{}, err
+		}
+		if _, err := convert.DecodeZenShaderArchive(p, data); err != nil {
+			return Loose, iostore.ChunkID{}, err
+		}
+		return ShaderLibrary, id, nil
+	case convert.ShaderArchiveVersion:
+		return ShaderArchive, id, nil
+	default:
+		return Loose, iostore.ChunkID{}, fmt.Errorf("%s: a shader library of version %d; unrmod packs version %d (UE 5.0–5.7, as the cooker writes it) and version %d (its IoStore form, as extract writes it)", p, version, convert.ShaderArchiveVersion, ioStoreShaderLibraryVersion)
 	}
-	// The header is decoded whole (it is small: the shaders' code is in
-	// the groups), so that a damaged one is refused here, not by the game.
-	data, err := os.ReadFile(p)
+}
+
+// shaderLibraries are the shader libraries of a plan being packed: the
+// pak-era ones opened for conversion (by path in the folder), the shader
+// maps every library of the folder holds, and the asset infos read.
+type shaderLibraries struct {
+	open  map[string]*convert.ZenShaderLibrary
+	files []*os.File
+	held  map[convert.ShaderHash]bool
+	infos []*convert.ShaderAssetInfo
+}
+
+// openShaderLibraries reads the headers of the plan's shader libraries and
+// its asset infos. UE 5.8 and later are refused: their shader map hashes
+// are XXH3-64 values rather than SHA-1 and their group ids are scoped by
+// library (docs/convert.md §8), which unrmod does not write.
+func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (*shaderLibraries, error) {
+	s := &shaderLibraries{open: map[string]*convert.ZenShaderLibrary{}, held: map[convert.ShaderHash]bool{}}
+	for _, f := range plan.Files {
+		if f.Kind != ShaderLibrary && f.Kind != ShaderArchive && f.Kind != ShaderAssetInfo {
+			continue
+		}
+		file := filepath.Join(plan.Dir, filepath.FromSlash(f.Path))
+		if f.Kind != ShaderLibrary && !opts.Engine.Less(zen.Engine{Major: 5, Minor: 8}) {
+			s.close()
+			return nil, fmt.Errorf("%s: a %s for UE %v: unrmod converts shader libraries for UE 5.0–5.7 (5.8 changed shader map hashes to XXH3-64 and scopes group chunk ids by library)", file, f.Kind, opts.Engine)
+		}
+		switch f.Kind {
+		case ShaderLibrary:
+			data, err := os.ReadFile(file)
+			if err != nil {
+				s.close()
+				return nil, err
+			}
+			z, err := convert.DecodeZenShaderArchive(file, data)
+			if err != nil {
+				s.close()
+				return nil, err
+			}
+			s.hold(z.ShaderMapHashes)
+		case ShaderArchive:
+			fh, err := os.Open(file)
+			if err != nil {
+				s.close()
+				return nil, err
+			}
+			s.files = append(s.files, fh)
+			sh := opts.Shaders
+			l, err := convert.NewZenShaderLibrary(fh, f.Size, file, "", &sh)
+			if err != nil {
+				s.close()
+				return nil, err
+			}
+			if id, err := l.LibraryChunkID(v); err != nil || id != f.ID {
+				s.close()
+				return nil, fmt.Errorf("%s: the library's chunk id %v (%v) is not the one its name gives, %v", file, id, err, f.ID)
+			}
+			s.open[f.Path] = l
+			s.hold(l.Zen.ShaderMapHashes)
+		case ShaderAssetInfo:
+			fh, err := os.Open(file)
+			if err != nil {
+				s.close()
+				return nil, err
+			}
+			info, err := convert.ReadShaderAssetInfo(file, fh)
+			fh.Close()
+			if err != nil {
+				s.close()
+				return nil, err
+			}
+			s.infos = append(s.infos, info)
+		}
+	}
+	return s, nil
+}
+
+func (s *shaderLibraries) hold(hs []convert.ShaderHash) {
+	for _, h := range hs {
+		s.held[h] = true
+	}
+}
+
+func (s *shaderLibraries) close() {
+	for _, f := range s.files {
+		f.Close()
+	}
+}
+
+// storeEntryShaderMaps sets the shader map hashes of the store entry e of
+// package name from the asset infos, as the engine's packer does: the
+// shader maps they list for it that a library of the folder holds, sorted
+// (convert.StoreEntryShaderMaps). An entry the asset infos do not name
+// keeps what it has (from an extracted or base container header).
+func (s *shaderLibraries) storeEntryShaderMaps(e *zen.StoreEntry, name string) {
+	if len(s.infos) == 0 {
+		return
+	}
+	hs := convert.StoreEntryShaderMaps(name, func(h convert.ShaderHash) bool { return s.held[h] }, s.infos...)
+	if len(hs) == 0 {
+		return
+	}
+	e.ShaderMapHashes = make([][]byte, len(hs))
+	for k := range hs {
+		e.ShaderMapHashes[k] = hs[k][:]
+	}
+}
+
+// chunkAdder is the part of iostore.Writer writeShaderLibrary uses.
+type chunkAdder interface {
+	AddChunkHeader(h *iostore.ChunkHeader, r io.Reader) error
+}
+
+// writeShaderLibrary writes the pak-era library l, the file at rel in the
+// folder, as the engine's packer does: every group a ShaderCode chunk in
+// the engine's order (convert.ZenShaderLibrary.GroupLoadOrder), built
+// jobs at a time, then the header a ShaderCodeLibrary chunk at rel, all
+// stored uncompressed. It returns the chunks and bytes written.
+func writeShaderLibrary(w chunkAdder, l *convert.ZenShaderLibrary, id iostore.ChunkID, rel string, jobs int) (chunks int, size int64, err error) {
+	order := make([]int, len(l.Zen.Groups))
+	for g := range order {
+		order[g] = g
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return int(l.GroupLoadOrder(a)) - int(l.GroupLoadOrder(b))
+	})
+	// A window of jobs groups is built at once and written in order:
+	// memory follows the window, not the library.
+	built := make([][]byte, max(jobs, 1))
+	sizes := make([]int, len(order))
+	for start := 0; start < len(order); start += len(built) {
+		window := order[start:min(start+len(built), len(order))]
+		if err := parallel(len(window), len(built), func(i int) error {
+			var err error
+			built[i], err = l.Group(window[i], nil)
+			return err
+		}); err != nil {
+			return 0, 0, err
+		}
+		for i, g := range window {
+			if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: l.GroupChunkID(g), Uncompressed: true}, bytes.NewReader(built[i])); err != nil {
+				return 0, 0, err
+			}
+			chunks++
+			size += int64(len(built[i]))
+			sizes[g] = len(built[i])
+			built[i] = nil
+		}
+	}
+	header, err := l.EncodeHeader()
 	if err != nil {
-		return iostore.ChunkID{}, false, err
+		return 0, 0, err
 	}
-	if _, err := convert.DecodeZenShaderArchive(p, data); err != nil {
-		return iostore.ChunkID{}, false, err
+	// The header must read back as what was built: every group at the
+	// size it was written with.
+	z, err := convert.DecodeZenShaderArchive(l.File, header)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: the shader library header made does not read back: %w", l.File, err)
 	}
-	return id, true, nil
+	if len(z.Groups) != len(sizes) {
+		return 0, 0, fmt.Errorf("%s: the shader library header made reads back with %d groups, %d were written", l.File, len(z.Groups), len(sizes))
+	}
+	for g, e := range z.Groups {
+		if int(e.CompressedSize) != sizes[g] {
+			return 0, 0, fmt.Errorf("%s: the shader library header made gives group %d %d bytes, %d were written", l.File, g, e.CompressedSize, sizes[g])
+		}
+	}
+	if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id, Path: rel, Uncompressed: true}, bytes.NewReader(header)); err != nil {
+		return 0, 0, err
+	}
+	return chunks + 1, size + int64(len(header)), nil
 }

@@ -59,8 +59,8 @@ func TestShaderLibraryChunkIDEngine(t *testing.T) {
 // the header must be the ShaderCodeLibrary chunk again, at its path and
 // under the id the engine gives it, the groups ShaderCode chunks, both
 // stored uncompressed as the engine stores them, and every file must come
-// back byte for byte. A pak-era library (version 2) and any library of a
-// UE 4.27 container stay files of the .pak.
+// back byte for byte. Any library of a UE 4.27 container stays a file of
+// the .pak.
 func TestPackExtractedShaderLibrary(t *testing.T) {
 	dir := corpus.Dir(t)
 	header, err := os.ReadFile(filepath.Join(dir, "other/ue5_shader_libraries/ShaderArchive-NuclearNightmare-PCD3D_SM6-PCD3D_SM6.uzenshaderbytecode"))
@@ -71,16 +71,11 @@ func TestPackExtractedShaderLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	legacy, err := os.ReadFile(filepath.Join(dir, "other/ue5_shader_libraries/ShaderArchive-NuclearNightmare-PCD3D_SM6-PCD3D_SM6.ushaderbytecode"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
 	a := filepath.Join(tmp, "a")
 	src := extractAll(t, filepath.Join(dir, "iostore/cue4parse_ue5_8/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"), a)
 	v := src.TOC().Header.Version
 	lib := "CUE4ParseFixtures/Content/ShaderArchive-NuclearNightmare-PCD3D_SM6-PCD3D_SM6.ushaderbytecode"
-	oldLib := "CUE4ParseFixtures/Content/Old/ShaderArchive-Old-PCD3D_SM6-PCD3D_SM6.ushaderbytecode"
 	write := func(rel string, data []byte) {
 		p := filepath.Join(a, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -91,7 +86,6 @@ func TestPackExtractedShaderLibrary(t *testing.T) {
 		}
 	}
 	write(lib, header)
-	write(oldLib, legacy)
 	groups := map[iostore.ChunkID]bool{}
 	for g := range 3 {
 		id := iostore.ChunkID(z.GroupChunkIDs[g])
@@ -108,8 +102,8 @@ func TestPackExtractedShaderLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Loose) != 1 || res.Loose[0].Path != oldLib {
-		t.Errorf("loose files %v, want the pak-era library alone", res.Loose)
+	if len(res.Loose) != 0 || res.ShaderLibraries != 1 {
+		t.Errorf("loose files %v, %d shader libraries; want none and 1", res.Loose, res.ShaderLibraries)
 	}
 	c, err := iostore.Open(out, nil)
 	if err != nil {
@@ -146,7 +140,6 @@ func TestPackExtractedShaderLibrary(t *testing.T) {
 	b := filepath.Join(tmp, "b")
 	extractAll(t, out, b)
 	ta, tb := tree(t, a), tree(t, b)
-	delete(ta, oldLib) // in the .pak
 	if len(ta) != len(tb) {
 		t.Errorf("%d files after the round trip, want %d", len(tb), len(ta))
 	}
