@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/ue"
 	"github.com/unrmod/unrmod/ue/oodle"
 )
@@ -26,6 +27,7 @@ const oodleHow = "--oodle PATH (or " + oodleEnv + "=PATH)"
 type oodleFlag struct {
 	path   string
 	loaded bool
+	lib    *oodle.Library
 	table  *ue.Codecs
 	err    error
 }
@@ -65,8 +67,23 @@ func (o *oodleFlag) codecs(near string) (*ue.Codecs, error) {
 		o.err = fmt.Errorf("%s: %w", from, err)
 		return nil, o.err
 	}
-	o.table = lib.Register(nil)
+	o.lib, o.table = lib, lib.Register(nil)
 	return o.table, nil
+}
+
+// shaderOptions returns how shader libraries' code is decompressed and
+// compressed (convert.ShaderLibraryOptions): through the Oodle library
+// codecs loaded, with the engine's packer's group compressor (Mermaid,
+// level Normal); none when no library was loaded. Call codecs first.
+func (o *oodleFlag) shaderOptions() convert.ShaderLibraryOptions {
+	if o == nil || o.lib == nil {
+		return convert.ShaderLibraryOptions{}
+	}
+	lib := o.lib
+	return convert.ShaderLibraryOptions{
+		Decompress: lib.Decompress,
+		Compress:   func(dst, src []byte) ([]byte, error) { return lib.Compress(dst, src, oodle.Mermaid, oodle.Normal) },
+	}
 }
 
 // canWriteOodle reports whether codecs compress Oodle blocks, and if not,

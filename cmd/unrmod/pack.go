@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -41,6 +42,16 @@ package it does not pack. A package's name comes from its path, as the engine ma
 .../Plugins/.../<Plugin>/Content/X is /<Plugin>/X; it must be the name the
 package holds. Chunks that extract wrote without a path (chunks/<Type>/<id>.bin)
 go back under their ids. Any other file (ini, locres, ...) goes into the .pak.
+
+UE5 shader libraries (ShaderArchive-<Library>-<Format>.ushaderbytecode)
+become chunks, as the engine's packer makes them: a game running from
+IoStore never reads one from the .pak. The library header extract wrote
+goes back into its ShaderCodeLibrary chunk. A library as the cooker wrote
+it (UE 5.0-5.7) is converted: its shaders are regrouped into ShaderCode
+chunks, each group compressed with Oodle Mermaid when the game's Oodle
+library is given (--oodle; it is needed to read the cooker's compressed
+shaders), and the cooker's ShaderAssetInfo-*.assetinfo.json gives each
+package's shader map hashes in its store entry.
 
 The container header is built from the packages. What no package holds (the
 UE 4.27 load order, UE5 shader map hashes) comes from the container header
@@ -191,6 +202,7 @@ checked before it replaces anything.`,
 				if wo.Codecs, err = key.codecs(near); err != nil {
 					return err
 				}
+				opts.Shaders = key.oodle.shaderOptions()
 				switch strings.ToLower(*comp) {
 				case "zlib", "lz4", "none":
 					wo.Method = *comp
@@ -243,11 +255,14 @@ checked before it replaces anything.`,
 				res, err := pack.Pack(plan, utoc, opts)
 				conv.finish()
 				bar.finish()
+				if errors.Is(err, convert.ErrOodleRequired) {
+					return fmt.Errorf("%w: %s (a game running from IoStore does not read a .ushaderbytecode from the .pak, so pack converts it)", err, oodleHow)
+				}
 				if err != nil {
 					return err
 				}
 				doc := packDoc{Dir: dir, Container: utoc, Pak: res.Pak, Engine: opts.Engine.String(), TocVersion: int(v),
-					Compression: wo.Method, Packages: res.Packages, Chunks: res.Chunks, Bytes: res.Bytes, Loose: len(res.Loose),
+					Compression: wo.Method, Packages: res.Packages, ShaderLibraries: res.ShaderLibraries, Chunks: res.Chunks, Bytes: res.Bytes, Loose: len(res.Loose),
 					Seconds: time.Since(start).Seconds(), Warnings: []string{}}
 				for _, w := range res.Warnings {
 					msg := packWarning(w)
@@ -267,18 +282,20 @@ checked before it replaces anything.`,
 
 // packDoc is the report of "unrmod pack".
 type packDoc struct {
-	Dir         string  `json:"dir"`
-	Container   string  `json:"container"`
-	Pak         string  `json:"pak"`
-	Engine      string  `json:"engine"`
-	TocVersion  int     `json:"toc_version"`
-	Compression string  `json:"compression"`
-	Packages    int     `json:"packages"`
-	Chunks      int     `json:"chunks"`
-	Bytes       int64   `json:"bytes"`
-	Stored      int64   `json:"stored_bytes"`
-	Loose       int     `json:"loose_files"`
-	Seconds     float64 `json:"seconds"`
+	Dir         string `json:"dir"`
+	Container   string `json:"container"`
+	Pak         string `json:"pak"`
+	Engine      string `json:"engine"`
+	TocVersion  int    `json:"toc_version"`
+	Compression string `json:"compression"`
+	Packages    int    `json:"packages"`
+	// ShaderLibraries counts the UE5 shader libraries stored as chunks.
+	ShaderLibraries int     `json:"shader_libraries"`
+	Chunks          int     `json:"chunks"`
+	Bytes           int64   `json:"bytes"`
+	Stored          int64   `json:"stored_bytes"`
+	Loose           int     `json:"loose_files"`
+	Seconds         float64 `json:"seconds"`
 	// Warnings are pack's warnings, as printed on standard error.
 	Warnings []string `json:"warnings"`
 }
@@ -296,8 +313,12 @@ func (d *packDoc) summary() string {
 	if d.Seconds > 0 {
 		rate = fmt.Sprintf(", %.0f MB/s", float64(d.Bytes)/1e6/d.Seconds)
 	}
-	return fmt.Sprintf("packed %d packages (%d chunks, %d bytes, %d stored with %s) into %s for UE %s (TOC version %d); %s holds %d loose files; %.2fs%s",
-		d.Packages, d.Chunks, d.Bytes, d.Stored, strings.ToLower(d.Compression), d.Container, d.Engine, d.TocVersion, d.Pak, d.Loose, d.Seconds, rate)
+	libs := ""
+	if d.ShaderLibraries > 0 {
+		libs = fmt.Sprintf(" and %d shader libraries", d.ShaderLibraries)
+	}
+	return fmt.Sprintf("packed %d packages%s (%d chunks, %d bytes, %d stored with %s) into %s for UE %s (TOC version %d); %s holds %d loose files; %.2fs%s",
+		d.Packages, libs, d.Chunks, d.Bytes, d.Stored, strings.ToLower(d.Compression), d.Container, d.Engine, d.TocVersion, d.Pak, d.Loose, d.Seconds, rate)
 }
 
 // printPackPlan prints what pack would do.
