@@ -55,7 +55,7 @@ func TestPackShaderLibrary(t *testing.T) {
 		t.Errorf("a refused pack left %s.utoc (%v)", out, err)
 	}
 	stdout, stderr, code := runCLI(t, "pack", filepath.Join(dir, "mod"), "-o", out, "--engine", "5.4", "--oodle", libPath)
-	if code != 0 || !strings.Contains(stdout, "and 1 shader libraries") {
+	if code != 0 || !strings.Contains(stdout, "and 1 shader library") {
 		t.Fatalf("with Oodle: exit %d, %s%s", code, stdout, stderr)
 	}
 	c, err := iostore.Open(out+".utoc", nil)
