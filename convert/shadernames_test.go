@@ -3,13 +3,11 @@ package convert
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/unrmod/unrmod/cityhash"
-	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -46,8 +44,8 @@ func TestShaderLibraryName(t *testing.T) {
 // TestShaderLibraryNameCorpus checks the split on engine files: the
 // corpus library pair gives the format its groups are named with (the
 // converted header's group chunk ids are the engine's), and the names of
-// the libraries a UE 5 game ships hash to ShaderCodeLibrary chunks its
-// container holds.
+// the libraries the corpus's containers list (by kind) hash to the ids of
+// their ShaderCodeLibrary chunks.
 func TestShaderLibraryNameCorpus(t *testing.T) {
 	for _, pr := range shaderPairs(t) {
 		_, format, ok := ShaderLibraryName(pr[0])
@@ -71,60 +69,32 @@ func TestShaderLibraryNameCorpus(t *testing.T) {
 			t.Errorf("%s: format %q from the name does not give the engine's group chunk ids", filepath.Base(pr[0]), format)
 		}
 	}
-	utoc := corpus.Path(t, "iostore/game_WayOfTheNinja_ue5/WayOfTheNinja-Windows.utoc")
-	data, err := os.ReadFile(utoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	toc, err := iostore.DecodeTOC(utoc, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	libs := map[uint64]bool{}
-	for _, id := range toc.ChunkIDs {
-		if id.Type(toc.Header.Version) == iostore.ChunkShaderCodeLibrary {
-			libs[id.Value()] = true
-		}
-	}
-	for _, name := range []string{
-		"ShaderArchive-WayOfTheNinja-PCD3D_SM6-PCD3D_SM6.ushaderbytecode",
-		"ShaderArchive-WayOfTheNinja-PCD3D_SM5-PCD3D_SM5.ushaderbytecode",
-		"ShaderArchive-Global-PCD3D_SM6-PCD3D_SM6.ushaderbytecode",
-		"ShaderArchive-Global-PCD3D_SM5-PCD3D_SM5.ushaderbytecode",
-	} {
-		lib, format, ok := ShaderLibraryName(name)
-		if id := cityhash.ShaderLibraryID(lib, format); !ok || !libs[id] {
-			t.Errorf("%s: library %q format %q: chunk id 0x%016x is not one of the container's %d shader libraries", name, lib, format, id, len(libs))
+	for _, l := range zencorpus.ShaderLibraries(t) {
+		lib, format, ok := ShaderLibraryName(l.Name)
+		if id := cityhash.ShaderLibraryID(lib, format); !ok || id != l.ID.Value() {
+			t.Errorf("%s: %s: library %q format %q: chunk id 0x%016x, the engine's %v", l.Container, l.Name, lib, format, id, l.ID)
 		}
 	}
 }
 
-// TestZenShaderLibraryChunkIDs names a library after one of a UE 5 game's
-// and checks its ShaderCodeLibrary chunk id, laid out for the container's
-// TOC version, is one the container holds byte for byte; its group chunk
+// TestZenShaderLibraryChunkIDs names a library after one a corpus
+// container lists and checks its ShaderCodeLibrary chunk id, laid out for
+// the container's TOC version, is that chunk's id byte for byte; its group chunk
 // ids are ShaderCode ids of that version, and each group's load order is
 // its smallest shader index.
 func TestZenShaderLibraryChunkIDs(t *testing.T) {
-	utoc := corpus.Path(t, "iostore/game_WayOfTheNinja_ue5/WayOfTheNinja-Windows.utoc")
-	data, err := os.ReadFile(utoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	toc, err := iostore.DecodeTOC(utoc, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	engine := zencorpus.ShaderLibraries(t)[0]
 	file := runMini(t, 5)
-	l, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), "Cooked/ShaderArchive-WayOfTheNinja-PCD3D_SM6-PCD3D_SM6.ushaderbytecode", "", nil)
+	l, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), "Cooked/"+engine.Name, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := l.LibraryChunkID(toc.Header.Version)
-	if err != nil || !slices.Contains(toc.ChunkIDs, id) {
-		t.Errorf("library chunk id %v (%v) is not in the container", id, err)
+	id, err := l.LibraryChunkID(engine.Version)
+	if err != nil || id != engine.ID {
+		t.Errorf("library chunk id %v (%v), the engine's %v in %s", id, err, engine.ID, engine.Container)
 	}
 	for g, e := range l.Zen.Groups {
-		if l.GroupChunkID(g).Type(toc.Header.Version) != iostore.ChunkShaderCode {
+		if l.GroupChunkID(g).Type(engine.Version) != iostore.ChunkShaderCode {
 			t.Errorf("group %d: chunk id %v is not a ShaderCode id", g, l.GroupChunkID(g))
 		}
 		low := uint32(1<<32 - 1)
@@ -139,7 +109,7 @@ func TestZenShaderLibraryChunkIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := noName.LibraryChunkID(toc.Header.Version); !errors.Is(err, ErrNotConvertible) {
+	if _, err := noName.LibraryChunkID(engine.Version); !errors.Is(err, ErrNotConvertible) {
 		t.Errorf("library chunk id without a library name: %v", err)
 	}
 	if _, err := NewZenShaderLibrary(bytes.NewReader(file), int64(len(file)), "lib.bin", "", nil); !errors.Is(err, ErrNotConvertible) {

@@ -27,7 +27,11 @@ func TestPackStreamsLooseFiles(t *testing.T) {
 	const (
 		zeros  = 40 << 20
 		random = 24 << 20
-		budget = 8 << 20 // allocated bytes in all, whatever the files' size
+		// Allocated bytes in all, whatever the files' size: 7.4-9.1 MiB
+		// measured (pooled buffers a GC frees during the run are made
+		// again), well under the 24 MiB file a read of whole files would
+		// allocate at once.
+		budget = 12 << 20
 	)
 	dir := t.TempDir()
 	loose := filepath.Join(dir, "loose")
