@@ -134,8 +134,9 @@ func tcRealistic(b *testing.B, method string) (*iostore.Container, string) {
 	b.Helper()
 	ninja := tcOpen(b, tcTocOnly8, nil)
 	fixture := tcOpen(b, tcUncompressed, nil)
+	library := tcRealisticLibrary(b)
 	tcRealisticOnce.Do(func() {
-		tcRealisticFiles, tcRealisticErr = tcBuildRealistic(ninja, fixture)
+		tcRealisticFiles, tcRealisticErr = tcBuildRealistic(ninja, fixture, library)
 		// Return the building's garbage now rather than while timing.
 		debug.FreeOSMemory()
 	})
@@ -160,6 +161,22 @@ func tcRealistic(b *testing.B, method string) (*iostore.Container, string) {
 	return c, utoc
 }
 
+// tcRealisticLibrary returns the shader library header the realistic
+// container's library chunks hold: the corpus's library in its IoStore
+// form.
+func tcRealisticLibrary(tb testing.TB) []byte {
+	tb.Helper()
+	libs, _ := filepath.Glob(filepath.Join(corpus.Dir(tb), "other/ue5_shader_libraries/*.uzenshaderbytecode"))
+	if len(libs) == 0 {
+		tb.Skip("the corpus holds no shader library in its IoStore form")
+	}
+	library, err := os.ReadFile(libs[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return library
+}
+
 // tcWriteSynced writes a file and flushes it to storage, so that the disk
 // does not write it back while a benchmark is timed.
 func tcWriteSynced(name string, data []byte) error {
@@ -180,9 +197,10 @@ func tcWriteSynced(name string, data []byte) error {
 // tcBuildRealistic builds the Zlib and None variants of the realistic
 // container from the game's TOC and the fixture's chunks. Its package
 // chunks are real zen packages (tcRealisticPackage) and its container
-// header lists them, so that Verify and the package benchmarks see what a
-// game's container holds.
-func tcBuildRealistic(ninja, fixture *iostore.Container) (map[string]tcBuilt, error) {
+// header lists them, and its shader library chunks hold library, a real
+// library header in its IoStore form, so that Verify, the package
+// benchmarks and an extract then pack see what a game's container holds.
+func tcBuildRealistic(ninja, fixture *iostore.Container, library []byte) (map[string]tcBuilt, error) {
 	var pool []byte
 	var pkgs [][]byte
 	for i, ch := range fixture.Chunks() {
@@ -216,6 +234,8 @@ func tcBuildRealistic(ninja, fixture *iostore.Container) (map[string]tcBuilt, er
 		switch {
 		case ch.Type == iostore.ChunkContainerHeader:
 			headerAt = len(chunks)
+		case ch.Type == iostore.ChunkShaderCodeLibrary:
+			data = library
 		case ch.Type == iostore.ChunkExportBundleData && ch.ID.Index(v) == 0:
 			p, err := tcRealisticPackage(pkgs[len(header.Packages)%len(pkgs)], ch.Path, data)
 			if err != nil {

@@ -19,7 +19,7 @@ func TestWriteRealistic(t *testing.T) {
 	if dir == "" {
 		t.Skip("set UNRMOD_REALISTIC_OUT to a folder to write the realistic container into")
 	}
-	built, err := tcBuildRealistic(tcOpen(t, tcTocOnly8, nil), tcOpen(t, tcUncompressed, nil))
+	built, err := tcBuildRealistic(tcOpen(t, tcTocOnly8, nil), tcOpen(t, tcUncompressed, nil), tcRealisticLibrary(t))
 	if err != nil {
 		t.Fatal(err)
 	}

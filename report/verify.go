@@ -72,6 +72,9 @@ type ContainerVerify struct {
 	// PackagesChecked counts package chunks decoded as zen packages and
 	// checked.
 	PackagesChecked int `json:"packages_checked"`
+	// ShaderLibrariesChecked counts UE5 shader library chunks decoded and
+	// checked against their name and the groups the container holds.
+	ShaderLibrariesChecked int `json:"shader_libraries_checked"`
 }
 
 // PakVerify is the verify summary of a pak.
@@ -181,6 +184,7 @@ func VerifyContainer(file string, c *iostore.Container, opts *Options) FileVerif
 	for _, q := range rep.Problems {
 		r.Problems = append(r.Problems, problem(q.Struct, q.Offset, opts.reword(q.Err, q.Msg), opts.reword(q.Err, q.String())))
 	}
+	r.Container.ShaderLibrariesChecked = checkShaderLibraries(file, c, &r)
 	r.OK = len(r.Problems) == 0
 	return r
 }

@@ -38,16 +38,22 @@ func containerSummary(d *report.ContainerVerify) string {
 	if d.PackagesChecked > 0 {
 		s += fmt.Sprintf(", %s checked", plural(d.PackagesChecked, "zen package"))
 	}
+	if d.ShaderLibrariesChecked > 0 {
+		s += fmt.Sprintf(", %s checked", plural(d.ShaderLibrariesChecked, "shader library"))
+	}
 	if d.NotChecked > 0 {
 		s += fmt.Sprintf("; %d not checked: %s", d.NotChecked, d.NotCheckedWhy)
 	}
 	return s
 }
 
-// plural returns "1 chunk", "2 chunks", "3 chunk hashes".
+// plural returns "1 chunk", "2 chunks", "3 chunk hashes", "4 shader libraries".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "ry") {
+		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
 	}
 	if strings.HasSuffix(noun, "sh") || strings.HasSuffix(noun, "s") {
 		return fmt.Sprintf("%d %ses", n, noun)

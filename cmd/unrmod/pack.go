@@ -315,7 +315,7 @@ func (d *packDoc) summary() string {
 	}
 	libs := ""
 	if d.ShaderLibraries > 0 {
-		libs = fmt.Sprintf(" and %d shader librar%s", d.ShaderLibraries, map[bool]string{true: "y", false: "ies"}[d.ShaderLibraries == 1])
+		libs = " and " + plural(d.ShaderLibraries, "shader library")
 	}
 	return fmt.Sprintf("packed %d packages%s (%d chunks, %d bytes, %d stored with %s) into %s for UE %s (TOC version %d); %s holds %d loose files; %.2fs%s",
 		d.Packages, libs, d.Chunks, d.Bytes, d.Stored, strings.ToLower(d.Compression), d.Container, d.Engine, d.TocVersion, d.Pak, d.Loose, d.Seconds, rate)

@@ -70,7 +70,7 @@ func TestPackShaderLibrary(t *testing.T) {
 	if kinds[iostore.ChunkShaderCodeLibrary] != 1 || kinds[iostore.ChunkShaderCode] == 0 {
 		t.Errorf("chunks by type %v: want one ShaderCodeLibrary and its ShaderCode groups", kinds)
 	}
-	if stdout, stderr, code := runCLI(t, "verify", out+".utoc"); code != 0 {
+	if stdout, stderr, code := runCLI(t, "verify", out+".utoc"); code != 0 || !strings.Contains(stdout, "1 shader library checked") {
 		t.Errorf("verify: exit %d, %s%s", code, stdout, stderr)
 	}
 }
