@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -197,8 +198,9 @@ func tcWriteSynced(name string, data []byte) error {
 // tcBuildRealistic builds the Zlib and None variants of the realistic
 // container from the game's TOC and the fixture's chunks. Its package
 // chunks are real zen packages (tcRealisticPackage) and its container
-// header lists them, and its shader library chunks hold library, a real
-// library header in its IoStore form, so that Verify, the package
+// header lists them, its shader library chunks hold library, a real
+// library header in its IoStore form, and its shader groups bytes that do
+// not compress (the library compresses them), so that Verify, the package
 // benchmarks and an extract then pack see what a game's container holds.
 func tcBuildRealistic(ninja, fixture *iostore.Container, library []byte) (map[string]tcBuilt, error) {
 	var pool []byte
@@ -236,6 +238,11 @@ func tcBuildRealistic(ninja, fixture *iostore.Container, library []byte) (map[st
 			headerAt = len(chunks)
 		case ch.Type == iostore.ChunkShaderCodeLibrary:
 			data = library
+		case ch.Type == iostore.ChunkShaderCode:
+			// A group of shaders is stored compressed by the library
+			// itself: bytes no compressor shrinks, as in the game.
+			rng := rand.NewChaCha8([32]byte{byte(i), byte(i >> 8), byte(i >> 16)})
+			rng.Read(data)
 		case ch.Type == iostore.ChunkExportBundleData && ch.ID.Index(v) == 0:
 			p, err := tcRealisticPackage(pkgs[len(header.Packages)%len(pkgs)], ch.Path, data)
 			if err != nil {
