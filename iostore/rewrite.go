@@ -395,7 +395,7 @@ func (w *Writer) preserve(src *Container, byID map[ChunkID]*ChunkChange, res *Re
 		ch := &src.chunks[i]
 		c := wchunk{ChunkHeader: ChunkHeader{ID: ch.ID, Path: src.GamePath(i), MemoryMapped: ch.Meta.Flags&MetaMemoryMapped != 0},
 			off: ch.Offset, size: ch.Size, first: ch.FirstBlock, n: ch.NumBlocks, meta: ch.Meta, copied: true, metaKnown: true}
-		c.headerType = ch.Type == ChunkContainerHeader
+		c.storedRaw = storedRaw(ch.Type)
 		w.byID[ch.ID] = len(w.chunks)
 		w.chunks = append(w.chunks, c)
 		if end := ch.Offset + w.span(ch.Size); end > w.virt {

@@ -66,7 +66,8 @@ type WriterOptions struct {
 	// Method is the compression method of new blocks: "None" (or ""),
 	// "Zlib", "Gzip", "LZ4" or one added to Codecs.
 	// Blocks that do not shrink are stored uncompressed, and the container
-	// header and memory-mapped chunks are never compressed.
+	// header, memory-mapped chunks and shader chunks (ShaderCodeLibrary,
+	// ShaderCode) are never compressed.
 	Method string
 	// Level is the Zlib/Gzip compression level; 0 means
 	// ue.DefaultCompression.
@@ -147,8 +148,8 @@ type ChunkHeader struct {
 	// nowhere (the container header, shader code).
 	Path string
 	// Uncompressed stores the chunk's blocks uncompressed whatever the
-	// container's method. The container header and memory-mapped chunks
-	// always are.
+	// container's method. The container header, memory-mapped chunks and
+	// shader chunks always are.
 	Uncompressed bool
 	// MemoryMapped sets the chunk meta's memory-mapped flag.
 	MemoryMapped bool
@@ -260,11 +261,11 @@ type wchunk struct {
 	// when every block of the chunk was encoded by the Writer (storedOK):
 	// the check then reads the stored bytes back and compares their sum
 	// rather than decoding them.
-	stored     uint64
-	storedOK   bool
-	metaKnown  bool // meta hash copied from the source
-	headerType bool
-	removed    bool // preserve layout: left out of the output
+	stored    uint64
+	storedOK  bool
+	metaKnown bool // meta hash copied from the source
+	storedRaw bool // a chunk the engine stores uncompressed (storedRaw)
+	removed   bool // preserve layout: left out of the output
 }
 
 // job is one block on its way through the pipeline, read and encoded
@@ -449,6 +450,14 @@ func (w *Writer) start() error {
 	}
 	go w.placer()
 	return nil
+}
+
+// storedRaw reports whether the engine's packer stores chunks of type t
+// uncompressed whatever the container's method: the container header, and
+// the shader libraries and groups, whose code the library compresses
+// itself (docs/containers.md, "Shader libraries").
+func storedRaw(t ChunkType) bool {
+	return t == ChunkContainerHeader || t == ChunkShaderCodeLibrary || t == ChunkShaderCode
 }
 
 // methodIndex returns the block method index of name, adding it.
@@ -1037,7 +1046,7 @@ func (w *Writer) AddChunkHeader(h *ChunkHeader, r io.Reader) error {
 // fill reads c's data from r and submits its blocks.
 func (w *Writer) fill(c *wchunk, r io.Reader) error {
 	hs := w.newHasher()
-	compress := !(c.Uncompressed || c.MemoryMapped || c.headerType)
+	compress := !(c.Uncompressed || c.MemoryMapped || c.storedRaw)
 	for {
 		bp := w.getBuf()
 		buf := (*bp)[:w.bs]
@@ -1086,7 +1095,7 @@ func (w *Writer) newChunk(h *ChunkHeader) (*wchunk, error) {
 	}
 	c := &wchunk{ChunkHeader: *h, off: w.virt, first: w.pending}
 	w.chunkStart = true
-	c.headerType = h.ID.Type(w.opts.Version) == ChunkContainerHeader
+	c.storedRaw = storedRaw(h.ID.Type(w.opts.Version))
 	if h.MemoryMapped {
 		c.meta.Flags |= MetaMemoryMapped
 	}

@@ -393,3 +393,40 @@ func TestWriterCopyChunkSourceClosed(t *testing.T) {
 		t.Errorf("%d files left", len(left))
 	}
 }
+
+// TestWriterStoresShaderChunksRaw adds compressible shader chunks to a
+// Zlib container: the Writer stores the ShaderCodeLibrary and ShaderCode
+// chunks uncompressed, as the engine's packer does, and compresses a
+// bulk data chunk of the same bytes.
+func TestWriterStoresShaderChunksRaw(t *testing.T) {
+	const v = iostore.TocVersion(8)
+	utoc := filepath.Join(t.TempDir(), "Shaders-Windows.utoc")
+	w, err := iostore.NewWriter(utoc, &iostore.WriterOptions{Version: v, Method: "Zlib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("shader code "), 20000)
+	for _, typ := range []iostore.ChunkType{iostore.ChunkShaderCodeLibrary, iostore.ChunkShaderCode, iostore.ChunkBulkData} {
+		id, err := iostore.NewChunkID(uint64(typ)*7919, 0, typ, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id}, bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := iostore.Open(utoc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, ch := range c.Chunks() {
+		raw := ch.CompressedSize == ch.Size
+		if want := ch.Type != iostore.ChunkBulkData; raw != want {
+			t.Errorf("%v chunk: %d bytes stored for %d; want stored raw: %v", ch.Type, ch.CompressedSize, ch.Size, want)
+		}
+	}
+}

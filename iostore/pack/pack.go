@@ -577,12 +577,9 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 			res.ShaderLibraries++
 		}
 		file := filepath.Join(plan.Dir, filepath.FromSlash(f.Path))
-		// Shader code is stored uncompressed, as the engine's packer does:
-		// the groups are compressed by the library itself, and the engine
-		// writes the library header raw too (docs/containers.md, "Packing").
-		typ := f.ID.Type(wo.Version)
-		h := &iostore.ChunkHeader{ID: f.ID, MemoryMapped: f.Kind == MemoryMappedBulkData,
-			Uncompressed: typ == iostore.ChunkShaderCode || typ == iostore.ChunkShaderCodeLibrary}
+		// Shader chunks are stored uncompressed by the Writer, as the
+		// engine's packer does.
+		h := &iostore.ChunkHeader{ID: f.ID, MemoryMapped: f.Kind == MemoryMappedBulkData}
 		if f.Kind != Chunk {
 			h.Path = f.Path
 		}

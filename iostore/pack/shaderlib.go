@@ -227,8 +227,8 @@ type chunkAdder interface {
 // writeShaderLibrary writes the pak-era library l, the file at rel in the
 // folder, as the engine's packer does: every group a ShaderCode chunk in
 // the engine's order (convert.ZenShaderLibrary.GroupLoadOrder), built
-// jobs at a time, then the header a ShaderCodeLibrary chunk at rel, all
-// stored uncompressed. It returns the chunks and bytes written.
+// jobs at a time, then the header a ShaderCodeLibrary chunk at rel (the
+// Writer stores shader chunks uncompressed, as the engine does). It returns the chunks and bytes written.
 func writeShaderLibrary(w chunkAdder, l *convert.ZenShaderLibrary, id iostore.ChunkID, rel string, jobs int) (chunks int, size int64, err error) {
 	order := make([]int, len(l.Zen.Groups))
 	for g := range order {
@@ -251,7 +251,7 @@ func writeShaderLibrary(w chunkAdder, l *convert.ZenShaderLibrary, id iostore.Ch
 			return 0, 0, err
 		}
 		for i, g := range window {
-			if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: l.GroupChunkID(g), Uncompressed: true}, bytes.NewReader(built[i])); err != nil {
+			if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: l.GroupChunkID(g)}, bytes.NewReader(built[i])); err != nil {
 				return 0, 0, err
 			}
 			chunks++
@@ -278,7 +278,7 @@ func writeShaderLibrary(w chunkAdder, l *convert.ZenShaderLibrary, id iostore.Ch
 			return 0, 0, fmt.Errorf("%s: the shader library header made gives group %d %d bytes, %d were written", l.File, g, e.CompressedSize, sizes[g])
 		}
 	}
-	if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id, Path: rel, Uncompressed: true}, bytes.NewReader(header)); err != nil {
+	if err := w.AddChunkHeader(&iostore.ChunkHeader{ID: id, Path: rel}, bytes.NewReader(header)); err != nil {
 		return 0, 0, err
 	}
 	return chunks + 1, size + int64(len(header)), nil
