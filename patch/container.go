@@ -2,12 +2,14 @@ package patch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -427,6 +429,16 @@ func (j *containerJob) fileOp(f *FileOp) error {
 	case f.Kind == "remove-file":
 		if isPackage {
 			j.removed[id.PackageID()] = true
+		}
+	case id.Type(j.v) == iostore.ChunkShaderCodeLibrary:
+		// The game reads this chunk as a library header in its IoStore
+		// form, whose groups are other chunks: a library as the cooker
+		// writes it (all its code in one file) must be converted.
+		if _, err := convert.DecodeZenShaderArchive(f.Source, data); err != nil {
+			if len(data) >= 4 && binary.LittleEndian.Uint32(data) == convert.ShaderArchiveVersion {
+				return errorf(f.Pos, "%s: %s is a shader library as the cooker writes it; %s holds its IoStore form (the header, with the shaders in ShaderCode chunks): pack the cooked library with unrmod pack, which converts it, or give the header extract wrote", f.Kind, f.Source, f.Path)
+			}
+			return errorf(f.Pos, "%s: %s is not a shader library header, which %s holds: %v", f.Kind, f.Source, f.Path, err)
 		}
 	case isPackage:
 		var cooked *pack.CookedPackage
