@@ -1,10 +1,13 @@
 package convert_test
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/unrmod/unrmod/convert"
+	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/patch"
+	"github.com/unrmod/unrmod/report"
 	"github.com/unrmod/unrmod/uasset"
 )
 
@@ -19,5 +22,32 @@ func init() {
 			out.Rest = fmt.Sprintf("names %v imports %v exports %v", d.Names, d.Imports, d.Exports)
 		}
 		return out
+	})
+	convert.SetPropsText(func(zenFile string, p *zen.Package, r *zen.Resolver, assetFile string, a *uasset.Package, list []int) ([]string, []string, error) {
+		zp, err := report.NewZenProperties(zenFile, p, r, list, true, "", nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		lp, err := report.NewCookedProperties(assetFile, a, p.PackageName(), list, true, "", nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		texts := func(exports []report.ExportProperties) ([]string, error) {
+			var out []string
+			for _, e := range exports {
+				b, err := json.Marshal(e.Properties)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, string(b))
+			}
+			return out, nil
+		}
+		zt, err := texts(zp.Exports)
+		if err != nil {
+			return nil, nil, err
+		}
+		lt, err := texts(lp.Exports)
+		return zt, lt, err
 	})
 }

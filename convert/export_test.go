@@ -1,6 +1,9 @@
 package convert
 
-import "github.com/unrmod/unrmod/uasset"
+import (
+	"github.com/unrmod/unrmod/iostore/zen"
+	"github.com/unrmod/unrmod/uasset"
+)
 
 // AssetDiff is what the internal tests need of patch.DiffAsset: the summary
 // fields that differ, and the names, imports and exports that differ
@@ -28,3 +31,16 @@ func diffAssets(want, got *uasset.Package) AssetDiff {
 	}
 	return assetDiff(want, got)
 }
+
+// PropsText is what the internal tests need of report's property
+// documents: the JSON of each listed export's properties of a zen package
+// and of a cooked asset. The internal tests cannot import report (report
+// imports convert, for the shader libraries it verifies); assetdiff_test.go,
+// of package convert_test, gives it to them through SetPropsText.
+type PropsText func(zenFile string, p *zen.Package, r *zen.Resolver, assetFile string, a *uasset.Package, list []int) (zenProps, assetProps []string, err error)
+
+// propsText compares properties; nil until SetPropsText runs.
+var propsTexts PropsText
+
+// SetPropsText sets the property documents the internal tests use.
+func SetPropsText(f PropsText) { propsTexts = f }
