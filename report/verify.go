@@ -42,6 +42,8 @@ type FileVerify struct {
 	ContainerHeader *zen.HeaderSummary `json:"container_header,omitempty"`
 	// Asset summarizes a cooked UE4/UE5 asset (.uasset or .umap).
 	Asset *AssetVerify `json:"asset,omitempty"`
+	// ShaderLibrary summarizes a UE5 shader library file.
+	ShaderLibrary *ShaderLibraryInfo `json:"shader_library,omitempty"`
 	// Package is a zen package's name.
 	Package  string    `json:"package,omitempty"`
 	Problems []Problem `json:"problems"`

@@ -34,8 +34,10 @@ func wantKind(rel string, head []byte) ufile.Kind {
 		return ufile.CookedAsset
 	case ext == ".uasset" || ext == ".uzenasset":
 		return ufile.ZenPackage
+	case ext == ".ushaderbytecode" || ext == ".uzenshaderbytecode":
+		return ufile.ShaderLibrary
 	}
-	return ufile.Unknown // export and bulk data, mappings, shader libraries, global chunks, metadata
+	return ufile.Unknown // export and bulk data, mappings, global chunks, metadata
 }
 
 // TestOpenCorpus opens every file the corpus lists and checks that Open

@@ -62,6 +62,12 @@ const (
 	// through its .utoc (File.TOC). A .ucas whose bytes are one zen
 	// package (an uncompressed container of one package) is that package.
 	ContainerData
+	// ShaderLibrary is a UE5 shader library file (.ushaderbytecode or
+	// .uzenshaderbytecode, recognised by its name and version): as the
+	// cooker writes it (version 2; 3 from UE 5.8), or its IoStore header
+	// (version 1) as extract writes it. It is not read whole: a cooked
+	// library holds all its shaders' code (convert.NewZenShaderLibrary).
+	ShaderLibrary
 )
 
 var kindNames = [...]string{
@@ -73,6 +79,7 @@ var kindNames = [...]string{
 	ContainerHeader: "container header",
 	Pak:             "pak",
 	ContainerData:   "IoStore block store",
+	ShaderLibrary:   "shader library",
 }
 
 // String names the kind, e.g. "zen package".
@@ -281,6 +288,9 @@ func (f *File) recognise(r io.ReaderAt, size int64, opts *Options) error {
 	switch {
 	case isExt(f.Path, ".pak") && footerDecodes(r, size, f.Path):
 		f.Kind = Pak
+		return nil
+	case (isExt(f.Path, ".ushaderbytecode") || isExt(f.Path, ".uzenshaderbytecode")) && len(head) >= 4 && le.Uint32(head) >= 1 && le.Uint32(head) <= 3:
+		f.Kind = ShaderLibrary
 		return nil
 	case len(head) >= len(iostore.TocMagic) && string(head[:len(iostore.TocMagic)]) == iostore.TocMagic:
 		f.Kind, f.TOC = Container, f.Path

@@ -125,6 +125,15 @@ and the companion files beside it (.uexp, .ubulk, .uptnl, .m.ubulk).`,
 						return writeJSON(s.out, doc)
 					}
 					return writeAssetInfo(s.out, doc)
+				case ufile.ShaderLibrary:
+					doc, err := shaderLibraryInfo(file)
+					if err != nil {
+						return err
+					}
+					if *asJSON {
+						return writeJSON(s.out, doc)
+					}
+					return writeShaderLibraryInfo(s.out, doc)
 				case ufile.ContainerHeader:
 					h, err := f.ContainerHeader()
 					if err != nil {

@@ -74,3 +74,26 @@ func TestPackShaderLibrary(t *testing.T) {
 		t.Errorf("verify: exit %d, %s%s", code, stdout, stderr)
 	}
 }
+
+// TestShaderLibraryInfoVerify runs info and verify on the corpus's shader
+// library files: info names the form, the library, its chunk id and the
+// counts (text and JSON); verify over the folder passes the IoStore
+// header and reports the cooker's file, whose code the corpus cut off,
+// in one line.
+func TestShaderLibraryInfoVerify(t *testing.T) {
+	dir := corpus.Path(t, "other/ue5_shader_libraries")
+	name := "ShaderArchive-NuclearNightmare-PCD3D_SM6-PCD3D_SM6"
+	stdout, stderr, code := runCLI(t, "info", filepath.Join(dir, name+".uzenshaderbytecode"))
+	if code != 0 || !strings.Contains(stdout, "IoStore form") || !strings.Contains(stdout, "0x8cc6d6821873a8b500000008") || !strings.Contains(stdout, "2423 ShaderCode chunks") {
+		t.Errorf("info: exit %d, %s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "info", "--json", filepath.Join(dir, name+".ushaderbytecode"))
+	if code != 0 || !strings.Contains(stdout, `"form": "cooked"`) || !strings.Contains(stdout, `"shader_maps": 988`) {
+		t.Errorf("info --json: exit %d, %s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "verify", dir)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 1 || len(lines) != 2 || !strings.Contains(stdout, "the file was cut short") || !strings.Contains(stdout, "ok  "+filepath.Join(dir, name+".uzenshaderbytecode")+" (iostore shader library: 988 shader maps, 29285 shaders, 2423 groups)") {
+		t.Errorf("verify: exit %d, %q%s", code, stdout, stderr)
+	}
+}

@@ -205,6 +205,8 @@ func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags, m *usmap.Mapp
 		return verifyChunkFile(f, zf, m), nil
 	case f.Kind == ufile.CookedAsset:
 		return verifyAsset(f, zf, m)
+	case f.Kind == ufile.ShaderLibrary:
+		return verifyShaderLibrary(file), nil
 	}
 	return verifyFile(f), nil
 }
@@ -215,6 +217,7 @@ var verifiable = map[string]bool{
 	".u": true, ".utx": true, ".unr": true, ".uax": true, ".umx": true, ".usx": true, ".ukx": true, ".ut2": true,
 	".dx": true, ".rom": true, ".upkg": true,
 	".utoc": true, ".pak": true, ".uasset": true, ".umap": true, ".uzenasset": true,
+	".ushaderbytecode": true, ".uzenshaderbytecode": true,
 }
 
 // verifyTargets replaces each folder among args by the files below it that
@@ -320,6 +323,10 @@ func writeVerifyText(s streams, r *report.FileVerify) {
 		}
 		if a := r.Asset; a != nil {
 			fmt.Fprintf(s.out, "ok  %s (%s: %s, %s, %s)\n", r.File, assetWhat(a), plural(r.Names, "name"), plural(r.Imports, "import"), plural(r.Exports, "export"))
+			return
+		}
+		if l := r.ShaderLibrary; l != nil {
+			fmt.Fprintf(s.out, "ok  %s (%s shader library: %s, %s, %s)\n", r.File, l.Form, plural(l.ShaderMaps, "shader map"), plural(l.Shaders, "shader"), plural(l.Groups, "group"))
 			return
 		}
 		if r.Kind == "zen-package" {
