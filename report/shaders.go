@@ -106,10 +106,17 @@ type ShaderLibraryInfo struct {
 // bytes through r: only its header (a cooked library's code is not read).
 // A version it does not read (3, UE 5.8) is a *ue.FormatError.
 func NewShaderLibraryInfo(file string, r io.ReaderAt, size int64) (*ShaderLibraryInfo, error) {
+	d, _, err := readShaderLibrary(file, r, size)
+	return d, err
+}
+
+// readShaderLibrary is NewShaderLibraryInfo, also returning a cooked
+// library as read (nil for an IoStore header).
+func readShaderLibrary(file string, r io.ReaderAt, size int64) (*ShaderLibraryInfo, *convert.ZenShaderLibrary, error) {
 	d := &ShaderLibraryInfo{File: file, Kind: "shader-library"}
 	var head [4]byte
 	if _, err := r.ReadAt(head[:], 0); err != nil {
-		return nil, ue.Errorf(file, "shader library version", 0, ue.ErrCorrupt, "%v", err)
+		return nil, nil, ue.Errorf(file, "shader library version", 0, ue.ErrCorrupt, "%v", err)
 	}
 	d.Version = binary.LittleEndian.Uint32(head[:])
 	if lib, format, ok := convert.ShaderLibraryName(file); ok {
@@ -118,12 +125,13 @@ func NewShaderLibraryInfo(file string, r io.ReaderAt, size int64) (*ShaderLibrar
 			d.ChunkID = id.String()
 		}
 	}
+	var l *convert.ZenShaderLibrary
 	switch d.Version {
 	case convert.ShaderArchiveVersion:
 		d.Form = "cooked"
-		l, err := convert.NewZenShaderLibrary(r, size, file, d.Format, nil)
-		if err != nil {
-			return nil, err
+		var err error
+		if l, err = convert.NewZenShaderLibrary(r, size, file, d.Format, nil); err != nil {
+			return nil, nil, err
 		}
 		a := l.Archive
 		d.ShaderMaps, d.Shaders, d.Groups = len(a.ShaderMaps), len(a.Shaders), len(l.Zen.Groups)
@@ -136,15 +144,15 @@ func NewShaderLibraryInfo(file string, r io.ReaderAt, size int64) (*ShaderLibrar
 	case convert.ZenShaderArchiveVersion:
 		d.Form = "iostore"
 		if size > maxShaderLibraryHeader {
-			return nil, ue.Errorf(file, "shader library header", 0, ue.ErrCorrupt, "%d bytes: more than a library header holds (%d)", size, int64(maxShaderLibraryHeader))
+			return nil, nil, ue.Errorf(file, "shader library header", 0, ue.ErrCorrupt, "%d bytes: more than a library header holds (%d)", size, int64(maxShaderLibraryHeader))
 		}
 		data := make([]byte, size)
 		if _, err := r.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
-			return nil, ue.Errorf(file, "shader library header", 0, ue.ErrCorrupt, "%v", err)
+			return nil, nil, ue.Errorf(file, "shader library header", 0, ue.ErrCorrupt, "%v", err)
 		}
 		z, err := convert.DecodeZenShaderArchive(file, data)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		d.ShaderMaps, d.Shaders, d.Groups = len(z.ShaderMaps), len(z.Shaders), len(z.Groups)
 		for _, g := range z.Groups {
@@ -153,9 +161,9 @@ func NewShaderLibraryInfo(file string, r io.ReaderAt, size int64) (*ShaderLibrar
 			}
 		}
 	default:
-		return nil, ue.Errorf(file, "shader library version", 0, ue.ErrUnsupportedVersion, "version %d; unrmod reads version %d (as the UE 5.0–5.7 cooker writes it) and %d (the IoStore header)", d.Version, convert.ShaderArchiveVersion, convert.ZenShaderArchiveVersion)
+		return nil, nil, ue.Errorf(file, "shader library version", 0, ue.ErrUnsupportedVersion, "version %d; unrmod reads version %d (as the UE 5.0–5.7 cooker writes it) and %d (the IoStore header)", d.Version, convert.ShaderArchiveVersion, convert.ZenShaderArchiveVersion)
 	}
-	return d, nil
+	return d, l, nil
 }
 
 // maxShaderLibraryHeader bounds the IoStore header of a library read whole: the
@@ -170,18 +178,13 @@ const maxShaderLibraryHeader = 256 << 20
 // uncompressed.
 func VerifyShaderLibrary(file string, r io.ReaderAt, size int64) FileVerify {
 	v := FileVerify{File: file, Kind: "shader-library", Problems: []Problem{}}
-	d, err := NewShaderLibraryInfo(file, r, size)
+	d, l, err := readShaderLibrary(file, r, size)
 	if err != nil {
 		v.Problems = append(v.Problems, ReadProblem(err, nil))
 		return v
 	}
 	v.ShaderLibrary = d
-	if d.Form == "cooked" {
-		l, err := convert.NewZenShaderLibrary(r, size, file, d.Format, nil)
-		if err != nil {
-			v.Problems = append(v.Problems, ReadProblem(err, nil))
-			return v
-		}
+	if l != nil {
 		var outside, first int
 		var end uint64
 		for i, s := range l.Archive.Shaders {

@@ -3,40 +3,31 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/unrmod/unrmod/report"
+	"github.com/unrmod/unrmod/safefile"
 )
 
 // shaderLibraryInfo reads the summary of the shader library file.
 func shaderLibraryInfo(file string) (*report.ShaderLibraryInfo, error) {
-	f, err := os.Open(file)
+	f, size, err := safefile.OpenRegular(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return report.NewShaderLibraryInfo(file, f, st.Size())
+	return report.NewShaderLibraryInfo(file, f, size)
 }
 
 // verifyShaderLibrary verifies the shader library file.
 func verifyShaderLibrary(file string) report.FileVerify {
-	f, err := os.Open(file)
+	f, size, err := safefile.OpenRegular(file)
 	if err != nil {
 		msg := "not checked: " + err.Error()
 		return report.FileVerify{File: file, Problems: []report.Problem{{Message: msg, Text: msg}}}
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		msg := "not checked: " + err.Error()
-		return report.FileVerify{File: file, Problems: []report.Problem{{Message: msg, Text: msg}}}
-	}
-	return report.VerifyShaderLibrary(file, f, st.Size())
+	return report.VerifyShaderLibrary(file, f, size)
 }
 
 // writeShaderLibraryInfo prints a shader library's info as aligned
