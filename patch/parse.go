@@ -44,7 +44,9 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, syntaxError(path, data, err)
 	}
 	ps := &parser{file: path}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	// "---" alone is a document holding an empty null, which the decoder
+	// places on a line after the input's last: it is an empty file too.
+	if doc.Kind == 0 || len(doc.Content) == 0 || isEmptyNull(doc.Content[0]) {
 		return nil, errorf(Pos{File: path}, "the patch file is empty; it needs at least `unrmod: 1` and `targets:`")
 	}
 	var next yaml.Node
@@ -61,6 +63,12 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	f.Path = path
 	return f, nil
+}
+
+// isEmptyNull reports whether n is the implicit null of a document with
+// no content (not an explicit ~ or null).
+func isEmptyNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
 }
 
 // yamlLine finds the line number in a yaml.v3 error message ("yaml: line 4: ...").
