@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -237,9 +238,13 @@ func writeShaderLibrary(w chunkAdder, l *convert.ZenShaderLibrary, id iostore.Ch
 	slices.SortStableFunc(order, func(a, b int) int {
 		return int(l.GroupLoadOrder(a)) - int(l.GroupLoadOrder(b))
 	})
-	// A window of jobs groups is built at once and written in order:
-	// memory follows the window, not the library.
-	built := make([][]byte, max(jobs, 1))
+	// A window of jobs groups (0: one per CPU, as Options.Jobs) is built
+	// at once and written in order: memory follows the window, not the
+	// library.
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	built := make([][]byte, jobs)
 	sizes := make([]int, len(order))
 	for start := 0; start < len(order); start += len(built) {
 		window := order[start:min(start+len(built), len(order))]
