@@ -450,6 +450,12 @@ const (
 	// game's container header has it (Options.Base, or a header extracted
 	// with the packages), and it had no entry for these packages.
 	NoLoadOrder WarningKind = iota + 1
+	// MissingShaderGroups: a shader library was stored whose groups
+	// (ShaderCode chunks) are not all in the folder. The game finds a
+	// group in any mounted container, so they may be the game's; if not,
+	// the shaders in them fail to load. Packages names the library, Of
+	// counts its groups and Missing those not packed.
+	MissingShaderGroups
 )
 
 // Warning is something Pack wrote that may not be what the game expects.
@@ -463,6 +469,8 @@ type Warning struct {
 	// one extracted with the packages): for NoLoadOrder, the packages are
 	// not in it, e.g. new ones a mod adds.
 	BaseGiven bool
+	// Missing counts, for MissingShaderGroups, the groups not packed.
+	Missing int
 }
 
 // String describes the warning.
@@ -473,6 +481,8 @@ func (w Warning) String() string {
 			return fmt.Sprintf("%d of %d packages have no store entry in the container header given, so their UE 4.26/4.27 load order was written as 0 (%s)", len(w.Packages), w.Of, strings.Join(w.Packages, ", "))
 		}
 		return fmt.Sprintf("%d of %d store entries have UE 4.26/4.27 load order 0: the cooker computes the load order for the whole game, and no container header of the game was given to take it from", len(w.Packages), w.Of)
+	case MissingShaderGroups:
+		return fmt.Sprintf("the shader library %s lists %d groups, %d of which the folder does not hold (chunks/ShaderCode/<id>.bin): the game must find them in another container", strings.Join(w.Packages, ", "), w.Of, w.Missing)
 	}
 	return fmt.Sprintf("warning %d", w.Kind)
 }
@@ -672,6 +682,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 	if len(noOrder) > 0 {
 		res.Warnings = append(res.Warnings, Warning{Kind: NoLoadOrder, Packages: noOrder, Of: res.Packages, BaseGiven: opts.Base != nil || plan.Header != nil})
 	}
+	res.Warnings = append(res.Warnings, shaders.missingGroups(plan)...)
 	addCultures(tmpl, localized, packed)
 	if res.Packages > 0 || plan.Header != nil {
 		w.SetContainerHeader(tmpl)

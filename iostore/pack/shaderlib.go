@@ -122,6 +122,9 @@ type shaderLibraries struct {
 	files []*os.File
 	held  map[convert.ShaderHash]bool
 	infos []*convert.ShaderAssetInfo
+	// groups are the group chunk ids of each library in its IoStore form
+	// (as extract writes it), by path: its groups are other files.
+	groups map[string][][12]byte
 }
 
 // openShaderLibraries reads the headers of the plan's shader libraries and
@@ -129,7 +132,7 @@ type shaderLibraries struct {
 // are XXH3-64 values rather than SHA-1 and their group ids are scoped by
 // library (docs/convert.md §8), which unrmod does not write.
 func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (*shaderLibraries, error) {
-	s := &shaderLibraries{open: map[string]*convert.ZenShaderLibrary{}, held: map[convert.ShaderHash]bool{}}
+	s := &shaderLibraries{open: map[string]*convert.ZenShaderLibrary{}, held: map[convert.ShaderHash]bool{}, groups: map[string][][12]byte{}}
 	for _, f := range plan.Files {
 		if f.Kind != ShaderLibrary && f.Kind != ShaderArchive && f.Kind != ShaderAssetInfo {
 			continue
@@ -152,6 +155,7 @@ func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (*shad
 				return nil, err
 			}
 			s.hold(z.ShaderMapHashes)
+			s.groups[f.Path] = z.GroupChunkIDs
 		case ShaderArchive:
 			fh, err := os.Open(file)
 			if err != nil {
@@ -187,6 +191,37 @@ func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (*shad
 		}
 	}
 	return s, nil
+}
+
+// missingGroups warns of each library in its IoStore form whose groups
+// the plan does not all hold.
+func (s *shaderLibraries) missingGroups(plan *Plan) []Warning {
+	if len(s.groups) == 0 {
+		return nil
+	}
+	have := map[iostore.ChunkID]bool{}
+	for _, f := range plan.Files {
+		if f.Kind == Chunk {
+			have[f.ID] = true
+		}
+	}
+	var out []Warning
+	for _, f := range plan.Files {
+		ids, ok := s.groups[f.Path]
+		if !ok {
+			continue
+		}
+		missing := 0
+		for _, id := range ids {
+			if !have[iostore.ChunkID(id)] {
+				missing++
+			}
+		}
+		if missing > 0 {
+			out = append(out, Warning{Kind: MissingShaderGroups, Packages: []string{f.Path}, Of: len(ids), Missing: missing})
+		}
+	}
+	return out
 }
 
 func (s *shaderLibraries) hold(hs []convert.ShaderHash) {

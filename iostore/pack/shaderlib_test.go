@@ -86,6 +86,13 @@ func TestPackExtractedShaderLibrary(t *testing.T) {
 	if len(res.Loose) != 0 || res.ShaderLibraries != 1 {
 		t.Errorf("loose files %v, %d shader libraries; want none and 1", res.Loose, res.ShaderLibraries)
 	}
+	// Three of the library's groups are in the folder: the others must
+	// come from another container, which pack says.
+	if w := res.Warnings; len(w) != 1 || w[0].Kind != pack.MissingShaderGroups || w[0].Of != len(z.Groups) || w[0].Missing != len(z.Groups)-len(groups) || w[0].Packages[0] != lib {
+		t.Errorf("warnings %+v, want the %d groups of %d the folder lacks", w, len(z.Groups)-len(groups), len(z.Groups))
+	} else {
+		t.Log(w[0])
+	}
 	c, err := iostore.Open(out, nil)
 	if err != nil {
 		t.Fatal(err)
