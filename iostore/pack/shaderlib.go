@@ -131,27 +131,29 @@ type shaderLibraries struct {
 // its asset infos. UE 5.8 and later are refused: their shader map hashes
 // are XXH3-64 values rather than SHA-1 and their group ids are scoped by
 // library (docs/convert.md §8), which unrmod does not write.
-func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (*shaderLibraries, error) {
+func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (_ *shaderLibraries, err error) {
 	s := &shaderLibraries{open: map[string]*convert.ZenShaderLibrary{}, held: map[convert.ShaderHash]bool{}, groups: map[string][][12]byte{}}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
 	for _, f := range plan.Files {
 		if f.Kind != ShaderLibrary && f.Kind != ShaderArchive && f.Kind != ShaderAssetInfo {
 			continue
 		}
 		file := filepath.Join(plan.Dir, filepath.FromSlash(f.Path))
 		if f.Kind != ShaderLibrary && !opts.Engine.Less(zen.Engine{Major: 5, Minor: 8}) {
-			s.close()
 			return nil, fmt.Errorf("%s: a %s for UE %v: unrmod converts shader libraries for UE 5.0–5.7 (5.8 changed shader map hashes to XXH3-64 and scopes group chunk ids by library)", file, f.Kind, opts.Engine)
 		}
 		switch f.Kind {
 		case ShaderLibrary:
 			data, err := os.ReadFile(file)
 			if err != nil {
-				s.close()
 				return nil, err
 			}
 			z, err := convert.DecodeZenShaderArchive(file, data)
 			if err != nil {
-				s.close()
 				return nil, err
 			}
 			s.hold(z.ShaderMapHashes)
@@ -159,18 +161,15 @@ func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (*shad
 		case ShaderArchive:
 			fh, err := os.Open(file)
 			if err != nil {
-				s.close()
 				return nil, err
 			}
 			s.files = append(s.files, fh)
 			sh := opts.Shaders
 			l, err := convert.NewZenShaderLibrary(fh, f.Size, file, "", &sh)
 			if err != nil {
-				s.close()
 				return nil, err
 			}
 			if id, err := l.LibraryChunkID(v); err != nil || id != f.ID {
-				s.close()
 				return nil, fmt.Errorf("%s: the library's chunk id %v (%v) is not the one its name gives, %v", file, id, err, f.ID)
 			}
 			s.open[f.Path] = l
@@ -178,13 +177,11 @@ func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (*shad
 		case ShaderAssetInfo:
 			fh, err := os.Open(file)
 			if err != nil {
-				s.close()
 				return nil, err
 			}
 			info, err := convert.ReadShaderAssetInfo(file, fh)
 			fh.Close()
 			if err != nil {
-				s.close()
 				return nil, err
 			}
 			s.infos = append(s.infos, info)
