@@ -165,7 +165,7 @@ checked before it replaces anything.`,
 					if err != nil {
 						return err
 					}
-					opts.Base, baseTOC = h, t
+					opts.Base, opts.BaseTOC, baseTOC = h, t, t
 				}
 				switch {
 				case *engine != "":

@@ -352,6 +352,11 @@ type Options struct {
 	// nil: the store entries take from it what no package holds (the UE4
 	// LoadOrder, UE5 shader map hashes).
 	Base *zen.ContainerHeader
+	// BaseTOC is the TOC of the game's container when Base comes from
+	// one, or nil. A cooked shader library whose chunk it already holds
+	// is refused: the mod's library would replace the game's for every
+	// material of the game.
+	BaseTOC *iostore.TOC
 	// Writer holds the container's settings (method, key, block size,
 	// partitions, mount point, progress). Its Version is set from Engine,
 	// and its CTR when a key is given: TOC version 10 and later (UE 6.0)
@@ -539,7 +544,7 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 	}
 	// The shader libraries' headers and asset infos are read first: the
 	// store entries list the shader maps the libraries hold.
-	shaders, err := openShaderLibraries(plan, opts, wo.Version)
+	shaders, err := openShaderLibraries(plan, opts, wo.Version, isModName(utocPath))
 	if err != nil {
 		return fail(err)
 	}

@@ -131,7 +131,15 @@ type shaderLibraries struct {
 // its asset infos. UE 5.8 and later are refused: their shader map hashes
 // are XXH3-64 values rather than SHA-1 and their group ids are scoped by
 // library (docs/convert.md §8), which unrmod does not write.
-func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (_ *shaderLibraries, err error) {
+//
+// A cooked library must not replace one of the game's: the game opens its
+// libraries by name (Global, its project's, <Project>_Chunk<N> for the
+// pak chunk of that number: GetShaderLibraryNameForChunk in the engine's
+// shader library code) and reads the chunk of that name from the
+// container that wins, a mod's _P one. So a cooked library whose chunk
+// the game's container (Options.BaseTOC) holds is refused, and so is a
+// cooked Global library in a mod container (mod is true).
+func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion, mod bool) (_ *shaderLibraries, err error) {
 	s := &shaderLibraries{open: map[string]*convert.ZenShaderLibrary{}, held: map[convert.ShaderHash]bool{}, groups: map[string][][12]byte{}}
 	defer func() {
 		if err != nil {
@@ -159,6 +167,9 @@ func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (_ *sh
 			s.hold(z.ShaderMapHashes)
 			s.groups[f.Path] = z.GroupChunkIDs
 		case ShaderArchive:
+			if err := checkNoReplace(file, f.ID, opts.BaseTOC, mod); err != nil {
+				return nil, err
+			}
 			fh, err := os.Open(file)
 			if err != nil {
 				return nil, err
@@ -188,6 +199,30 @@ func openShaderLibraries(plan *Plan, opts *Options, v iostore.TocVersion) (_ *sh
 		}
 	}
 	return s, nil
+}
+
+// replaceAdvice is how a mod brings shaders of its own without replacing
+// a library of the game.
+const replaceAdvice = "give the mod's shaders a library of their own (assign the mod's content to a chunk of its own when cooking, which names the library <Project>_Chunk<N>, and pack it as pakchunk<N>-<Platform>_P), or cook with Share Material Shader Code off so that the materials hold their shaders"
+
+// checkNoReplace refuses the cooked shader library file whose chunk is id
+// when it would replace a library of the game: one the game's container
+// base holds, or the Global library in a mod container.
+func checkNoReplace(file string, id iostore.ChunkID, base *iostore.TOC, mod bool) error {
+	if base != nil && slices.Contains(base.ChunkIDs, id) {
+		return fmt.Errorf("%s: the game's container already holds this shader library (chunk %v); the mod's would replace it for every material of the game: %s", file, id, replaceAdvice)
+	}
+	if lib, _, ok := convert.ShaderLibraryName(file); ok && mod && strings.HasPrefix(strings.ToLower(lib), "global-") {
+		return fmt.Errorf("%s: a mod's Global shader library would replace the game's global shaders: leave ShaderArchive-Global-* and ShaderAssetInfo-Global-* out of the folder (the game has its own)", file)
+	}
+	return nil
+}
+
+// isModName reports whether the container at utocPath is a mod's: its
+// name ends in _P, so that its chunks win over the game's.
+func isModName(utocPath string) bool {
+	base := strings.TrimSuffix(filepath.Base(utocPath), filepath.Ext(utocPath))
+	return strings.HasSuffix(strings.ToUpper(base), "_P")
 }
 
 // missingGroups warns of each library in its IoStore form whose groups

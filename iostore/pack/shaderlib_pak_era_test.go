@@ -235,6 +235,32 @@ func TestPackPakEraShaderLibrary(t *testing.T) {
 	if !errors.Is(err, convert.ErrOodleRequired) {
 		t.Errorf("without Oodle: %v, want ErrOodleRequired", err)
 	}
+	// A library the game already holds would replace it for every
+	// material of the game: refused when the game's container is given.
+	libID, _ := pack.ShaderLibraryChunkID(path.Base(m.libRel), v)
+	_, err = pack.Pack(plan, filepath.Join(t.TempDir(), "z_Replace_P.utoc"), &pack.Options{Engine: zen.Engine{Major: 5, Minor: 6}, Shaders: shaders,
+		BaseTOC: &iostore.TOC{ChunkIDs: []iostore.ChunkID{libID}}})
+	if err == nil || !strings.Contains(err.Error(), "already holds this shader library") {
+		t.Errorf("a library of the game's: %v, want a refusal", err)
+	}
+	// A mod's Global library would replace the game's global shaders.
+	global := filepath.Join(m.dir, "Demo/Content/ShaderArchive-Global-PCD3D_SM6-PCD3D_SM6.ushaderbytecode")
+	if err := os.Rename(filepath.Join(m.dir, filepath.FromSlash(m.libRel)), global); err != nil {
+		t.Fatal(err)
+	}
+	planG, err := pack.Scan(m.dir, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pack.Pack(planG, filepath.Join(t.TempDir(), "z_Global_P.utoc"), &pack.Options{Engine: zen.Engine{Major: 5, Minor: 6}, Shaders: shaders}); err == nil || !strings.Contains(err.Error(), "Global shader library") {
+		t.Errorf("a mod's Global library: %v, want a refusal", err)
+	}
+	if _, err := pack.Pack(planG, filepath.Join(t.TempDir(), "Game-Windows.utoc"), &pack.Options{Engine: zen.Engine{Major: 5, Minor: 6}, Shaders: shaders}); err != nil {
+		t.Errorf("the game's own Global library, not in a mod: %v", err)
+	}
+	if err := os.Rename(global, filepath.Join(m.dir, filepath.FromSlash(m.libRel))); err != nil {
+		t.Fatal(err)
+	}
 	// UE 5.8 libraries have other hashes: refused.
 	plan58, err := pack.Scan(m.dir, pack.TocVersionFor(zen.Engine{Major: 5, Minor: 8}))
 	if err != nil {
