@@ -302,6 +302,9 @@ type packDoc struct {
 
 // packWarning words a warning of pack, with the flag that avoids it.
 func packWarning(w pack.Warning) string {
+	if w.Kind == pack.UncheckedShaderLibrary {
+		return w.String() + "; give the game's container with --base GAME.utoc to check"
+	}
 	if w.Kind == pack.NoLoadOrder && !w.BaseGiven {
 		return w.String() + "; give the game's container with --base GAME.utoc (or pack a folder 'unrmod extract' wrote, which holds its container header)"
 	}

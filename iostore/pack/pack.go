@@ -461,6 +461,11 @@ const (
 	// the shaders in them fail to load. Packages names the library, Of
 	// counts its groups and Missing those not packed.
 	MissingShaderGroups
+	// UncheckedShaderLibrary: a cooked shader library was packed into a
+	// mod container without the game's container (Options.BaseTOC) to
+	// check that the game has no library of its name, which the mod's
+	// would replace. Packages names the libraries.
+	UncheckedShaderLibrary
 )
 
 // Warning is something Pack wrote that may not be what the game expects.
@@ -486,6 +491,8 @@ func (w Warning) String() string {
 			return fmt.Sprintf("%d of %d packages have no store entry in the container header given, so their UE 4.26/4.27 load order was written as 0 (%s)", len(w.Packages), w.Of, strings.Join(w.Packages, ", "))
 		}
 		return fmt.Sprintf("%d of %d store entries have UE 4.26/4.27 load order 0: the cooker computes the load order for the whole game, and no container header of the game was given to take it from", len(w.Packages), w.Of)
+	case UncheckedShaderLibrary:
+		return fmt.Sprintf("the shader libraries %s were packed without the game's container to check them against: if the game has a library of the same name (the game's own is named after its project), the mod's replaces it for every material of the game", strings.Join(w.Packages, ", "))
 	case MissingShaderGroups:
 		return fmt.Sprintf("the shader library %s lists %d groups, %d of which the folder does not hold (chunks/ShaderCode/<id>.bin): the game must find them in another container", strings.Join(w.Packages, ", "), w.Of, w.Missing)
 	}
@@ -688,6 +695,15 @@ func Pack(plan *Plan, utocPath string, opts *Options) (*Result, error) {
 		res.Warnings = append(res.Warnings, Warning{Kind: NoLoadOrder, Packages: noOrder, Of: res.Packages, BaseGiven: opts.Base != nil || plan.Header != nil})
 	}
 	res.Warnings = append(res.Warnings, shaders.missingGroups(plan)...)
+	if len(shaders.open) > 0 && opts.BaseTOC == nil && isModName(utocPath) {
+		w := Warning{Kind: UncheckedShaderLibrary}
+		for _, f := range plan.Files {
+			if f.Kind == ShaderArchive {
+				w.Packages = append(w.Packages, f.Path)
+			}
+		}
+		res.Warnings = append(res.Warnings, w)
+	}
 	addCultures(tmpl, localized, packed)
 	if res.Packages > 0 || plan.Header != nil {
 		w.SetContainerHeader(tmpl)

@@ -137,6 +137,11 @@ func TestPackPakEraShaderLibrary(t *testing.T) {
 	if len(res.Loose) != 0 || res.ShaderLibraries != 1 || res.Packages != 1 {
 		t.Errorf("loose %v, %d shader libraries, %d packages; want none, 1, 1", res.Loose, res.ShaderLibraries, res.Packages)
 	}
+	// Without the game's container nothing says the game has no library
+	// of this name: pack says so.
+	if w := res.Warnings; len(w) != 1 || w[0].Kind != pack.UncheckedShaderLibrary || len(w[0].Packages) != 1 || w[0].Packages[0] != m.libRel {
+		t.Errorf("warnings %+v, want the library packed unchecked", w)
+	}
 	want, err := convert.ShaderArchiveToZen(m.lib, "PCD3D_SM6", 0)
 	if err != nil {
 		t.Fatal(err)
