@@ -54,3 +54,7 @@ func CheckChunks(c *Container) error {
 	})
 	return first
 }
+
+// ClampDirHandles is how many directory handles Extract takes for a
+// descriptor limit.
+var ClampDirHandles = clampDirHandles

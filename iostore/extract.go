@@ -84,8 +84,20 @@ type stagedFile struct {
 	tmp, final string
 }
 
-// maxDirHandles bounds the directory handles Extract keeps open.
-const maxDirHandles = 128
+// minDirHandles and maxDirHandlesCap bound maxDirHandles (its per-system
+// file): a game's container lists thousands of directories, and a file in
+// a directory without a handle costs a walk of its whole path through the
+// root for each system call (create, rename), so Extract takes as many
+// handles as the process can spare.
+const (
+	minDirHandles    = 128
+	maxDirHandlesCap = 16384
+)
+
+// clampDirHandles is half of a descriptor limit, within the bounds.
+func clampDirHandles(limit uint64) int {
+	return int(min(max(limit/2, minDirHandles), maxDirHandlesCap))
+}
 
 // dirHandle addresses one output directory: its own os.Root, or the output
 // root with the directory as a path prefix.
@@ -220,6 +232,7 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 	// the whole path per file. The busiest directories get one, up to
 	// maxDirHandles so as not to run out of file descriptors; the others
 	// go through the root with the full path.
+	handles := maxDirHandles()
 	perDir := map[string]int{}
 	for _, i := range sel {
 		perDir[path.Dir(outPath[i])]++
@@ -249,7 +262,7 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		h := dirHandle{root: root, path: filepath.Join(dir, filepath.FromSlash(d)), sess: opts.Session}
 		switch {
 		case d == ".":
-		case n < maxDirHandles:
+		case n < handles:
 			r, err := root.OpenRoot(d)
 			if err != nil {
 				return nil, fmt.Errorf("open %s: %w", d, err)
