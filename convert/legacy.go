@@ -940,6 +940,20 @@ func (b *legacyBuilder) scriptRanges(a *uasset.Package) error {
 	return nil
 }
 
+// convertBack is the part of the to-legacy checks both forms share:
+// back, the asset a decoded again, must have no problems and convert back
+// (ToZen) into a package, which the caller compares with pkg's bytes.
+func convertBack(a, back *uasset.Package, pkg *zen.Package) (*zen.Package, error) {
+	if pr := back.Problems(); len(pr) > 0 {
+		return nil, errorf(a.FileName, pr[0].Struct, ErrNotConvertible, "the converted asset has %d problems, the first: %s", len(pr), pr[0].Msg)
+	}
+	z, err := ToZen(back, legacyBackOptions(a, pkg))
+	if err != nil {
+		return nil, fmt.Errorf("the converted asset does not convert back: %w", err)
+	}
+	return z, nil
+}
+
 // EncodeLegacyChecked encodes a, the asset ToLegacy made from pkg, and
 // checks it before anything is written: it decodes again
 // without problems, encodes to the same bytes, and converts back (ToZen)
@@ -955,12 +969,9 @@ func EncodeLegacyChecked(a *uasset.Package, pkg *zen.Package) (header, uexp []by
 	if err != nil {
 		return nil, nil, fmt.Errorf("the converted asset does not decode again: %w", err)
 	}
-	if pr := back.Problems(); len(pr) > 0 {
-		return nil, nil, errorf(a.FileName, pr[0].Struct, ErrNotConvertible, "the converted asset has %d problems, the first: %s", len(pr), pr[0].Msg)
-	}
-	z, err := ToZen(back, legacyBackOptions(a, pkg))
+	z, err := convertBack(a, back, pkg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the converted asset does not convert back: %w", err)
+		return nil, nil, err
 	}
 	got, err := z.Encode()
 	if err != nil {

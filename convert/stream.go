@@ -163,12 +163,9 @@ func EncodeLegacyStreamChecked(a *uasset.Package, pkg *zen.Package) (header []by
 	if err != nil {
 		return nil, nil, fmt.Errorf("the converted asset does not decode again: %w", err)
 	}
-	if pr := back.Problems(); len(pr) > 0 {
-		return nil, nil, errorf(a.FileName, pr[0].Struct, ErrNotConvertible, "the converted asset has %d problems, the first: %s", len(pr), pr[0].Msg)
-	}
-	z, err := ToZen(back, legacyBackOptions(a, pkg))
+	z, err := convertBack(a, back, pkg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the converted asset does not convert back: %w", err)
+		return nil, nil, err
 	}
 	got, err := z.EncodeStream()
 	if err != nil {
