@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"path"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/zenbuild"
 	"github.com/unrmod/unrmod/iostore/zen"
-	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/uasset"
 )
 
@@ -28,31 +23,8 @@ func TestToZenStreamed(t *testing.T) {
 		h, x []byte
 	}
 	var assets []asset
-	paks, _ := filepath.Glob(filepath.Join(corpus.Dir(t), "pak/cue4parse_ue5_8/LegacyPak/*/*/*.pak"))
-	for _, pk := range paks {
-		r, err := pak.Open(pk, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		for _, f := range r.Files {
-			ext := path.Ext(f.Path)
-			if ext != ".uasset" && ext != ".umap" {
-				continue
-			}
-			if m := r.Footer.MethodName(f.Method); f.Method != 0 && !pak.CanDecode(m) {
-				continue
-			}
-			h, err := f.ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			x, err := r.ReadFile(strings.TrimSuffix(f.Path, ext) + ".uexp")
-			if err != nil {
-				t.Fatal(err)
-			}
-			assets = append(assets, asset{pk + ":" + f.Path, h, x})
-		}
+	for _, as := range pakAssets(t, "pak/cue4parse_ue5_8/LegacyPak/*/*/*.pak") {
+		assets = append(assets, asset{as.pak + ":" + as.path, as.h, as.x})
 	}
 	for _, dir := range []string{"other/ue5_cooked_pairs", "other/ue4_27_cooked_pairs"} {
 		for _, pr := range pairsFor(t, dir) {
