@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/ue"
 )
@@ -301,7 +300,7 @@ func (l *ZenShaderLibrary) LibraryChunkID(v iostore.TocVersion) (iostore.ChunkID
 		return iostore.ChunkID{}, ue.Errorf(l.File, "shader library name", -1, ErrNotConvertible,
 			"the file name does not give the library name (ShaderArchive-<Library>-<Format>.ushaderbytecode) the chunk id hashes")
 	}
-	return iostore.NewChunkID(cityhash.ShaderLibraryID(l.Library, l.Format), 0, iostore.ChunkShaderCodeLibrary, v)
+	return ShaderLibraryChunkID(l.Library, l.Format, v)
 }
 
 // GroupLoadOrder returns the engine's load order factor of group g, the

@@ -1,6 +1,11 @@
 package convert
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/unrmod/unrmod/cityhash"
+	"github.com/unrmod/unrmod/iostore"
+)
 
 // ShaderLibraryName splits a shader library's file name as the UE 5.0–5.7
 // packer does (ConvertToIoStoreShaderLibrary in IoStoreUtilities.cpp): the
@@ -35,4 +40,13 @@ func ShaderAssetInfoName(libraryFile string) string {
 	}
 	dir := libraryFile[:strings.LastIndexAny(libraryFile, `/\`)+1]
 	return dir + "ShaderAssetInfo-" + lib + "-" + format + ".assetinfo.json"
+}
+
+// ShaderLibraryChunkID returns the ShaderCodeLibrary chunk id of the
+// library named library with format (as ShaderLibraryName splits a file
+// name), as TOC version v lays it out: the hash
+// cityhash.ShaderLibraryID(library, format), by which the game looks the
+// library up.
+func ShaderLibraryChunkID(library, format string, v iostore.TocVersion) (iostore.ChunkID, error) {
+	return iostore.NewChunkID(cityhash.ShaderLibraryID(library, format), 0, iostore.ChunkShaderCodeLibrary, v)
 }

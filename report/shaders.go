@@ -7,7 +7,6 @@ import (
 	"io"
 	"path"
 
-	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/ue"
@@ -45,7 +44,7 @@ func checkShaderLibraries(file string, c *iostore.Container, r *FileVerify) int 
 		}
 		if ch.Path != "" {
 			if lib, format, ok := convert.ShaderLibraryName(path.Base(ch.Path)); ok {
-				if want, err := iostore.NewChunkID(cityhash.ShaderLibraryID(lib, format), 0, iostore.ChunkShaderCodeLibrary, v); err == nil && want != ch.ID {
+				if want, err := convert.ShaderLibraryChunkID(lib, format, v); err == nil && want != ch.ID {
 					msg := fmt.Sprintf("its path %s gives chunk id %v, by which the game looks the library up", ch.Path, want)
 					r.Problems = append(r.Problems, problem(where, -1, msg, where+": "+msg))
 				}
@@ -121,7 +120,7 @@ func readShaderLibrary(file string, r io.ReaderAt, size int64) (*ShaderLibraryIn
 	d.Version = binary.LittleEndian.Uint32(head[:])
 	if lib, format, ok := convert.ShaderLibraryName(file); ok {
 		d.Library, d.Format = lib, format
-		if id, err := iostore.NewChunkID(cityhash.ShaderLibraryID(lib, format), 0, iostore.ChunkShaderCodeLibrary, iostore.TocVersion(8)); err == nil {
+		if id, err := convert.ShaderLibraryChunkID(lib, format, iostore.TocVersion(8)); err == nil {
 			d.ChunkID = id.String()
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/unrmod/unrmod/cityhash"
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -60,7 +59,7 @@ func ShaderLibraryChunkID(base string, v iostore.TocVersion) (iostore.ChunkID, b
 	if !ok {
 		return iostore.ChunkID{}, false
 	}
-	id, err := iostore.NewChunkID(cityhash.ShaderLibraryID(lib, format), 0, iostore.ChunkShaderCodeLibrary, v)
+	id, err := convert.ShaderLibraryChunkID(lib, format, v)
 	return id, err == nil
 }
 
