@@ -43,9 +43,9 @@ func scaleRemove() {
 	}
 }
 
-// scaleFile returns the path of what key names, making it once per
-// process with make (given a fresh path under the scale folder).
-func scaleFile(b *testing.B, key string, make func(path string) error) string {
+// scaleBase returns the scale folder of the process, made on first use
+// under $UNRMOD_BENCH_DIR (the system's temporary folder when unset).
+func scaleBase(b *testing.B) string {
 	scaleDirOnce.Do(func() {
 		base := os.Getenv("UNRMOD_BENCH_DIR")
 		scaleDir, scaleDirErr = os.MkdirTemp(base, "unrmod-scale-")
@@ -53,6 +53,25 @@ func scaleFile(b *testing.B, key string, make func(path string) error) string {
 	if scaleDirErr != nil {
 		b.Fatal(scaleDirErr)
 	}
+	return scaleDir
+}
+
+// scaleOut returns a fresh folder for a command's output, beside the
+// generated containers (so $UNRMOD_BENCH_DIR chooses the file system both
+// are on), removed when b ends.
+func scaleOut(b *testing.B) string {
+	out, err := os.MkdirTemp(scaleBase(b), "out-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(out) })
+	return out
+}
+
+// scaleFile returns the path of what key names, making it once per
+// process with make (given a fresh path under the scale folder).
+func scaleFile(b *testing.B, key string, make func(path string) error) string {
+	scaleBase(b)
 	scaleMu.Lock()
 	defer scaleMu.Unlock()
 	if p, ok := scaleBuilt[key]; ok {
@@ -182,7 +201,8 @@ var scaleOps = []scaleOp{
 // container target, mode mod, changing one package) on generated
 // containers of 1k, 10k, 50k and 100k small packages (iostorebuild.ManyPackages,
 // cooked for UE 5.5, uncompressed, one package in ten with bulk data; made
-// once per process in a temporary folder, or under $UNRMOD_BENCH_DIR;
+// once per process in a temporary folder, or under $UNRMOD_BENCH_DIR,
+// where the commands' outputs go too;
 // $UNRMOD_SCALE_SIZES picks other counts), in process, as the unrmod
 // command runs them. It reports ns/pkg, the time per package (flat when a
 // command is linear in the number of packages), and peak-heap-MB, the
@@ -209,7 +229,7 @@ func BenchmarkScale(b *testing.B) {
 	for _, op := range scaleOps {
 		for _, n := range sizes {
 			b.Run(fmt.Sprintf("%s/pkgs=%d", op.name, n), func(b *testing.B) {
-				out := b.TempDir()
+				out := scaleOut(b)
 				args := op.prepare(b, n, out)
 				var peak float64
 				b.ResetTimer()
