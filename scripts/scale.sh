@@ -10,7 +10,12 @@
 # COUNT (default 3) runs each size that many times and keeps the fastest
 # run, since a busy machine makes single runs vary by 2x or more. The
 # containers are generated once, in a temporary folder ($UNRMOD_BENCH_DIR
-# when set), and removed at the end.
+# when set), and removed at the end; the commands write their outputs there
+# too. On ext4, extract's time after a run that removed tens of thousands
+# of files is mostly the kernel's inode allocator: to measure unrmod alone,
+# point UNRMOD_BENCH_DIR at a memory file system:
+#
+#   UNRMOD_BENCH_DIR=/dev/shm/unrmod scripts/scale.sh
 set -eu
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-1000,10000,50000,100000}
