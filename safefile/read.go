@@ -73,6 +73,11 @@ func ReadRegular(path string, maxSize int64, what string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readRegular(f, path, size, maxSize, what)
+}
+
+// readRegular reads f, of size bytes when opened, for ReadRegular.
+func readRegular(f *os.File, path string, size, maxSize int64, what string) ([]byte, error) {
 	if size > maxSize {
 		return nil, tooLarge(path, size, maxSize, what)
 	}
