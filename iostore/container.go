@@ -2,6 +2,7 @@ package iostore
 
 import (
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -82,6 +84,11 @@ type Container struct {
 	// layout of shared blocks, computed on first use.
 	layoutOnce sync.Once
 	lay        *layout
+	// tocID is the FileID of the .utoc Open read (tocIDErr: why there is
+	// none).
+	tocID     safefile.FileID
+	tocIDErr  error
+	fromFiles bool // opened by Open
 }
 
 // Open opens the container whose table of contents is utocPath: it reads
@@ -89,7 +96,13 @@ type Container struct {
 // random access, without reading them. A missing .ucas is not an error:
 // the container lists its chunks, and reading data fails with ErrNoCAS.
 func Open(utocPath string, opts *Options) (*Container, error) {
-	data, err := safefile.ReadRegular(utocPath, MaxTOCFileSize, "a .utoc unrmod reads")
+	data, tocID, err := safefile.ReadRegularID(utocPath, MaxTOCFileSize, "a .utoc unrmod reads")
+	var tocIDErr error
+	if errors.Is(err, safefile.ErrChangedWhileRead) {
+		// Read it again, without a FileID: FileIDs then has none to give.
+		tocIDErr = err
+		data, err = safefile.ReadRegular(utocPath, MaxTOCFileSize, "a .utoc unrmod reads")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +146,74 @@ func Open(utocPath string, opts *Options) (*Container, error) {
 		c.casErr = casErr
 	}
 	c.closers = closers
+	c.tocID, c.tocIDErr, c.fromFiles = tocID, tocIDErr, true
 	return c, nil
+}
+
+// ErrNoFileID is matched by the error of FileIDs for a container that was
+// not opened from files (OpenReaders), or whose .utoc changed while Open
+// read it.
+var ErrNoFileID = errors.New("no file identity")
+
+// FileIDs returns the identities of the files c reads (see
+// safefile.FileID): first the .utoc's, taken from the handle Open read it
+// through (its bytes are held since), then each .ucas partition's, taken
+// now from the handle c reads it through. Taken before and after reading
+// the container's data, equal identities say that the data read was the
+// data of these files, unchanged: a caller may remember that they passed a
+// check (package checkcache). A container opened with OpenReaders, or
+// without its .ucas files, has none: the error matches ErrNoFileID or
+// ErrNoCAS.
+func (c *Container) FileIDs() ([]safefile.FileID, error) {
+	if !c.fromFiles {
+		return nil, fmt.Errorf("%s: %w: not opened from files", c.file, ErrNoFileID)
+	}
+	if c.tocIDErr != nil {
+		return nil, fmt.Errorf("%s: %w: %w", c.file, ErrNoFileID, c.tocIDErr)
+	}
+	if c.casErr != nil {
+		return nil, c.casErr
+	}
+	ids := []safefile.FileID{c.tocID}
+	for _, p := range c.parts {
+		f, ok := p.R.(*os.File)
+		if !ok {
+			return nil, fmt.Errorf("%s: %w: partition %s is not a file", c.file, ErrNoFileID, p.Name)
+		}
+		id, err := safefile.FileIDOf(f)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// CheckBasis describes what a check of c's data depends on beyond the
+// bytes of its files: the key it is decrypted with (as a SHA-256
+// fingerprint, never the key) and, for each compression method its TOC
+// names, whether a decoder reads it. A check remembered with one basis
+// says nothing of a run with another.
+func (c *Container) CheckBasis() string {
+	var b strings.Builder
+	b.WriteString("key=")
+	if c.key == nil {
+		b.WriteString("none")
+	} else {
+		sum := sha256.Sum256(c.key[:])
+		fmt.Fprintf(&b, "%x", sum[:8])
+	}
+	b.WriteString(";methods=")
+	for k, m := range c.toc.Methods {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(m)
+		if !c.codecs.CanDecode(m) {
+			b.WriteString("(no decoder)")
+		}
+	}
+	return b.String()
 }
 
 func unwrapPathError(err error) error {

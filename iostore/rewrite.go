@@ -76,6 +76,16 @@ type RewriteOptions struct {
 	Verify   VerifyLevel
 	// Session is as in WriterOptions.
 	Session *safefile.Session
+	// SourceChecked says that the files src was opened from passed the
+	// whole check of an earlier Rewrite (RewriteResult.SourceVerified)
+	// or Verify, with the same key and decoders (Container.CheckBasis),
+	// and are unchanged since (Container.FileIDs): the caller remembers
+	// it (package checkcache). The chunks kept are then copied without
+	// decoding and hashing them again, and the packages are not decoded
+	// again; the TOC's structure is verified as always, and so is the
+	// output, as it is read back. A source whose TOC has a problem is
+	// checked as without it.
+	SourceChecked bool
 
 	noCheck bool // tests and benchmarks: copy without checking (export_test.go)
 }
@@ -104,6 +114,14 @@ type RewriteResult struct {
 	// byte the source's, as compared after writing (either layout: a
 	// compact rewrite of a container with no gaps is identical too).
 	Identical bool
+	// SourceVerified says that this run checked the whole source and
+	// found it sound: its TOC without a problem, every chunk's data
+	// decoded and matching its hash (those of the chunks the changes
+	// replace or remove too, which are checked without failing the
+	// rewrite: replacing a damaged chunk repairs it) and every package
+	// verified, with none left unchecked for want of a decoder. Never set
+	// with SourceChecked, which checks none of it again.
+	SourceVerified bool
 }
 
 // Rewrite writes src again to utocPath (and its .ucas partitions) with
@@ -111,7 +129,10 @@ type RewriteResult struct {
 // checked before it replaces anything, and a failed rewrite leaves no file.
 // Every chunk kept from src is checked against its chunk meta hash while
 // it is copied (see Writer.CopyChunk): a damaged source fails with a
-// *DamagedChunkError, and nothing is written.
+// *DamagedChunkError, and nothing is written. The chunks the changes
+// replace or remove are checked too, without failing the rewrite, to tell
+// whether the whole source is sound (RewriteResult.SourceVerified); with
+// RewriteOptions.SourceChecked none of it is checked again.
 // The container keeps its id, version, block size, mount point, key GUID,
 // partition size and perfect-hash setting. The container header is a chunk
 // like any other: give its new bytes as a change when packages change.
@@ -203,11 +224,21 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	// the cores the check of the copied blocks leaves (the copy never
 	// replaces anything before the verification passed, and its failure
 	// comes first); any other is verified before anything is written.
+	//
+	// A source whose files passed the whole check and are unchanged
+	// (SourceChecked) gets the checks of its TOC only; its chunks are
+	// copied unchecked.
 	replaced := func(i int) bool { _, changed := byID[src.chunks[i].ID]; return changed }
 	verified := make(chan error, 1)
-	if src.Verify(&VerifyOptions{StructureOnly: true}).OK() {
-		go func() { verified <- src.verifyInput(replaced, true, opts.Workers, true) }()
-	} else {
+	var whole bool
+	tocOK := src.Verify(&VerifyOptions{StructureOnly: true}).OK()
+	remembered := opts.SourceChecked && tocOK
+	switch {
+	case remembered:
+		verified <- nil
+	case tocOK:
+		go func() { verified <- src.verifyInputWhole(replaced, true, opts.Workers, true, &whole) }()
+	default:
 		if err := src.VerifyInput(replaced, true, opts.Workers); err != nil {
 			return nil, nil, err
 		}
@@ -220,7 +251,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 		}
 		return nil, nil, err
 	}
-	w.noCheck = opts.noCheck
+	w.noCheck = opts.noCheck || remembered
 	if opts.Layout == Preserve {
 		err = w.preserve(src, byID, res)
 	} else {
@@ -263,6 +294,7 @@ func RewriteStaged(src *Container, utocPath string, changes []ChunkChange, opts 
 	}
 	res.DroppedSignature = h.ContainerFlags&FlagSigned != 0 && w.changed
 	res.Unchecked = w.UncheckedChunks()
+	res.SourceVerified = whole && res.Unchecked == 0 && !opts.noCheck
 	if srcTOC, err := src.toc.AppendBinary(nil); err == nil {
 		if res.Identical, err = w.sameFiles(srcTOC, src.parts); err != nil {
 			w.Abort()

@@ -37,6 +37,12 @@ type VerifyOptions struct {
 	// StructureOnly Verify, which Rewrite runs first): they are not run
 	// again.
 	tocOK bool
+	// quiet, when set, marks checked chunks whose problems are counted in
+	// quietProblems rather than reported, and never recorded in damaged:
+	// the chunks a rewrite replaces, checked only to tell whether the
+	// whole source is sound.
+	quiet         func(i int) bool
+	quietProblems int
 }
 
 // Report is the result of Verify.
@@ -367,7 +373,7 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 	// or that is not checked here, since a chunk whose blocks decode
 	// (zlib's Adler-32 included) to data of its hash is sound.
 	damage := func(i int, s *scratch) {
-		if opts.damaged == nil || c.chunks[i].badRange || c.undecodable(i) != "" {
+		if opts.damaged == nil || c.chunks[i].badRange || c.undecodable(i) != "" || opts.quiet != nil && opts.quiet(i) {
 			return
 		}
 		var d *DamagedChunkError
@@ -435,6 +441,12 @@ func (c *Container) verifyData(r *Report, opts *VerifyOptions, header *zen.Conta
 		f := found[i]
 		if states[i]&resSkipped != 0 {
 			whys[f.why] = true
+		}
+		if opts.quiet != nil && opts.quiet(i) {
+			if f.problem != nil || len(f.pkgProblems) > 0 {
+				opts.quietProblems++
+			}
+			continue
 		}
 		if f.problem != nil {
 			r.Problems = append(r.Problems, *f.problem)
@@ -586,12 +598,22 @@ func (c *Container) VerifyInput(replaced func(i int) bool, packages bool, worker
 // verifyInput is VerifyInput; tocOK says that a StructureOnly Verify of c
 // found nothing.
 func (c *Container) verifyInput(replaced func(i int) bool, packages bool, workers int, tocOK bool) error {
+	return c.verifyInputWhole(replaced, packages, workers, tocOK, nil)
+}
+
+// verifyInputWhole is verifyInput; with whole set, it also checks the data
+// of the chunks replaced says the write replaces (and, with packages,
+// verifies those that are packages), without failing on what it finds
+// there, and sets *whole to whether every chunk it checked, those
+// included, was sound and decoded (no Oodle block left unchecked for want
+// of a decoder) and the TOC had no problem at all.
+func (c *Container) verifyInputWhole(replaced func(i int) bool, packages bool, workers int, tocOK bool, whole *bool) error {
 	hdr, hasHeader := c.ContainerHeaderChunk()
 	v := c.toc.Header.Version
 	isReplaced := func(i int) bool { return replaced != nil && replaced(i) }
 	skip := func(i int) bool {
 		if isReplaced(i) {
-			return true
+			return whole == nil
 		}
 		if hasHeader && i == hdr {
 			return false
@@ -606,7 +628,12 @@ func (c *Container) verifyInput(replaced func(i int) bool, packages bool, worker
 	// all the workers. Chunks whose blocks no decoder reads (Oodle) are
 	// left to Verify.
 	damaged := make([]*DamagedChunkError, len(c.chunks))
-	r := c.Verify(&VerifyOptions{Workers: workers, Skip: skip, damaged: damaged, tocOK: tocOK})
+	vo := &VerifyOptions{Workers: workers, Skip: skip, damaged: damaged, tocOK: tocOK}
+	if whole != nil {
+		*whole = false
+		vo.quiet = isReplaced
+	}
+	r := c.Verify(vo)
 	for _, d := range damaged {
 		if d != nil {
 			return d
@@ -629,6 +656,9 @@ func (c *Container) verifyInput(replaced func(i int) bool, packages bool, worker
 		}
 	}
 	if len(probs) == 0 {
+		if whole != nil {
+			*whole = tocOK && len(r.Problems) == 0 && vo.quietProblems == 0 && r.NotChecked == 0
+		}
 		return nil
 	}
 	return &InputProblemsError{File: c.file, Problems: probs,

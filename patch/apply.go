@@ -3,6 +3,7 @@ package patch
 import (
 	"errors"
 	"fmt"
+	"github.com/unrmod/unrmod/checkcache"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,6 +39,12 @@ type Options struct {
 	// with; nil means the built-in ones. Register the game's Oodle library
 	// here (package ue/oodle) for containers with Oodle blocks.
 	Codecs *ue.Codecs
+	// Checks remembers which game containers passed the full check
+	// (package checkcache): a container target in mode full whose
+	// container passed it before and is unchanged since is copied without
+	// decoding its chunks again, and one checked whole is remembered.
+	// nil remembers nothing.
+	Checks *checkcache.Cache
 
 	// beforeCommit, when set, runs once every output is staged, before
 	// the renames (for tests).

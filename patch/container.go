@@ -3,11 +3,16 @@ package patch
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/unrmod/unrmod/checkcache"
 
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
@@ -50,6 +55,14 @@ type ContainerResult struct {
 	// stored blocks were copied as they are.
 	Chunks int `json:"chunks"`
 	Copied int `json:"copied"`
+	// SourceCheck says how mode full checked the game container it
+	// copies: "checked" (every chunk decoded and hashed, as it was
+	// copied), "recorded" (checked so, found sound and remembered for the
+	// next run), or "remembered" (it passed that check before, at
+	// SourceCheckedAt, and its files are unchanged since: copied without
+	// decoding again). Empty for mode mod and dry runs.
+	SourceCheck     string     `json:"source_check,omitempty"`
+	SourceCheckedAt *time.Time `json:"source_checked_at,omitempty"`
 	// Notes say what the modder should know about the output.
 	Notes []string `json:"notes,omitempty"`
 	// streamed counts the packages patched without holding them.
@@ -97,6 +110,7 @@ type containerJob struct {
 	unchanged int
 	sess      *safefile.Session // locks and tracks the output's files
 	codecs    *ue.Codecs        // Options.Codecs
+	checks    *checkcache.Cache // Options.Checks
 }
 
 // applyContainerTarget applies a container target: it patches the packages
@@ -113,7 +127,7 @@ func applyContainerTarget(t *Target, dir string, tf *targetFiles, opt Options) (
 	if _, err := c.DirectoryIndex(); err != nil {
 		return nil, nil, &Error{Pos: ct.Pos, Msg: err.Error(), Err: err}
 	}
-	j := &containerJob{t: t, ct: ct, dir: dir, in: in, out: out, c: c, v: c.Header().Version, sess: opt.Session, codecs: opt.Codecs,
+	j := &containerJob{t: t, ct: ct, dir: dir, in: in, out: out, c: c, v: c.Header().Version, sess: opt.Session, codecs: opt.Codecs, checks: opt.Checks,
 		res:  &ContainerResult{Mode: ct.Mode.String(), Packages: []ContainerPackage{}},
 		data: map[iostore.ChunkID][]byte{}, paths: map[iostore.ChunkID]string{},
 		entries: map[zen.PackageID]zen.StoreEntry{}, removed: map[zen.PackageID]bool{},
@@ -700,10 +714,27 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 		}
 		changes = append(changes, iostore.ChunkChange{ID: j.c.Chunks()[hi].ID, Data: bytes.NewReader(data)})
 	}
-	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key, Session: j.sess, Codecs: j.codecs})
+	// The game container's files, as read: when they passed the full
+	// check before and are unchanged, their chunks are copied without
+	// decoding them again.
+	before, idErr := j.c.FileIDs()
+	basis := j.c.CheckBasis()
+	var rec *checkcache.Record
+	if idErr == nil {
+		rec, _ = j.checks.Lookup(j.in, before, basis)
+	}
+	start := time.Now()
+	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key, Session: j.sess, Codecs: j.codecs,
+		SourceChecked: rec != nil})
 	if err != nil {
 		return nil, err
 	}
+	after, afterErr := j.c.FileIDs()
+	if rec != nil && (afterErr != nil || !slices.Equal(before, after)) {
+		w.Abort()
+		return nil, fmt.Errorf("%s changed while it was copied; nothing was written", j.in)
+	}
+	j.sourceCheck(rec, res, before, after, basis, start)
 	j.res.Chunks, j.res.Copied = res.Chunks, res.Copied
 	if res.DeadBytes > 0 {
 		j.res.Notes = append(j.res.Notes, fmt.Sprintf("the preserve layout leaves %d dead bytes in the .ucas; layout: compact drops them", res.DeadBytes))
@@ -715,6 +746,39 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 		j.res.Notes = append(j.res.Notes, "the container was signed; the output is not (a game that checks signatures needs a signature bypass)")
 	}
 	return w, nil
+}
+
+// sourceCheck reports how writeFull checked the game container, and
+// remembers a container it checked whole (rec: the remembered check it
+// used instead).
+func (j *containerJob) sourceCheck(rec *checkcache.Record, res *iostore.RewriteResult, before, after []safefile.FileID, basis string, start time.Time) {
+	r := j.res
+	if rec != nil {
+		r.SourceCheck = "remembered"
+		at := rec.Checked
+		r.SourceCheckedAt = &at
+		r.Notes = append(r.Notes, fmt.Sprintf("%s was checked fully on %s and is unchanged since: its chunks were copied without decoding them again (checks remembered in %s)",
+			filepath.Base(j.in), rec.When(), j.checks.Dir()))
+		return
+	}
+	r.SourceCheck = "checked"
+	if !res.SourceVerified {
+		return
+	}
+	err := j.checks.Record(j.in, before, after, basis, start)
+	switch {
+	case err == nil:
+		r.SourceCheck = "recorded"
+		at := start.UTC()
+		r.SourceCheckedAt = &at
+	case errors.Is(err, checkcache.ErrDisabled):
+	case errors.Is(err, checkcache.ErrRacy):
+		r.Notes = append(r.Notes, fmt.Sprintf("the full check of %s is not remembered: its files changed just before it (the next run checks it again and remembers it)", filepath.Base(j.in)))
+	case errors.Is(err, checkcache.ErrChanged):
+		r.Notes = append(r.Notes, fmt.Sprintf("the full check of %s is not remembered: its files changed while it was checked", filepath.Base(j.in)))
+	default:
+		r.Notes = append(r.Notes, fmt.Sprintf("the full check of %s could not be remembered, so the next run checks it again: %v", filepath.Base(j.in), err))
+	}
 }
 
 // uncheckedNote says that n chunks were copied without the check against
