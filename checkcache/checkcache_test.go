@@ -60,7 +60,6 @@ func ids(t *testing.T, utoc string) []safefile.FileID {
 	return out
 }
 
-
 const basis = "key=none;methods=Zlib"
 
 // TestRecordLookup records a check and looks it up again, then changes
@@ -352,7 +351,7 @@ func TestUnwritableCache(t *testing.T) {
 func TestRecordEncoding(t *testing.T) {
 	r := &checkcache.Record{Key: "/games/Paks/X.utoc", CheckVersion: checkcache.CheckVersion, Basis: basis,
 		Checked: time.Unix(1700000000, 123).UTC(),
-		Files: []safefile.FileID{{Size: 5, ModTime: 6, ChangeTime: 7, Device: 8, Inode: 9, HasChange: true, HasInode: true}, {Size: 1, ModTime: 2}}}
+		Files:   []safefile.FileID{{Size: 5, ModTime: 6, ChangeTime: 7, Device: 8, Inode: 9, HasChange: true, HasInode: true}, {Size: 1, ModTime: 2}}}
 	data, err := r.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
