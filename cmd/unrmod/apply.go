@@ -16,7 +16,7 @@ import (
 func applyCommand() *command {
 	return &command{
 		name:     "apply",
-		synopsis: "PATCH.yaml [--dry-run] [--in-place] [--output-dir DIR] [--force] [--oodle PATH] [--json]",
+		synopsis: "PATCH.yaml [--dry-run] [--in-place] [--output-dir DIR] [--force] [--oodle PATH] [--no-check-cache] [--json]",
 		summary:  "apply a YAML patch: rename names, set flags and properties, replace exports",
 		description: `Read PATCH.yaml, apply every operation of every target to the decoded
 packages, encode and verify each result, and only then write them all:
@@ -77,6 +77,14 @@ assets (.uasset with .uexp) get the cooked-asset operations; mode: mod
 writes output: NAME_P.pak holding only the changed assets, mode: full the
 whole pak again with every other file copied as stored.
 
+Mode: full copies every chunk of the game container the patch does not
+change, checking each against its hash as it is copied.
+
+` + checksHelp + `
+
+The plan's notes (and source_check in --json) say when a remembered check
+was used.
+
 The patch format is described in docs/patch-format.md; a JSON Schema for
 editors is in docs/patch.schema.json.`,
 		examples: []string{
@@ -93,6 +101,7 @@ editors is in docs/patch.schema.json.`,
 			force := fs.Bool("force", false, "let outputs replace existing files that are not this patch's earlier outputs")
 			asJSON := fs.Bool("json", false, "print the plan and result as one JSON document")
 			oodleLib := addOodleFlag(fs)
+			cf := addChecksFlag(fs)
 			return func(s streams, args []string) error {
 				path, err := oneArg("apply", args, "PATCH.yaml")
 				if err != nil {
@@ -120,7 +129,7 @@ editors is in docs/patch.schema.json.`,
 						break
 					}
 				}
-				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir, Force: *force, Session: s.sess, Codecs: codecs})
+				res, err := patch.Apply(f, patch.Options{DryRun: *dry, InPlace: *inPlace, OutputDir: *outDir, Force: *force, Session: s.sess, Codecs: codecs, Checks: cf.cache()})
 				if err != nil {
 					return applyFailure(s, *asJSON, path, err)
 				}

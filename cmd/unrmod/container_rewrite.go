@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/unrmod/unrmod/checkcache"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -19,6 +22,14 @@ type containerRewriteDoc struct {
 	Unchecked int     `json:"unchecked_chunks"`
 	Identical bool    `json:"identical"`
 	Seconds   float64 `json:"seconds"`
+	// SourceCheck says how the input was checked: "checked" (every chunk
+	// as it was copied), "recorded" (so, found sound and remembered), or
+	// "remembered" (it passed that check before, at SourceCheckedAt, and
+	// is unchanged since: copied without decoding again).
+	SourceCheck     string     `json:"source_check"`
+	SourceCheckedAt *time.Time `json:"source_checked_at,omitempty"`
+	// Note says why a check was not remembered, when it was not.
+	Note string `json:"note,omitempty"`
 }
 
 func (d *containerRewriteDoc) summary() string {
@@ -30,14 +41,29 @@ func (d *containerRewriteDoc) summary() string {
 	if d.Unchecked > 0 {
 		unchecked = fmt.Sprintf(" (%d not checked against their hashes: no decoder reads their blocks; Oodle blocks need the game's Oodle library: give it with %s)", d.Unchecked, oodleHow)
 	}
-	return fmt.Sprintf("wrote %s (layout %s): %d chunks, %d copied block for block%s, %d written, %d dead bytes; %s",
+	s := fmt.Sprintf("wrote %s (layout %s): %d chunks, %d copied block for block%s, %d written, %d dead bytes; %s",
 		d.Output, d.Layout, d.Chunks, d.Copied, unchecked, d.Written, d.DeadBytes, same)
+	switch d.SourceCheck {
+	case "remembered":
+		s += fmt.Sprintf("\nnote: %s was checked fully on %s and is unchanged since: its chunks were copied without decoding them again (--no-check-cache checks it again)",
+			d.Input, d.SourceCheckedAt.Local().Format("2006-01-02 15:04"))
+	case "recorded":
+		s += fmt.Sprintf("\nnote: %s was checked fully and is remembered: a rewrite of it unchanged copies its chunks without decoding them again", d.Input)
+	}
+	if d.Note != "" {
+		s += "\nnote: " + d.Note
+	}
+	return s
 }
 
 // rewriteContainer writes the container in again to out, unchanged. The
 // caller has checked that no file of the output is a file of the input
 // (iostore.ContainerUses) and locked them all.
-func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, key *keyFlag) (*containerRewriteDoc, error) {
+//
+// checks (nil: none) remembers the inputs that passed the full check: an
+// input remembered and unchanged is copied without decoding it again, and
+// one checked whole is remembered.
+func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, key *keyFlag, checks *checkcache.Cache) (*containerRewriteDoc, error) {
 	utoc := iostore.TocPath(out)
 	c, err := openIndexedContainer(in, key)
 	if err != nil {
@@ -50,14 +76,48 @@ func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, k
 	}
 	bar := newProgress(s.err, "rewrite", total)
 	codecs, _ := key.codecs(in) // loaded by openIndexedContainer
-	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add, Session: s.sess, Codecs: codecs}
+	before, idErr := c.FileIDs()
+	basis := c.CheckBasis()
+	var rec *checkcache.Record
+	if idErr == nil {
+		rec, _ = checks.Lookup(in, before, basis)
+	}
+	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add, Session: s.sess, Codecs: codecs, SourceChecked: rec != nil}
 	start := time.Now()
-	res, err := iostore.Rewrite(c, utoc, nil, opts)
+	w, res, err := iostore.RewriteStaged(c, utoc, nil, opts)
 	bar.finish()
 	if err != nil {
 		return nil, err
 	}
-	return &containerRewriteDoc{Input: in, Output: utoc, Layout: layout.String(), Chunks: res.Chunks, Copied: res.Copied,
+	after, afterErr := c.FileIDs()
+	if rec != nil && (afterErr != nil || !slices.Equal(before, after)) {
+		w.Abort()
+		return nil, fmt.Errorf("%s changed while it was copied; nothing was written", in)
+	}
+	if err := w.Commit(); err != nil {
+		return nil, err
+	}
+	doc := &containerRewriteDoc{Input: in, Output: utoc, Layout: layout.String(), Chunks: res.Chunks, Copied: res.Copied,
 		Written: res.Written, DeadBytes: res.DeadBytes, Unchecked: res.Unchecked, Identical: res.Identical,
-		Seconds: time.Since(start).Seconds()}, nil
+		Seconds: time.Since(start).Seconds(), SourceCheck: "checked"}
+	switch {
+	case rec != nil:
+		doc.SourceCheck = "remembered"
+		at := rec.Checked
+		doc.SourceCheckedAt = &at
+	case res.SourceVerified && checks != nil:
+		switch err := checks.Record(in, before, after, basis, start); {
+		case err == nil:
+			doc.SourceCheck = "recorded"
+			at := start.UTC()
+			doc.SourceCheckedAt = &at
+		case errors.Is(err, checkcache.ErrRacy):
+			doc.Note = "the full check is not remembered: the input changed just before it (the next run checks it again and remembers it)"
+		case errors.Is(err, checkcache.ErrChanged):
+			doc.Note = "the full check is not remembered: the input changed while it was checked"
+		default:
+			doc.Note = fmt.Sprintf("the full check could not be remembered: %v", err)
+		}
+	}
+	return doc, nil
 }

@@ -26,8 +26,16 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("UNRMOD_LOCK_DIR", dir)
+	// Remembered checks go to a folder of the tests', not the user's.
+	cache, err := os.MkdirTemp("", "unrmod-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("UNRMOD_CACHE_DIR", cache)
 	code := m.Run()
 	os.RemoveAll(dir)
+	os.RemoveAll(cache)
 	scaleRemove()
 	os.Exit(code)
 }

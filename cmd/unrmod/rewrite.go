@@ -60,7 +60,13 @@ it replaces anything: every chunk against its hash, Oodle ones through the
 game's Oodle library (--oodle PATH, $UNRMOD_OODLE, or the one beside the
 game), or, without it, structurally only, as the summary says. The companion .pak is not written: copy it beside the
 output under the same base name if the game should mount it. An encrypted
-container needs --aes-key; the output is encrypted with the same key.`,
+container needs --aes-key; the output is encrypted with the same key.
+
+` + checksHelp + `
+
+The summary (and source_check in --json) says whether the input was
+checked, checked and remembered, or copied on the strength of a remembered
+check.`,
 		examples: []string{
 			"unrmod rewrite Maps/CTF-Face.unr -o /tmp/CTF-Face.unr",
 			"unrmod rewrite --layout compact System/MyMod.u -o Compact/MyMod.u",
@@ -72,6 +78,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 			layout := fs.String("layout", "preserve", "`LAYOUT` of the output: preserve or compact")
 			asJSON := fs.Bool("json", false, "print the report as one JSON document")
 			key := addKeyFlag(fs)
+			cf := addChecksFlag(fs)
 			zf := &zenFlags{pkg: new(string), global: new(string),
 				engine: fs.String("engine", "", "read a zen package as engine `VERSION` writes it ("+zen.EngineNames()+") when the bytes do not tell")}
 			return func(s streams, args []string) error {
@@ -125,7 +132,7 @@ container needs --aes-key; the output is encrypted with the same key.`,
 					if err != nil {
 						return usagef("rewrite", "--layout: %v", err)
 					}
-					doc, err := rewriteContainer(s, in, *out, cl, key)
+					doc, err := rewriteContainer(s, in, *out, cl, key, cf.cache())
 					if err != nil {
 						return err
 					}

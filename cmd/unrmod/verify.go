@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/unrmod/unrmod/checkcache"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -97,7 +98,15 @@ Properties cooked unversioned (no tags) are checked only with --mappings,
 the game's .usmap schema: every export of a zen package (with --package,
 or a file) or cooked asset whose class the mappings hold must decode, and
 a cooked asset's properties must end where its header records. Exports
-the mappings cannot read (a class or struct they lack) are not problems.`,
+the mappings cannot read (a class or struct they lack) are not problems.
+
+A container that passes with every chunk's data checked (no Oodle chunk
+left unchecked) is remembered in unrmod's cache folder ($` + cacheDirEnv + `, else
+the user's cache folder), by its files' size, times and file numbers, so
+that an 'unrmod apply' (mode: full) or 'unrmod rewrite' of it afterwards
+copies its chunks without decoding them again while the files are
+unchanged. Verify itself always checks everything. --no-check-cache or
+` + checkCacheEnv + `=off remembers nothing.`,
 		examples: []string{
 			"unrmod verify Maps/CTF-Face.unr",
 			"unrmod verify System/*.u Textures/*.utx",
@@ -113,10 +122,12 @@ the mappings cannot read (a class or struct they lack) are not problems.`,
 			key := addKeyFlag(fset)
 			zf := addZenFlags(fset, key)
 			mf := addMappingsFlag(fset)
+			cf := addChecksFlag(fset)
 			return func(s streams, args []string) error {
 				if len(args) == 0 {
 					return usagef("verify", "missing FILE")
 				}
+				checks := cf.cache()
 				m, err := mf.load(key)
 				if err != nil {
 					return err
@@ -132,7 +143,7 @@ the mappings cannot read (a class or struct they lack) are not problems.`,
 				bad := 0
 				var records safefile.CommitFinder // reads each folder once
 				for _, file := range args {
-					r, err := verifyOne(s, file, key, zf, m)
+					r, err := verifyOne(s, file, key, zf, m, checks)
 					if err != nil {
 						return err
 					}
@@ -171,7 +182,7 @@ the mappings cannot read (a class or struct they lack) are not problems.`,
 // that replaces them, so that it never reports a container half replaced
 // as corrupt. A file still busy when the wait ends is a problem of its own
 // ("not checked"), not a corruption.
-func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags, m *usmap.Mappings) (report.FileVerify, error) {
+func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags, m *usmap.Mappings, checks *checkcache.Cache) (report.FileVerify, error) {
 	if safefile.IsRecord(filepath.Base(file)) {
 		return verifyRecord(file), nil
 	}
@@ -190,7 +201,7 @@ func verifyOne(s streams, file string, key *keyFlag, zf *zenFlags, m *usmap.Mapp
 		defer z.Close()
 		return verifyZen(z, m), nil
 	case f.Kind == ufile.Container:
-		return verifyContainerFile(file, key), nil
+		return verifyContainerFile(file, key, checks), nil
 	case f.Kind == ufile.Pak && *zf.pkg != "":
 		a, err := pakPackageArg(f, zf)
 		if err != nil {
