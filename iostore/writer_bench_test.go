@@ -185,9 +185,11 @@ func BenchmarkRewrite(b *testing.B) {
 				})
 			}
 			for _, l := range []struct {
-				name   string
-				layout iostore.RewriteLayout
-			}{{"Preserve", iostore.Preserve}, {"Compact", iostore.Compact}} {
+				name       string
+				layout     iostore.RewriteLayout
+				remembered bool // SourceChecked: the source passed the check before
+			}{{"Preserve", iostore.Preserve, false}, {"Compact", iostore.Compact, false},
+				{"PreserveRemembered", iostore.Preserve, true}, {"CompactRemembered", iostore.Compact, true}} {
 				b.Run(l.name, func(b *testing.B) {
 					b.SetBytes(size)
 					b.ReportAllocs()
@@ -217,7 +219,7 @@ func BenchmarkRewrite(b *testing.B) {
 						start = time.Now()
 						b.StartTimer()
 						changes := []iostore.ChunkChange{{ID: id, Data: bytes.NewReader(data)}}
-						res, err := iostore.Rewrite(c, filepath.Join(outDir, filepath.Base(utoc)), changes, &iostore.RewriteOptions{Layout: l.layout})
+						res, err := iostore.Rewrite(c, filepath.Join(outDir, filepath.Base(utoc)), changes, &iostore.RewriteOptions{Layout: l.layout, SourceChecked: l.remembered})
 						if err != nil {
 							b.Fatal(err)
 						}
