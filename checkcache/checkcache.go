@@ -96,8 +96,14 @@ type Cache struct {
 
 // Open returns the cache kept in dir, which is made (with its parents)
 // when the first record is written. It never fails: a folder that cannot
-// be read or made only makes every lookup miss and every Record fail.
-func Open(dir string) *Cache { return &Cache{dir: dir} }
+// be read or made only makes every lookup miss and every Record fail. An
+// empty dir names no folder: Open returns nil, which remembers nothing.
+func Open(dir string) *Cache {
+	if dir == "" {
+		return nil
+	}
+	return &Cache{dir: dir}
+}
 
 // Dir returns the cache's folder.
 func (c *Cache) Dir() string {

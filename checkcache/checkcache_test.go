@@ -164,6 +164,9 @@ func TestRecordRefuses(t *testing.T) {
 	if _, err := c.Lookup(utoc, after, basis); !errors.Is(err, checkcache.ErrNotRecorded) {
 		t.Fatalf("Lookup: %v, want ErrNotRecorded", err)
 	}
+	if checkcache.Open("") != nil {
+		t.Error("Open of no folder: not nil")
+	}
 	var nilCache *checkcache.Cache
 	if err := nilCache.Record(utoc, after, after, basis, time.Now()); !errors.Is(err, checkcache.ErrDisabled) {
 		t.Errorf("nil cache Record: %v", err)
