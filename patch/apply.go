@@ -3,12 +3,12 @@ package patch
 import (
 	"errors"
 	"fmt"
-	"github.com/unrmod/unrmod/checkcache"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/unrmod/unrmod/checkcache"
 	"github.com/unrmod/unrmod/reader"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/checkcache"
-
 	"github.com/unrmod/unrmod/convert"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
