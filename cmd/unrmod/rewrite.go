@@ -17,7 +17,7 @@ import (
 func rewriteCommand() *command {
 	return &command{
 		name:     "rewrite",
-		synopsis: "IN -o OUT [--layout preserve|compact] [--aes-key KEY] [--json]",
+		synopsis: "IN -o OUT [--layout preserve|compact] [--aes-key KEY] [--oodle PATH] [--no-check-cache] [--json]",
 		summary:  "decode a package or container and write it again, unchanged, to a new file",
 		description: `Decode IN and encode the unchanged model to OUT. The output is read back and
 verified before it atomically replaces OUT; IN is never modified, and OUT

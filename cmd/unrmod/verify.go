@@ -22,7 +22,7 @@ import (
 func verifyCommand() *command {
 	return &command{
 		name:     "verify",
-		synopsis: "FILE|DIR... [--json] [--aes-key KEY] [--package PACKAGE] [--engine VERSION]",
+		synopsis: "FILE|DIR... [--json] [--aes-key KEY] [--package PACKAGE] [--engine VERSION] [--no-check-cache]",
 		summary:  "check packages and IoStore containers for problems",
 		description: `Read each package and check every structural rule the engine relies on:
 regions inside the file and not overlapping, references in range, names well
