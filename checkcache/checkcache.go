@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/unrmod/unrmod/safefile"
@@ -164,7 +165,7 @@ func (c *Cache) Lookup(key string, files []safefile.FileID, basis string) (*Reco
 		return nil, ErrOtherFile
 	case r.CheckVersion != CheckVersion || r.Basis != basis:
 		return nil, ErrOtherCheck
-	case !sameFiles(r.Files, files):
+	case !slices.Equal(r.Files, files):
 		return nil, ErrChanged
 	}
 	return r, nil
@@ -184,7 +185,7 @@ func (c *Cache) Record(key string, before, after []safefile.FileID, basis string
 	if c == nil {
 		return ErrDisabled
 	}
-	if len(before) == 0 || !sameFiles(before, after) {
+	if len(before) == 0 || !slices.Equal(before, after) {
 		return ErrChanged
 	}
 	if racy(before, checked) {
@@ -213,19 +214,6 @@ func (c *Cache) Forget(key string) error {
 		return err
 	}
 	return nil
-}
-
-// sameFiles reports whether a and b are the same identities in order.
-func sameFiles(a, b []safefile.FileID) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Describe says in words why err made a lookup miss, for a note.
