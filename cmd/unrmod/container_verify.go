@@ -1,12 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
-	"fmt"
 	"github.com/unrmod/unrmod/checkcache"
-	"strings"
-
 	"github.com/unrmod/unrmod/report"
 )
 
