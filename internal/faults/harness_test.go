@@ -272,8 +272,12 @@ func (h *harness) start(dir string, kill time.Duration, wrap func([]string) []st
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	// The runs lock files in a folder of their own, not the user's cache.
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "UNRMOD_LOCK_DIR="+filepath.Join(h.work, "locks"))
+	// The runs lock files and remember checked containers in folders of
+	// their own, not the user's cache; the remembered checks are shared
+	// by all runs, so that a run killed or damaged after another checked
+	// its input meets that record.
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "UNRMOD_LOCK_DIR="+filepath.Join(h.work, "locks"),
+		"UNRMOD_CACHE_DIR="+filepath.Join(h.work, "cache"))
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	t0 := time.Now()
