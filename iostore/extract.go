@@ -1,6 +1,7 @@
 package iostore
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -29,13 +30,15 @@ type ExtractOptions struct {
 	// Sync flushes every file to stable storage before it is renamed into
 	// place. Off by default: extracted files can be extracted again, and
 	// a sync per file makes extracting thousands of files many times
-	// slower. Every file is still written under a temporary name and
-	// renamed, so a failed run never leaves partial files under real names.
-	// With Sync, the folders are synced too after the renames.
+	// slower. Every file is still written under a temporary name (or into
+	// a staging folder) and renamed, so a failed run never leaves partial
+	// files under real names. With Sync, the folders are synced too: those
+	// of a staging folder before it is renamed, its parent after.
 	Sync bool
 	// Session, when set, locks the output folder for the run, tracks the
-	// temporary files (an interrupt removes them) and removes those a
-	// killed run left beside the files written.
+	// temporary files and the staging folder (an interrupt removes them)
+	// and removes those a killed run left beside the files written and
+	// beside the output folder.
 	Session *safefile.Session
 }
 
@@ -106,12 +109,22 @@ type dirHandle struct {
 	prefix string
 	path   string            // the directory, for the Session
 	sess   *safefile.Session // tracks the temporary files
+	// stage, when set, is the staging folder the files are written into
+	// under their final names (the output folder did not exist).
+	stage *safefile.StagedDir
 }
 
 func (h dirHandle) create(name string) (f *os.File, err error) {
-	err = h.sess.Create(func() (string, error) {
+	open := func() error {
 		f, err = h.root.OpenFile(h.prefix+name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		return filepath.Join(h.path, name), err
+		return err
+	}
+	if h.stage != nil {
+		err = h.stage.Create(open)
+		return f, err
+	}
+	err = h.sess.Create(func() (string, error) {
+		return filepath.Join(h.path, name), open()
 	})
 	return f, err
 }
@@ -133,9 +146,18 @@ func (h dirHandle) remove(name string) {
 // parallel with bounded memory (one block per worker). Every file is
 // checked against its chunk-meta hash before it is kept. Nothing is
 // written outside dir: paths are checked, and all writes go through an
-// os.Root, which also refuses symbolic links that lead out of dir. All
-// files are first written under temporary names and renamed at the end, so
-// a failure leaves no new or half-written file under a real name.
+// os.Root, which also refuses symbolic links that lead out of dir.
+//
+// When dir does not exist, the whole tree is written into one staging
+// folder beside it (safefile.Session.StageDir), each file under its final
+// name, and that folder is renamed to dir at the end: a failure, an
+// interrupt or a killed run leaves no dir at all, and a run killed before
+// the rename leaves only the staging folder, which the next run that locks
+// dir removes. When dir exists, the files are merged into it: each is
+// first written under a temporary name beside its final name and the
+// temporary files are renamed at the end, so a failure leaves no new or
+// half-written file under a real name (a run killed during those renames
+// leaves some files renamed and others not).
 //
 // Before writing anything Extract checks that every selected chunk can be
 // decoded (an Oodle block, a missing key or .ucas fail at once) and that
@@ -219,14 +241,42 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 			safefile.RemoveDirs(created)
 		}
 	}()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// A new output folder is written whole beside its name and renamed
+	// into place at the end; an existing one gets the files merged in.
+	var stage *safefile.StagedDir
+	writeDir := dir
+	var above []string // dir and the folders above it that StageDir creates, deepest first
+	if _, serr := os.Lstat(dir); errors.Is(serr, os.ErrNotExist) {
+		above = safefile.NewDirs(dir, nil)
+		if stage, err = opts.Session.StageDir(dir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				stage.Abort()
+			}
+		}()
+		writeDir = stage.Path()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := os.OpenRoot(writeDir)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	// Every handle is closed before the staging folder is renamed (Windows
+	// renames no folder with a handle open in it).
+	dirs := map[string]dirHandle{}
+	closeAll := func() {
+		for d, h := range dirs {
+			if h.root != root {
+				h.root.Close()
+			}
+			delete(dirs, d)
+		}
+		root.Close()
+	}
+	defer closeAll()
 	// A handle per output directory lets files be created and renamed with
 	// single-component names, one system call each, instead of a walk of
 	// the whole path per file. The busiest directories get one, up to
@@ -247,19 +297,11 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		}
 		return names[a] < names[b]
 	})
-	dirs := map[string]dirHandle{}
-	defer func() {
-		for _, h := range dirs {
-			if h.root != root {
-				h.root.Close()
-			}
-		}
-	}()
 	for n, d := range names {
 		if err := root.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
-		h := dirHandle{root: root, path: filepath.Join(dir, filepath.FromSlash(d)), sess: opts.Session}
+		h := dirHandle{root: root, path: filepath.Join(writeDir, filepath.FromSlash(d)), sess: opts.Session, stage: stage}
 		switch {
 		case d == ".":
 		case n < handles:
@@ -273,8 +315,10 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		}
 		dirs[d] = h
 	}
-	if err := checkDestinations(dirs, sel, outPath, opts.Session); err != nil {
-		return nil, err
+	if stage == nil {
+		if err := checkDestinations(dirs, sel, outPath, opts.Session); err != nil {
+			return nil, err
+		}
 	}
 
 	var (
@@ -308,6 +352,13 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		}
 		d := dirs[path.Dir(outPath[i])]
 		final := path.Base(outPath[i])
+		if stage != nil {
+			// The staging folder is removed whole if the run fails.
+			if err := c.extractOne(d, i, final, s, opts.Sync, report); err != nil {
+				fail(fmt.Errorf("%w (writing %s)", err, outPath[i]))
+			}
+			return
+		}
 		tmp := safefile.TempName(final, tag)
 		if err := c.extractOne(d, i, tmp, s, opts.Sync, report); err != nil {
 			d.remove(tmp)
@@ -323,6 +374,19 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 			f.dir.remove(f.tmp)
 		}
 		return nil, firstErr
+	}
+	if stage != nil {
+		closeAll()
+		if err := stage.Commit(opts.Sync); err != nil {
+			return nil, err
+		}
+		if opts.Sync && len(above) > 1 {
+			// The folders created above dir, each in its parent.
+			for _, d := range above[1:] {
+				safefile.SyncDir(filepath.Dir(d))
+			}
+		}
+		return c.extracted(res, sel, outPath), nil
 	}
 	end, err := opts.Session.BeginCommit()
 	if err != nil {
@@ -343,12 +407,17 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 	if opts.Sync {
 		syncDirs(dirs, created)
 	}
+	return c.extracted(res, sel, outPath), nil
+}
+
+// extracted fills res with the chunks sel written to outPath.
+func (c *Container) extracted(res *ExtractResult, sel []int, outPath map[int]string) *ExtractResult {
 	for _, i := range sel {
 		res.Paths = append(res.Paths, outPath[i])
 		res.Bytes += int64(c.chunks[i].Size)
 	}
 	res.Files = len(sel)
-	return res, nil
+	return res
 }
 
 // extractOne decodes chunk i into the temporary file tmp and checks its hash.

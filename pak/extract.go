@@ -1,6 +1,7 @@
 package pak
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,11 +21,13 @@ type ExtractOptions struct {
 	// total.
 	Progress func(done, total int64)
 	// Sync flushes every file to stable storage before it is renamed into
-	// place, and the folders after the renames.
+	// place, and the folders: those of a staging folder before it is
+	// renamed and its parent after, else after the renames.
 	Sync bool
 	// Session, when set, locks the output folder for the run, tracks the
-	// temporary files (an interrupt removes them) and removes those a
-	// killed run left beside the files to write.
+	// temporary files and the staging folder (an interrupt removes them)
+	// and removes those a killed run left beside the files to write and
+	// beside the output folder.
 	Session *safefile.Session
 }
 
@@ -70,17 +73,21 @@ func (p *Reader) OutputPath(f *File) (string, error) {
 // anything is written every selected file is opened (its method, key and
 // record checked) and every output name checked: two names that would be
 // one file on Windows or macOS, a folder in the way of a file, a file in
-// the way of a folder. Files are written under temporary names and renamed
-// only when all of them are complete, so a failure leaves no new file under
-// a real name, and the folders it created are removed. Delete records are
-// skipped.
+// the way of a folder. Delete records are skipped.
+//
+// When dir does not exist, the whole tree is written into one staging
+// folder beside it (safefile.Session.StageDir), each file under its final
+// name, and that folder is renamed to dir at the end: a failure, an
+// interrupt or a killed run leaves no dir at all (a killed run leaves the
+// staging folder, which the next run that locks dir removes). When dir
+// exists, the files are merged into it: each is written under a temporary
+// name beside its final name and the temporary files are renamed only when
+// all of them are complete, so a failure leaves no new file under a real
+// name (a run killed during those renames leaves some renamed and others
+// not). Either way a failure removes the folders it created.
 func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, err error) {
 	if opts == nil {
 		opts = &ExtractOptions{}
-	}
-	type job struct {
-		f   *File
-		out string
 	}
 	var jobs []job
 	seen := map[string]*File{}
@@ -136,10 +143,26 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 			safefile.RemoveDirs(created)
 		}
 	}()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// A new output folder is written whole beside its name and renamed
+	// into place at the end; an existing one gets the files merged in.
+	var stage *safefile.StagedDir
+	var above []string // dir and the folders above it that StageDir creates, deepest first
+	writeDir := dir
+	if _, serr := os.Lstat(dir); errors.Is(serr, os.ErrNotExist) {
+		above = safefile.NewDirs(dir, nil)
+		if stage, err = opts.Session.StageDir(dir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				stage.Abort()
+			}
+		}()
+		writeDir = stage.Path()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := os.OpenRoot(writeDir)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +174,28 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 			return nil, fmt.Errorf("create %s: %w", filepath.Join(dir, filepath.FromSlash(d)), err)
 		}
 		byDir[d] = append(byDir[d], path.Base(j.out))
+	}
+	if stage != nil {
+		if err := p.extractStaged(root, stage, jobs, total, opts); err != nil {
+			return nil, err
+		}
+		// Windows renames no folder with a handle open in it.
+		root.Close()
+		if err := stage.Commit(opts.Sync); err != nil {
+			return nil, err
+		}
+		if opts.Sync && len(above) > 1 {
+			// The folders created above dir, each in its parent.
+			for _, d := range above[1:] {
+				safefile.SyncDir(filepath.Dir(d))
+			}
+		}
+		for _, j := range jobs {
+			res.Paths = append(res.Paths, j.out)
+			res.Bytes += j.f.UncompressedSize
+		}
+		res.Files = len(jobs)
+		return res, nil
 	}
 	if err := checkDestinations(root, dir, byDir, opts.Session); err != nil {
 		return nil, err
@@ -209,6 +254,33 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 	return res, nil
 }
 
+// extractStaged writes every file of jobs under its final name into the
+// staging folder stage, whose root is root. A failure leaves the files
+// written for the caller to remove with the folder.
+func (p *Reader) extractStaged(root *os.Root, stage *safefile.StagedDir, jobs []job, total int64, opts *ExtractOptions) error {
+	var done int64
+	for _, j := range jobs {
+		var out *os.File
+		err := stage.Create(func() error {
+			var err error
+			out, err = root.OpenFile(j.out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			return err
+		})
+		if err == nil {
+			err = p.copyOut(out, j.f, opts.Sync, func(n int) {
+				done += int64(n)
+				if opts.Progress != nil {
+					opts.Progress(done, total)
+				}
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("%w (writing %s)", err, j.out)
+		}
+	}
+	return nil
+}
+
 // extractOne writes f's contents, checked, to the temporary file tmp.
 func (p *Reader) extractOne(root *os.Root, dir string, f *File, tmp string, opts *ExtractOptions, report func(int)) error {
 	var out *os.File
@@ -220,18 +292,29 @@ func (p *Reader) extractOne(root *os.Root, dir string, f *File, tmp string, opts
 	if err != nil {
 		return err
 	}
+	return p.copyOut(out, f, opts.Sync, report)
+}
+
+// copyOut writes f's contents, checked, to out, which it closes.
+func (p *Reader) copyOut(out *os.File, f *File, sync bool, report func(int)) error {
 	rc, err := f.Open()
 	if err == nil {
 		_, err = io.Copy(out, &reportReader{rc, report})
 		rc.Close()
 	}
-	if err == nil && opts.Sync {
+	if err == nil && sync {
 		err = out.Sync()
 	}
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	return err
+}
+
+// job is one file Extract writes, with its output path.
+type job struct {
+	f   *File
+	out string
 }
 
 // reportReader reports the bytes read through it.

@@ -50,13 +50,15 @@ type Session struct {
 	// simulate a failure or a killed run with it.
 	CommitHook func(step int) error
 
-	mu      sync.Mutex
-	idle    *sync.Cond // broadcast when commits drops to 0
-	temps   map[string]bool
-	commits int  // commit sections running
-	stopped bool // Interrupt was called
-	held    map[string]*heldLock
-	records map[string]bool // records of this Session's commits under way
+	mu    sync.Mutex
+	idle  *sync.Cond // broadcast when commits drops to 0
+	temps map[string]bool
+	// tempDirs are the staging folders of StageDir not yet committed.
+	tempDirs map[string]bool
+	commits  int  // commit sections running
+	stopped  bool // Interrupt was called
+	held     map[string]*heldLock
+	records  map[string]bool // records of this Session's commits under way
 }
 
 type heldLock struct {
@@ -363,25 +365,44 @@ func (l *Locks) Release() {
 }
 
 // removeLeftovers removes the temporary files of path (see TempPrefix) that
-// a killed run left beside it. The caller holds path's lock.
+// a killed run left beside it, and the staging folders (StageDir) of path
+// with all they hold. A temporary file is removed only beside a path that is
+// not a folder. The caller holds path's lock.
 func (s *Session) removeLeftovers(path string) {
+	isDir := false
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return
+		isDir = true
 	}
 	dir, name := filepath.Dir(path), filepath.Base(path)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	n := 0
+	files, folders := 0, 0
 	for _, e := range entries {
-		if e.Type().IsRegular() && IsTempOf(e.Name(), name) && !s.tracked(filepath.Join(dir, e.Name())) {
-			if os.Remove(filepath.Join(dir, e.Name())) == nil {
-				n++
+		if !IsTempOf(e.Name(), name) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			if !s.trackedDir(p) && os.RemoveAll(p) == nil {
+				folders++
+			}
+		case e.Type().IsRegular() && !isDir:
+			if !s.tracked(p) && os.Remove(p) == nil {
+				files++
 			}
 		}
 	}
-	s.ReportLeftovers(dir, n)
+	s.ReportLeftovers(dir, files)
+	if folders > 0 {
+		what := "folders"
+		if folders == 1 {
+			what = "folder"
+		}
+		s.logf("removed %d temporary %s a killed unrmod run left in %s", folders, what, dir)
+	}
 }
 
 // ReportLeftovers tells Log that n temporary files a killed run left in dir
@@ -395,6 +416,16 @@ func (s *Session) ReportLeftovers(dir string, n int) {
 		files = "file"
 	}
 	s.logf("removed %d temporary %s a killed unrmod run left in %s", n, files, dir)
+}
+
+// trackedDir reports whether path is a staging folder of this Session.
+func (s *Session) trackedDir(path string) bool {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tempDirs[path]
 }
 
 // tracked reports whether path is a temporary file of this Session.
@@ -479,7 +510,8 @@ func (s *Session) BeginCommit() (end func(), err error) {
 }
 
 // Interrupt stops the Session: it waits for the running commit sections,
-// removes every temporary file still tracked and returns their names. Later
+// removes every temporary file and staging folder (StageDir) still tracked
+// and returns their names. Later
 // Create and BeginCommit calls fail with ErrInterrupted. It is what a signal
 // handler calls before the program exits.
 func (s *Session) Interrupt() []string {
@@ -502,6 +534,12 @@ func (s *Session) Interrupt() []string {
 		}
 	}
 	s.temps = nil
+	for p := range s.tempDirs {
+		if err := os.RemoveAll(p); err == nil {
+			removed = append(removed, p)
+		}
+	}
+	s.tempDirs = nil
 	sort.Strings(removed)
 	return removed
 }
