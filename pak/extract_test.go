@@ -10,6 +10,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/pak"
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -122,5 +123,185 @@ func TestExtractRefusesOutside(t *testing.T) {
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("mount %q: the output folder was created", mount)
 		}
+	}
+}
+
+// listTree lists every file and folder under dir, folders with a trailing /.
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	return out
+}
+
+// TestExtractStagesNewFolder extracts the engine's Tagged pak into a folder
+// that does not exist: while the extract runs there is no output folder,
+// only a staging folder beside it; success renames it into place whole,
+// and a failure (the last file damaged, found after the others were
+// written; an interrupt) leaves neither, nor the folders above it that it
+// created. Into an existing folder the files are merged, the files there
+// kept.
+func TestExtractStagesNewFolder(t *testing.T) {
+	const rel = "pak/cue4parse_ue5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak"
+	orig, err := os.ReadFile(corpus.Path(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := pak.Decode(bytes.NewReader(orig), int64(len(orig)), "x.pak", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := t.TempDir()
+	if _, err := good.Extract(filepath.Join(ref, "out"), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := readTree(t, filepath.Join(ref, "out"))
+	tests := []struct {
+		name      string
+		out       string
+		damaged   bool
+		interrupt bool
+		existing  bool // the folder holds Keep.txt and an old copy of a file
+		sync      bool
+		fails     bool
+	}{
+		{name: "new folder", out: "out"},
+		{name: "new folder with sync", out: "out", sync: true},
+		{name: "new folder under new folders", out: "a/b/out"},
+		{name: "the last file damaged", out: "out", damaged: true, fails: true},
+		{name: "the last file damaged, under new folders", out: "a/b/out", damaged: true, fails: true},
+		{name: "interrupted", out: "out", interrupt: true, fails: true},
+		{name: "existing folder", out: "out", existing: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := orig
+			if tt.damaged {
+				last := good.Files[len(good.Files)-1]
+				b = bytes.Clone(orig)
+				b[last.DataOffset()+last.Size-1] ^= 0x55
+			}
+			r, err := pak.Decode(bytes.NewReader(b), int64(len(b)), "x.pak", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent := t.TempDir()
+			dir := filepath.Join(parent, filepath.FromSlash(tt.out))
+			var some string
+			for p := range want {
+				some = p
+				break
+			}
+			if tt.existing {
+				os.MkdirAll(filepath.Join(dir, filepath.Dir(filepath.FromSlash(some))), 0o755)
+				os.WriteFile(filepath.Join(dir, "Keep.txt"), []byte("mine"), 0o644)
+				os.WriteFile(filepath.Join(dir, filepath.FromSlash(some)), []byte("old"), 0o644)
+			}
+			s := &safefile.Session{LockDir: t.TempDir()}
+			var during []string
+			checked := false
+			opts := &pak.ExtractOptions{Session: s, Sync: tt.sync, Progress: func(done, total int64) {
+				if checked || done == 0 {
+					return
+				}
+				checked = true
+				if !tt.existing {
+					if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+						t.Errorf("the output folder exists while the extract runs: %v", err)
+					}
+					ents, _ := os.ReadDir(filepath.Dir(dir))
+					for _, e := range ents {
+						during = append(during, e.Name())
+					}
+				}
+				if tt.interrupt {
+					s.Interrupt()
+				}
+			}}
+			res, err := r.Extract(dir, opts)
+			if !tt.existing && (len(during) != 1 || !safefile.IsTempOf(during[0], "out")) {
+				t.Errorf("while the extract ran, the parent held %q, want one staging folder", during)
+			}
+			if tt.fails {
+				if err == nil {
+					t.Fatal("the extract succeeded")
+				}
+				if tt.damaged && !errors.Is(err, pak.ErrHashMismatch) {
+					t.Errorf("extract of a damaged pak: %v", err)
+				}
+				if tt.interrupt && !errors.Is(err, safefile.ErrInterrupted) {
+					t.Errorf("interrupted extract: %v", err)
+				}
+				if got := listTree(t, parent); len(got) != 0 {
+					t.Errorf("the failed extract left %q", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Files != len(want) {
+				t.Errorf("%d files, want %d", res.Files, len(want))
+			}
+			got := readTree(t, dir)
+			if tt.existing {
+				if string(got["Keep.txt"]) != "mine" {
+					t.Errorf("Keep.txt holds %q", got["Keep.txt"])
+				}
+				delete(got, "Keep.txt")
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d files in the output, want %d", len(got), len(want))
+			}
+			for p, b := range want {
+				if !bytes.Equal(got[p], b) {
+					t.Errorf("%s differs", p)
+				}
+			}
+			if ents, _ := os.ReadDir(filepath.Dir(dir)); len(ents) != 1 {
+				t.Errorf("beside the output: %v", ents)
+			}
+		})
+	}
+}
+
+// TestExtractRemovesLeftoverStagingFolder: a staging folder a killed
+// extract left beside the output folder is removed by the next extract,
+// and its files never become output.
+func TestExtractRemovesLeftoverStagingFolder(t *testing.T) {
+	r, err := pak.Open(corpus.Path(t, "pak/cue4parse_ue5_8/Pak/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed.pak"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	left := filepath.Join(parent, safefile.TempName("out", "31337"))
+	os.MkdirAll(filepath.Join(left, "Game"), 0o755)
+	os.WriteFile(filepath.Join(left, "Game", "Stray.uasset"), []byte("stray"), 0o644)
+	var log []string
+	s := &safefile.Session{LockDir: t.TempDir(), Log: func(m string) { log = append(log, m) }}
+	res, err := r.Extract(dir, &pak.ExtractOptions{Session: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 1 || ents[0].Name() != "out" {
+		t.Errorf("the parent holds %v, want out alone", ents)
+	}
+	if got := readTree(t, dir); len(got) != res.Files || got["Game/Stray.uasset"] != nil {
+		t.Errorf("the output holds %d files, want %d", len(got), res.Files)
+	}
+	if len(log) != 1 || log[0] != "removed 1 temporary folder a killed unrmod run left in "+parent {
+		t.Errorf("log %q", log)
 	}
 }
