@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
 )
 
@@ -98,6 +99,8 @@ func PackDir(dir string, w io.Writer, opts *WriterOptions) (*PackResult, error) 
 		switch {
 		case err != nil:
 			return err
+		case d.IsDir() && p != "." && safefile.IsWorkFile(d.Name()):
+			return fmt.Errorf("pak: %s/%s is the temporary folder of an unfinished unrmod run; remove it first", dir, p)
 		case d.IsDir():
 			return nil
 		case !d.Type().IsRegular():

@@ -2,8 +2,10 @@ package pak_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
@@ -109,5 +111,19 @@ func TestEngineVersions(t *testing.T) {
 	}
 	if got, want := pak.EngineNames(), "4.20 … 4.27, 5.0 … 5.8, 6.0"; got != want {
 		t.Errorf("EngineNames() = %q, want %q", got, want)
+	}
+}
+
+// TestPackDirRefusesStagingFolder: the staging folder a killed extract
+// left (named as unrmod's temporary files) is refused, as its temporary
+// files are, rather than packed as part of the mod.
+func TestPackDirRefusesStagingFolder(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "Game", ".Maps.unrmod-77.tmp", "Game", "Maps"), 0o755)
+	os.WriteFile(filepath.Join(dir, "Game", "a.txt"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(dir, "Game", ".Maps.unrmod-77.tmp", "Game", "Maps", "b.txt"), []byte("b"), 0o644)
+	_, err := pak.PackDir(dir, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "temporary folder of an unfinished unrmod run") {
+		t.Errorf("PackDir: %v", err)
 	}
 }

@@ -247,6 +247,9 @@ func verifyTargets(args []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
+			if d.IsDir() && p != a && safefile.IsWorkFile(d.Name()) {
+				return fs.SkipDir // the staging folder of an interrupted extract
+			}
 			if d.Type().IsRegular() && verifiable[strings.ToLower(filepath.Ext(p))] {
 				out = append(out, p)
 			} else if d.Type().IsRegular() && safefile.IsRecord(d.Name()) {

@@ -228,6 +228,9 @@ func Scan(dir string, v iostore.TocVersion) (*Plan, error) {
 			return err
 		}
 		if d.IsDir() {
+			if p != dir && safefile.IsWorkFile(d.Name()) {
+				return fs.SkipDir // the staging folder of an interrupted extract
+			}
 			return nil
 		}
 		// A copy: the relative path is part of the walk's full path, which

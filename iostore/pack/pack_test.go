@@ -335,3 +335,30 @@ func TestScanRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestScanSkipsStagingFolders: the staging folder a killed extract left
+// (a folder named as unrmod's temporary files) is not packed; a folder of
+// another name is.
+func TestScanSkipsStagingFolders(t *testing.T) {
+	pkg, err := os.ReadFile("../../examples/packages/zen/DT_DemoItems.uasset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, d := range []string{"Game/Content/Data", "Game/Content/.Data.unrmod-77.tmp/Game/Content/Data", "Game/Content/Other"} {
+		os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755)
+	}
+	os.WriteFile(filepath.Join(root, "Game", "Content", "Data", "DT_DemoItems.uasset"), pkg, 0o644)
+	os.WriteFile(filepath.Join(root, "Game", "Content", ".Data.unrmod-77.tmp", "Game", "Content", "Data", "DT_DemoItems.uasset"), pkg, 0o644)
+	plan, err := pack.Scan(root, pack.TocVersionFor(zen.Engine{Major: 4, Minor: 27}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Files) != 1 || plan.Files[0].Path != "Game/Content/Data/DT_DemoItems.uasset" {
+		var got []string
+		for _, f := range plan.Files {
+			got = append(got, f.Path)
+		}
+		t.Errorf("planned %q, want the package outside the staging folder alone", got)
+	}
+}
