@@ -67,7 +67,8 @@ type tally struct {
 	forward       int // the output is the complete new one
 	interrupted   int // killed in its commit: verify names it, recover or the next run finishes it
 	untouched     int // the output is absent or the old one
-	partial       int // extract: some files renamed into place, none broken
+	partial       int // extract over an old output: some files renamed into place, none broken
+	runsNew       int // extract: runs without an old output (a new folder, all or nothing)
 	ok            int // damaged input: the command succeeded
 	refused       int // the command failed cleanly (exit 1)
 	panics        int

@@ -36,6 +36,9 @@ func (h *harness) killSection() {
 			h.killRun(r, sc, ref, i)
 		}
 		r.note = fmt.Sprintf("normal run %v (median of %d); kills at 0–110%% of it", ref.runTime().Round(time.Millisecond), len(ref.durs))
+		if sc.outDir != "" {
+			r.note += fmt.Sprintf("; %d runs into a new folder (a partial one is a violation), %d over an old output", r.runsNew, r.runs-r.runsNew)
+		}
 	}
 }
 
@@ -63,6 +66,9 @@ func (h *harness) killRun(r *tally, sc *scenario, ref *reference, i int) {
 	cmd := cmdline(dir, sc.args) + fmt.Sprintf("  # SIGKILL after %v (%.0f%% of a normal run), old output: %v", delay.Round(time.Microsecond), share*100, withOld)
 
 	r.runs++
+	if sc.outDir != "" && !withOld {
+		r.runsNew++
+	}
 	res := h.start(dir, delay, nil, sc.args...)
 	switch {
 	case res.hung:
@@ -92,6 +98,12 @@ func (h *harness) killRun(r *tally, sc *scenario, ref *reference, i int) {
 	case outUntouched:
 		r.untouched++
 	case outPartial:
+		// A new output folder is staged and renamed whole: only a merge
+		// into an existing one may be left part done.
+		if !withOld {
+			h.fail(r, i, cmd, "after the kill: part of the new output folder %s is there", sc.outDir)
+			break
+		}
 		r.partial++
 	case outBroken:
 		// A kill during a commit's renames leaves a mix of old and new
