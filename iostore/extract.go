@@ -1,7 +1,6 @@
 package iostore
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -243,22 +242,16 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 	}()
 	// A new output folder is written whole beside its name and renamed
 	// into place at the end; an existing one gets the files merged in.
-	var stage *safefile.StagedDir
-	writeDir := dir
-	var above []string // dir and the folders above it that StageDir creates, deepest first
-	if _, serr := os.Lstat(dir); errors.Is(serr, os.ErrNotExist) {
-		above = safefile.NewDirs(dir, nil)
-		if stage, err = opts.Session.StageDir(dir); err != nil {
-			return nil, err
-		}
+	stage, writeDir, err := opts.Session.OutputDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if stage != nil {
 		defer func() {
 			if err != nil {
 				stage.Abort()
 			}
 		}()
-		writeDir = stage.Path()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
 	}
 	root, err := os.OpenRoot(writeDir)
 	if err != nil {
@@ -379,12 +372,6 @@ func (c *Container) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult,
 		closeAll()
 		if err := stage.Commit(opts.Sync); err != nil {
 			return nil, err
-		}
-		if opts.Sync && len(above) > 1 {
-			// The folders created above dir, each in its parent.
-			for _, d := range above[1:] {
-				safefile.SyncDir(filepath.Dir(d))
-			}
 		}
 		return c.extracted(res, sel, outPath), nil
 	}

@@ -22,6 +22,10 @@ type StagedDir struct {
 	tmp    string
 	sess   *Session
 	done   bool
+	// above are target and the folders above it that did not exist when
+	// it was staged, deepest first (NewDirs): Commit with sync flushes
+	// each one's parent.
+	above []string
 }
 
 // StageDir creates the staging folder of the folder target, which must not
@@ -40,7 +44,7 @@ func (s *Session) StageDir(target string) (*StagedDir, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	d := &StagedDir{target: target, sess: s}
+	d := &StagedDir{target: target, sess: s, above: NewDirs(target, nil)}
 	create := func() (string, error) {
 		tmp, err := os.MkdirTemp(parent, TempPrefix(name)+"*.tmp")
 		d.tmp = tmp
@@ -94,6 +98,7 @@ func (d *StagedDir) Create(create func() error) error {
 // of the Session (an interrupt waits for it). With sync, it first flushes
 // every folder in the staging folder and the staging folder itself (the
 // caller syncs the files it wrote), and after the rename the parent folder,
+// (and, for folders StageDir created above the target, each one's parent),
 // so that the new folder survives a power loss. Every handle of a file or
 // folder in the staging folder must be closed: Windows does not rename a
 // folder in which a handle is open. A failed rename removes the staging
@@ -124,8 +129,28 @@ func (d *StagedDir) Commit(sync bool) error {
 	d.forget()
 	if sync {
 		SyncDir(filepath.Dir(d.target))
+		if len(d.above) > 1 {
+			for _, a := range d.above[1:] {
+				SyncDir(filepath.Dir(a))
+			}
+		}
 	}
 	return nil
+}
+
+// OutputDir prepares the folder dir for a run that writes files into it
+// (an extract): when dir does not exist, it is staged (StageDir), and the
+// files go into the staging folder, for the caller to Commit or Abort;
+// otherwise the files are merged into dir itself and stage is nil. It
+// returns the folder to write into.
+func (s *Session) OutputDir(dir string) (stage *StagedDir, write string, err error) {
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		return nil, dir, os.MkdirAll(dir, 0o755)
+	}
+	if stage, err = s.StageDir(dir); err != nil {
+		return nil, "", err
+	}
+	return stage, stage.Path(), nil
 }
 
 // Abort removes the staging folder and all it holds. It does nothing after
