@@ -3,11 +3,9 @@ package patch
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -716,24 +714,18 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 	// The game container's files, as read: when they passed the full
 	// check before and are unchanged, their chunks are copied without
 	// decoding them again.
-	before, idErr := j.c.FileIDs()
-	basis := j.c.CheckBasis()
-	var rec *checkcache.Record
-	if idErr == nil {
-		rec, _ = j.checks.Lookup(j.in, before, basis)
-	}
-	start := time.Now()
+	chk := j.checks.Begin(j.in, j.c)
 	w, res, err := iostore.RewriteStaged(j.c, out, changes, &iostore.RewriteOptions{Layout: j.ct.Layout, Method: j.method(), Key: j.ct.Key, Session: j.sess, Codecs: j.codecs,
-		SourceChecked: rec != nil})
+		SourceChecked: chk.Remembered != nil})
 	if err != nil {
 		return nil, err
 	}
-	after, afterErr := j.c.FileIDs()
-	if rec != nil && (afterErr != nil || !slices.Equal(before, after)) {
+	o, err := chk.Finish(res.SourceVerified)
+	if err != nil {
 		w.Abort()
 		return nil, fmt.Errorf("%s changed while it was copied; nothing was written", j.in)
 	}
-	j.sourceCheck(rec, res, before, after, basis, start)
+	j.sourceCheck(chk.Remembered, o)
 	j.res.Chunks, j.res.Copied = res.Chunks, res.Copied
 	if res.DeadBytes > 0 {
 		j.res.Notes = append(j.res.Notes, fmt.Sprintf("the preserve layout leaves %d dead bytes in the .ucas; layout: compact drops them", res.DeadBytes))
@@ -747,36 +739,17 @@ func (j *containerJob) writeFull(out string) (*iostore.Writer, error) {
 	return w, nil
 }
 
-// sourceCheck reports how writeFull checked the game container, and
-// remembers a container it checked whole (rec: the remembered check it
-// used instead).
-func (j *containerJob) sourceCheck(rec *checkcache.Record, res *iostore.RewriteResult, before, after []safefile.FileID, basis string, start time.Time) {
+// sourceCheck reports how writeFull checked the game container (rec: the
+// remembered check it relied on, if any).
+func (j *containerJob) sourceCheck(rec *checkcache.Record, o checkcache.Outcome) {
 	r := j.res
-	if rec != nil {
-		r.SourceCheck = "remembered"
-		at := rec.Checked
-		r.SourceCheckedAt = &at
+	r.SourceCheck, r.SourceCheckedAt = o.State, o.At
+	switch {
+	case rec != nil:
 		r.Notes = append(r.Notes, fmt.Sprintf("%s was checked fully on %s and is unchanged since: its chunks were copied without decoding them again (checks remembered in %s)",
 			filepath.Base(j.in), rec.When(), j.checks.Dir()))
-		return
-	}
-	r.SourceCheck = "checked"
-	if !res.SourceVerified {
-		return
-	}
-	err := j.checks.Record(j.in, before, after, basis, start)
-	switch {
-	case err == nil:
-		r.SourceCheck = "recorded"
-		at := start.UTC()
-		r.SourceCheckedAt = &at
-	case errors.Is(err, checkcache.ErrDisabled):
-	case errors.Is(err, checkcache.ErrRacy):
-		r.Notes = append(r.Notes, fmt.Sprintf("the full check of %s is not remembered: its files changed just before it (the next run checks it again and remembers it)", filepath.Base(j.in)))
-	case errors.Is(err, checkcache.ErrChanged):
-		r.Notes = append(r.Notes, fmt.Sprintf("the full check of %s is not remembered: its files changed while it was checked", filepath.Base(j.in)))
-	default:
-		r.Notes = append(r.Notes, fmt.Sprintf("the full check of %s could not be remembered, so the next run checks it again: %v", filepath.Base(j.in), err))
+	case o.NotRecorded != nil:
+		r.Notes = append(r.Notes, fmt.Sprintf("the full check of %s is not remembered: %s", filepath.Base(j.in), o.Why()))
 	}
 }
 

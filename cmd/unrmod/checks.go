@@ -4,13 +4,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/unrmod/unrmod/checkcache"
-	"github.com/unrmod/unrmod/iostore"
-	"github.com/unrmod/unrmod/safefile"
 )
 
 // The variables that place and turn off the remembered checks.
@@ -53,16 +49,4 @@ func (c *checksFlag) cache() *checkcache.Cache {
 		return nil
 	}
 	return checkcache.Open(d)
-}
-
-// rememberVerified records that container c passed verify with every
-// chunk's data checked (before: its files' identities taken before the
-// check, start: when it began). Verify's data check is a superset of the
-// check a rewrite makes of its source, so a rewrite may rely on it.
-func rememberVerified(checks *checkcache.Cache, c *iostore.Container, file string, before []safefile.FileID, start time.Time) bool {
-	after, err := c.FileIDs()
-	if err != nil || !slices.Equal(before, after) {
-		return false
-	}
-	return checks.Record(file, before, after, c.CheckBasis(), start) == nil
 }

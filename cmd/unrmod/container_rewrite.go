@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/unrmod/unrmod/checkcache"
@@ -44,10 +42,10 @@ func (d *containerRewriteDoc) summary() string {
 	s := fmt.Sprintf("wrote %s (layout %s): %d chunks, %d copied block for block%s, %d written, %d dead bytes; %s",
 		d.Output, d.Layout, d.Chunks, d.Copied, unchecked, d.Written, d.DeadBytes, same)
 	switch d.SourceCheck {
-	case "remembered":
+	case checkcache.StateRemembered:
 		s += fmt.Sprintf("\nnote: %s was checked fully on %s and is unchanged since: its chunks were copied without decoding them again (--no-check-cache checks it again)",
 			d.Input, d.SourceCheckedAt.Local().Format("2006-01-02 15:04"))
-	case "recorded":
+	case checkcache.StateRecorded:
 		s += fmt.Sprintf("\nnote: %s was checked fully and is remembered: a rewrite of it unchanged copies its chunks without decoding them again", d.Input)
 	}
 	if d.Note != "" {
@@ -76,21 +74,16 @@ func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, k
 	}
 	bar := newProgress(s.err, "rewrite", total)
 	codecs, _ := key.codecs(in) // loaded by openIndexedContainer
-	before, idErr := c.FileIDs()
-	basis := c.CheckBasis()
-	var rec *checkcache.Record
-	if idErr == nil {
-		rec, _ = checks.Lookup(in, before, basis)
-	}
-	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add, Session: s.sess, Codecs: codecs, SourceChecked: rec != nil}
+	chk := checks.Begin(in, c)
+	opts := &iostore.RewriteOptions{Layout: layout, Progress: bar.add, Session: s.sess, Codecs: codecs, SourceChecked: chk.Remembered != nil}
 	start := time.Now()
 	w, res, err := iostore.RewriteStaged(c, utoc, nil, opts)
 	bar.finish()
 	if err != nil {
 		return nil, err
 	}
-	after, afterErr := c.FileIDs()
-	if rec != nil && (afterErr != nil || !slices.Equal(before, after)) {
+	o, err := chk.Finish(res.SourceVerified)
+	if err != nil {
 		w.Abort()
 		return nil, fmt.Errorf("%s changed while it was copied; nothing was written", in)
 	}
@@ -99,25 +92,9 @@ func rewriteContainer(s streams, in, out string, layout iostore.RewriteLayout, k
 	}
 	doc := &containerRewriteDoc{Input: in, Output: utoc, Layout: layout.String(), Chunks: res.Chunks, Copied: res.Copied,
 		Written: res.Written, DeadBytes: res.DeadBytes, Unchecked: res.Unchecked, Identical: res.Identical,
-		Seconds: time.Since(start).Seconds(), SourceCheck: "checked"}
-	switch {
-	case rec != nil:
-		doc.SourceCheck = "remembered"
-		at := rec.Checked
-		doc.SourceCheckedAt = &at
-	case res.SourceVerified && checks != nil:
-		switch err := checks.Record(in, before, after, basis, start); {
-		case err == nil:
-			doc.SourceCheck = "recorded"
-			at := start.UTC()
-			doc.SourceCheckedAt = &at
-		case errors.Is(err, checkcache.ErrRacy):
-			doc.Note = "the full check is not remembered: the input changed just before it (the next run checks it again and remembers it)"
-		case errors.Is(err, checkcache.ErrChanged):
-			doc.Note = "the full check is not remembered: the input changed while it was checked"
-		default:
-			doc.Note = fmt.Sprintf("the full check could not be remembered: %v", err)
-		}
+		Seconds: time.Since(start).Seconds(), SourceCheck: o.State, SourceCheckedAt: o.At}
+	if o.NotRecorded != nil {
+		doc.Note = "the full check of the input is not remembered: " + o.Why()
 	}
 	return doc, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/unrmod/unrmod/checkcache"
 	"github.com/unrmod/unrmod/report"
@@ -18,15 +17,15 @@ func verifyContainerFile(file string, key *keyFlag, checks *checkcache.Cache) re
 		return report.FileVerify{File: file, Kind: "iostore", Problems: []report.Problem{containerReadProblem(err)}}
 	}
 	defer c.Close()
-	before, idErr := c.FileIDs()
-	start := time.Now()
+	// Verify's data check is a superset of the check a rewrite makes of
+	// its source, so a rewrite may rely on it.
+	chk := checks.Watch(file, c)
 	r := report.VerifyContainer(file, c, reportOptions())
-	if d := r.Container; checks != nil && idErr == nil && r.OK && d != nil && d.NotChecked == 0 {
-		rememberVerified(checks, c, file, before, start)
-	}
+	d := r.Container
+	chk.Finish(r.OK && d != nil && d.NotChecked == 0)
 	// Chunks whose Oodle blocks no library decodes are not verified: the
 	// run fails, saying how to give the library.
-	if d := r.Container; d != nil && d.NotChecked > 0 && strings.Contains(d.NotCheckedWhy, "Oodle") {
+	if d != nil && d.NotChecked > 0 && strings.Contains(d.NotCheckedWhy, "Oodle") {
 		msg := fmt.Sprintf("%s not checked against their hashes: their Oodle blocks need the game's own Oodle library (oo2core_9_win64.dll, liboo2corelinux64.so.9); give it with %s",
 			plural(d.NotChecked, "chunk"), oodleHow)
 		r.Problems = append(r.Problems, report.Problem{Struct: "chunk data", Message: msg, Text: "chunk data: " + msg})
