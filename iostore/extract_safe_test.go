@@ -2,14 +2,13 @@ package iostore_test
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/fstree"
 	"github.com/unrmod/unrmod/internal/inflate/inflatetest"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
@@ -29,25 +28,6 @@ func tcFiles(t *testing.T, paths ...string) *iostore.Container {
 		b.Chunks = append(b.Chunks, iostorebuild.Chunk{ID: id, Path: p, Data: tcData(uint64(i), 200)})
 	}
 	return tcBuildOpen(t, b, "Names", nil)
-}
-
-// tree lists every file and folder under dir, folders with a trailing /.
-func tree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			rel += "/"
-		}
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	sort.Strings(out)
-	return out
 }
 
 // Extract checks every destination before the first rename: a failure
@@ -81,7 +61,7 @@ func TestExtractChecksDestinations(t *testing.T) {
 				os.MkdirAll(dir, 0o755)
 				tt.setup(dir)
 			}
-			before := tree(t, parent)
+			before := fstree.List(parent)
 			res, err := c.Extract(dir, &iostore.ExtractOptions{Sync: true})
 			if tt.want == "" {
 				if err != nil {
@@ -100,7 +80,7 @@ func TestExtractChecksDestinations(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want an error saying %q", err, tt.want)
 			}
-			if after := tree(t, parent); strings.Join(after, "\n") != strings.Join(before, "\n") {
+			if after := fstree.List(parent); strings.Join(after, "\n") != strings.Join(before, "\n") {
 				t.Errorf("the failed extract left\n%s\nin a folder that held\n%s", strings.Join(after, "\n"), strings.Join(before, "\n"))
 			}
 		})
@@ -120,14 +100,14 @@ func TestExtractFailureRemovesNewFolders(t *testing.T) {
 	if !errors.Is(err, iostore.ErrHashMismatch) {
 		t.Fatalf("extract: %v", err)
 	}
-	if got := tree(t, parent); strings.Join(got, " ") != "out/ out/Maine/" {
+	if got := fstree.List(parent); strings.Join(got, " ") != "out/ out/Maine/" {
 		t.Errorf("left %q", got)
 	}
 	_, err = c.Extract(filepath.Join(parent, "out"), nil)
 	if !errors.Is(err, iostore.ErrHashMismatch) {
 		t.Fatalf("extract: %v", err)
 	}
-	if got := tree(t, parent); strings.Join(got, " ") != "out/ out/Maine/" {
+	if got := fstree.List(parent); strings.Join(got, " ") != "out/ out/Maine/" {
 		t.Errorf("left %q", got)
 	}
 }
@@ -150,7 +130,7 @@ func TestExtractRemovesLeftovers(t *testing.T) {
 	}
 	want := []string{"Game/", "Game/Content/", "Game/Content/Maps/", "Game/Content/Maps/.Notes.txt.unrmod-1.tmp",
 		"Game/Content/Maps/A.ubulk", "Game/Content/Maps/B.ubulk", "Game/Content/Maps/Notes.txt"}
-	if got := tree(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := fstree.List(dir); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("left %q, want %q", got, want)
 	}
 	if len(log) != 1 || log[0] != "removed 2 temporary files a killed unrmod run left in "+maps {

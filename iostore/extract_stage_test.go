@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/fstree"
 	"github.com/unrmod/unrmod/internal/inflate/inflatetest"
 	"github.com/unrmod/unrmod/internal/iostorebuild"
 	"github.com/unrmod/unrmod/iostore"
@@ -98,7 +99,7 @@ func TestExtractStagesNewFolder(t *testing.T) {
 			if !tt.existing && (len(during) != 1 || !safefile.IsTempOf(during[0], "out")) {
 				t.Errorf("while the extract ran, the parent held %q, want one staging folder", during)
 			}
-			got := tree(t, parent)
+			got := fstree.List(parent)
 			if tt.want == nil {
 				if err == nil {
 					t.Fatal("the extract succeeded")
@@ -243,8 +244,8 @@ func TestExtractConcurrentIntoNewFolder(t *testing.T) {
 					t.Errorf("%s: wrong contents (%v)", p, err)
 				}
 			}
-			if n := len(tree(t, dir)); n != 9 {
-				t.Errorf("the output holds %d entries, want 9: %q", n, tree(t, dir))
+			if n := len(fstree.List(dir)); n != 9 {
+				t.Errorf("the output holds %d entries, want 9: %q", n, fstree.List(dir))
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/fstree"
 	"github.com/unrmod/unrmod/pak"
 	"github.com/unrmod/unrmod/safefile"
 	"github.com/unrmod/unrmod/ue"
@@ -126,24 +127,6 @@ func TestExtractRefusesOutside(t *testing.T) {
 	}
 }
 
-// listTree lists every file and folder under dir, folders with a trailing /.
-func listTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			rel += "/"
-		}
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	return out
-}
-
 // TestExtractStagesNewFolder extracts the engine's Tagged pak into a folder
 // that does not exist: while the extract runs there is no output folder,
 // only a staging folder beside it; success renames it into place whole,
@@ -242,7 +225,7 @@ func TestExtractStagesNewFolder(t *testing.T) {
 				if tt.interrupt && !errors.Is(err, safefile.ErrInterrupted) {
 					t.Errorf("interrupted extract: %v", err)
 				}
-				if got := listTree(t, parent); len(got) != 0 {
+				if got := fstree.List(parent); len(got) != 0 {
 					t.Errorf("the failed extract left %q", got)
 				}
 				return

@@ -2,33 +2,15 @@ package safefile
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-)
 
-// listTree lists every file and folder under dir, folders with a trailing /.
-func listTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			rel += "/"
-		}
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
+	"github.com/unrmod/unrmod/internal/fstree"
+)
 
 // A staged folder is invisible under its name until Commit, which puts all
 // of it there at once; Abort, a failed Commit and an interrupt leave nothing.
@@ -89,7 +71,7 @@ func TestStagedDir(t *testing.T) {
 			if err := tt.end(t, s, d); err != nil {
 				t.Fatal(err)
 			}
-			if got := listTree(t, parent); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			if got := fstree.List(parent); strings.Join(got, " ") != strings.Join(tt.want, " ") {
 				t.Errorf("left %q, want %q", got, tt.want)
 			}
 			if len(s.tempDirs) != 0 {
@@ -144,7 +126,7 @@ func TestLockRemovesLeftoverStagingFolders(t *testing.T) {
 				want = append(want, "out/", "out/old/")
 			}
 			sort.Strings(want)
-			if got := listTree(t, parent); strings.Join(got, " ") != strings.Join(want, " ") {
+			if got := fstree.List(parent); strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("left %q, want %q", got, want)
 			}
 			if msgs := log(); len(msgs) != 1 || msgs[0] != "removed 1 temporary folder a killed unrmod run left in "+parent {
