@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/unrmod/unrmod/checkcache"
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/iostore"
 )
@@ -155,5 +157,50 @@ targets:
 	stdout, _, code := runCLI(t, "apply", p)
 	if code != 0 || !strings.Contains(stdout, "was checked fully on") {
 		t.Errorf("the plan does not say that the remembered check was used:\n%s", stdout)
+	}
+}
+
+// TestVerifyForgetsDamaged: a container verify finds damaged is no longer
+// remembered, even when its files' identities are those a check was
+// remembered for (a byte that changed on disk without a write), so that a
+// rewrite checks it again and refuses it.
+func TestVerifyForgetsDamaged(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv(cacheDirEnv, cache)
+	dir := t.TempDir()
+	in := zlibContainer(t, dir, "Game")
+	cas := iostore.PartitionPath(in, 0)
+	data, err := os.ReadFile(cas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x5A
+	if err := os.WriteFile(cas, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	// The damaged files as a remembered check saw them.
+	c, err := iostore.Open(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := c.FileIDs()
+	basis := c.CheckBasis()
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := checkcache.Open(filepath.Join(cache, "checks"))
+	if err := checks.Record(in, ids, ids, basis, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, _, code := runCLI(t, "verify", in); code == 0 {
+		t.Fatalf("verify passed a damaged container:\n%s", stdout)
+	}
+	if _, err := checks.Lookup(in, ids, basis); !errors.Is(err, checkcache.ErrNotRecorded) {
+		t.Fatalf("after verify found damage, the lookup gives %v, want ErrNotRecorded", err)
+	}
+	if stdout, _, code := runCLI(t, "rewrite", in, "-o", filepath.Join(dir, "out")); code == 0 {
+		t.Fatalf("rewrite copied a damaged container:\n%s", stdout)
 	}
 }

@@ -23,6 +23,12 @@ func verifyContainerFile(file string, key *keyFlag, checks *checkcache.Cache) re
 	r := report.VerifyContainer(file, c, reportOptions())
 	d := r.Container
 	chk.Finish(r.OK && d != nil && d.NotChecked == 0)
+	if !r.OK {
+		// A container verify finds damaged is never relied on, even
+		// when its files look as they did when it passed (a byte changed
+		// on disk without a write).
+		checks.Forget(file)
+	}
 	// Chunks whose Oodle blocks no library decodes are not verified: the
 	// run fails, saying how to give the library.
 	if d != nil && d.NotChecked > 0 && strings.Contains(d.NotCheckedWhy, "Oodle") {
