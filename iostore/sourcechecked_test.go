@@ -5,33 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/safefile"
 )
-
-// corpusByMethod returns the corpus containers (with their .ucas, in one
-// partition, not encrypted) whose TOC names method.
-func corpusByMethod(t *testing.T, method string) []string {
-	var out []string
-	for _, utoc := range corpusContainers(t) {
-		c, err := iostore.Open(utoc, nil)
-		if err != nil {
-			continue
-		}
-		n, _ := c.Header().Partitions()
-		if n == 1 && c.Header().Encryption() == iostore.EncryptionNone && slices.Contains(c.TOC().Methods, method) {
-			out = append(out, utoc)
-		}
-		c.Close()
-	}
-	if len(out) == 0 {
-		t.Fatalf("no corpus container with %s blocks", method)
-	}
-	return out
-}
 
 // corpusName names a corpus file in a test's name: its path in the corpus.
 func corpusName(p string) string {
@@ -39,22 +18,6 @@ func corpusName(p string) string {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.Base(p)
-}
-
-// copyContainer copies the container utoc (one partition) into dir.
-func copyContainer(t *testing.T, utoc, dir string) string {
-	t.Helper()
-	out := filepath.Join(dir, filepath.Base(utoc))
-	for _, pair := range [][2]string{{utoc, out}, {iostore.PartitionPath(utoc, 0), iostore.PartitionPath(out, 0)}} {
-		data, err := os.ReadFile(pair[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(pair[1], data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
 }
 
 // sameContainer fails unless the containers a and b (one partition) are
@@ -99,7 +62,7 @@ func changeOf(t *testing.T, c *iostore.Container) iostore.ChunkChange {
 // gives, byte for byte, in both layouts, with and without a change; the
 // checked rewrite of a sound source says it checked it whole.
 func TestRewriteSourceChecked(t *testing.T) {
-	for _, utoc := range corpusByMethod(t, "Zlib") {
+	for _, utoc := range zencorpus.ContainersWith(t, "Zlib") {
 		for _, layout := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
 			for _, changed := range []bool{false, true} {
 				t.Run(corpusName(utoc)+"/"+layout.String()+map[bool]string{false: "/unchanged", true: "/changed"}[changed], func(t *testing.T) {
@@ -144,11 +107,11 @@ func TestRewriteSourceChecked(t *testing.T) {
 // proves that the check was skipped: the caller vouched for the files);
 // a damaged chunk the changes replace fails nothing but SourceVerified.
 func TestRewriteSourceCheckedSkipsTheCheck(t *testing.T) {
-	for _, utoc := range corpusByMethod(t, "Zlib") {
+	for _, utoc := range zencorpus.ContainersWith(t, "Zlib") {
 		for _, layout := range []iostore.RewriteLayout{iostore.Preserve, iostore.Compact} {
 			t.Run(corpusName(utoc)+"/"+layout.String(), func(t *testing.T) {
 				dir := t.TempDir()
-				src := copyContainer(t, utoc, dir)
+				src := zencorpus.CopyContainer(t, utoc, dir, "")
 				c, err := iostore.Open(src, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -226,7 +189,7 @@ func TestRewriteSourceCheckedSkipsTheCheck(t *testing.T) {
 // TestRewriteSourceVerifiedUnchecked: a source whose blocks no decoder
 // reads (Oodle without the game's library) is never checked whole.
 func TestRewriteSourceVerifiedUnchecked(t *testing.T) {
-	for _, utoc := range corpusByMethod(t, "Oodle") {
+	for _, utoc := range zencorpus.ContainersWith(t, "Oodle") {
 		t.Run(corpusName(utoc), func(t *testing.T) {
 			c, err := iostore.Open(utoc, nil)
 			if err != nil {
@@ -251,8 +214,8 @@ func TestRewriteSourceVerifiedUnchecked(t *testing.T) {
 // .utoc and .ucas, and change when the .ucas is written to; a container
 // read through OpenReaders has none.
 func TestContainerFileIDs(t *testing.T) {
-	utoc := corpusByMethod(t, "Zlib")[0]
-	src := copyContainer(t, utoc, t.TempDir())
+	utoc := zencorpus.ContainersWith(t, "Zlib")[0]
+	src := zencorpus.CopyContainer(t, utoc, t.TempDir(), "")
 	c, err := iostore.Open(src, nil)
 	if err != nil {
 		t.Fatal(err)

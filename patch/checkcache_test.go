@@ -5,42 +5,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/unrmod/unrmod/checkcache"
-	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/patch"
 )
-
-// zlibCorpusContainers lists the corpus containers with Zlib blocks, their
-// .ucas beside them in one partition, not encrypted.
-func zlibCorpusContainers(t *testing.T) []string {
-	var out []string
-	filepath.WalkDir(filepath.Join(corpus.Dir(t), "iostore"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || !strings.HasSuffix(p, ".utoc") {
-			return nil
-		}
-		c, err := iostore.Open(p, nil)
-		if err != nil {
-			return nil
-		}
-		defer c.Close()
-		n, _ := c.Header().Partitions()
-		if _, err := os.Stat(iostore.PartitionPath(p, 0)); err == nil && n == 1 &&
-			c.Header().Encryption() == iostore.EncryptionNone && slices.Contains(c.TOC().Methods, "Zlib") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if len(out) == 0 {
-		t.Fatal("no corpus container with Zlib blocks")
-	}
-	return out
-}
 
 // settle waits past checkcache's racy window (100 ms): a check of files
 // changed less than that before it is not remembered.
@@ -53,7 +26,7 @@ func settle() { time.Sleep(150 * time.Millisecond) }
 // and after the container's .ucas is written again (same bytes, new change
 // time) the third checks it again.
 func TestContainerFullRemembersCheck(t *testing.T) {
-	for _, src := range zlibCorpusContainers(t) {
+	for _, src := range zencorpus.ContainersWith(t, "Zlib") {
 		t.Run(filepath.Base(filepath.Dir(filepath.Dir(src)))+"/"+filepath.Base(filepath.Dir(src)), func(t *testing.T) {
 			dir := t.TempDir()
 			base := copyContainer(t, src, dir)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/unrmod/unrmod/internal/corpus"
 	"github.com/unrmod/unrmod/internal/zenbuild"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/pack"
 	"github.com/unrmod/unrmod/iostore/zen"
@@ -54,36 +55,6 @@ func tcGeneratedContainer(t *testing.T, size int) string {
 	return utoc
 }
 
-// tcCopyContainer copies a container's .utoc and .ucas files into dir and
-// returns the copy's .utoc.
-func tcCopyContainer(t *testing.T, utoc, dir string) string {
-	t.Helper()
-	c, err := iostore.Open(utoc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(c.Partitions())
-	c.Close()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, filepath.Base(utoc))
-	for i := -1; i < n; i++ {
-		src, dst := utoc, out
-		if i >= 0 {
-			src, dst = iostore.PartitionPath(utoc, i), iostore.PartitionPath(out, i)
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
 // TestContainerStreamedSameOutput applies patches to packages of the demo
 // and corpus containers twice, in memory and streamed (every package over
 // the streaming threshold), in mode mod and mode full: the streamed path
@@ -121,7 +92,7 @@ func TestContainerStreamedSameOutput(t *testing.T) {
 				results := [2]*ContainerResult{}
 				for k, above := range []int64{1 << 62, 1} {
 					dir := filepath.Join(t.TempDir(), "run")
-					base := tcCopyContainer(t, src, dir)
+					base := zencorpus.CopyContainer(t, src, dir, "")
 					text := "unrmod: 1\ntargets:\n  - container: " + filepath.Base(base) + "\n    mode: " + mode + "\n    output: out/Out_P\n" +
 						"    packages:\n      - package: " + tc.pkg + "\n        ops:\n" + tc.ops
 					pf := filepath.Join(dir, "patch.yaml")

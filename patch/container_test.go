@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore"
 	"github.com/unrmod/unrmod/iostore/zen"
 	"github.com/unrmod/unrmod/pak"
@@ -19,7 +20,7 @@ import (
 // returns the copy's .utoc.
 func copyContainer(t *testing.T, utoc, dir string) string {
 	t.Helper()
-	return patch.CopyContainer(t, utoc, dir)
+	return zencorpus.CopyContainer(t, utoc, dir, "")
 }
 
 // applyYAML parses and applies a patch written into dir.

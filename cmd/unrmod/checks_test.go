@@ -6,13 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/unrmod/unrmod/checkcache"
-	"github.com/unrmod/unrmod/internal/corpus"
+	"github.com/unrmod/unrmod/internal/zencorpus"
 	"github.com/unrmod/unrmod/iostore"
 )
 
@@ -22,36 +21,7 @@ import (
 // files changed just before it is not remembered.
 func zlibContainer(t *testing.T, dir, name string) string {
 	t.Helper()
-	var src string
-	filepath.WalkDir(filepath.Join(corpus.Dir(t), "iostore"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || src != "" || !strings.HasSuffix(p, ".utoc") {
-			return nil
-		}
-		c, err := iostore.Open(p, nil)
-		if err != nil {
-			return nil
-		}
-		defer c.Close()
-		if n, _ := c.Header().Partitions(); n == 1 && c.Header().Encryption() == iostore.EncryptionNone && slices.Contains(c.TOC().Methods, "Zlib") {
-			if _, err := os.Stat(iostore.PartitionPath(p, 0)); err == nil {
-				src = p
-			}
-		}
-		return nil
-	})
-	if src == "" {
-		t.Fatal("no corpus container with Zlib blocks")
-	}
-	utoc := filepath.Join(dir, name+".utoc")
-	for _, pair := range [][2]string{{src, utoc}, {iostore.PartitionPath(src, 0), iostore.PartitionPath(utoc, 0)}} {
-		data, err := os.ReadFile(pair[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(pair[1], data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	utoc := zencorpus.CopyContainer(t, zencorpus.ContainersWith(t, "Zlib")[0], dir, name)
 	time.Sleep(150 * time.Millisecond)
 	return utoc
 }
