@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // CheckVersion is the version of unrmod's checks that a record vouches
@@ -138,7 +139,7 @@ func (c *Cache) recordPath(key string) string {
 // identities of the files read now (the same files, in the same order, as
 // given to Record), under the current CheckVersion and basis. Any other
 // outcome is a miss, whose error says why: ErrDisabled, ErrNotRecorded,
-// ErrOtherFile, ErrChanged, ErrOtherCheck, a *FormatError for a damaged
+// ErrOtherFile, ErrChanged, ErrOtherCheck, a *ue.FormatError for a damaged
 // record, or the error that kept it from being read.
 func (c *Cache) Lookup(key string, files []safefile.FileID, basis string) (*Record, error) {
 	if c == nil {
@@ -154,7 +155,7 @@ func (c *Cache) Lookup(key string, files []safefile.FileID, basis string) (*Reco
 	}
 	r := &Record{}
 	if err := r.UnmarshalBinary(data); err != nil {
-		var fe *FormatError
+		var fe *ue.FormatError
 		if errors.As(err, &fe) {
 			fe.File = path
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/unrmod/unrmod/checkcache"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // fakeContainer writes a .utoc and a .ucas into dir, their modification
@@ -187,7 +188,7 @@ func recordFile(t *testing.T, dir string) string {
 }
 
 // TestDamagedRecord: a record cut short, with a byte changed, of another
-// check version or empty is a miss, with a *FormatError for damage.
+// check version or empty is a miss, with a *ue.FormatError for damage.
 func TestDamagedRecord(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -247,9 +248,9 @@ func TestDamagedRecord(t *testing.T) {
 				}
 				return
 			}
-			var fe *checkcache.FormatError
+			var fe *ue.FormatError
 			if !errors.As(err, &fe) || fe.File != rf {
-				t.Fatalf("Lookup: %v, want a *FormatError naming %s", err, rf)
+				t.Fatalf("Lookup: %v, want a *ue.FormatError naming %s", err, rf)
 			}
 			// A new record replaces the damaged one.
 			if err := c.Record(utoc, now, now, basis, time.Now()); err != nil {

@@ -6,7 +6,9 @@ import (
 	"hash/crc32"
 	"time"
 
+	"github.com/unrmod/unrmod/internal/binio"
 	"github.com/unrmod/unrmod/safefile"
+	"github.com/unrmod/unrmod/ue"
 )
 
 // Record is what the cache remembers of one key: that its files passed
@@ -42,22 +44,6 @@ const (
 	flagInode     = 2
 	maxRecordText = 1<<16 - 1
 )
-
-// FormatError is a record that does not decode: damaged, cut short, or of
-// another format.
-type FormatError struct {
-	File   string // the record's file, when known
-	Offset int    // where in the record
-	Msg    string
-}
-
-func (e *FormatError) Error() string {
-	f := e.File
-	if f == "" {
-		f = "check record"
-	}
-	return fmt.Sprintf("%s: offset %d: %s", f, e.Offset, e.Msg)
-}
 
 // MarshalBinary encodes r.
 func (r *Record) MarshalBinary() ([]byte, error) {
@@ -97,110 +83,63 @@ func (r *Record) MarshalBinary() ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
 }
 
+// recordStruct names a check record in its errors.
+const recordStruct = "check record"
+
 // UnmarshalBinary decodes a record MarshalBinary encoded; anything else
-// gives a *FormatError.
+// gives a *ue.FormatError (matching ue.ErrCorrupt) at the offset of what
+// is wrong.
 func (r *Record) UnmarshalBinary(data []byte) error {
-	d := &decoder{data: data}
+	fail := func(off int, format string, args ...any) error {
+		return ue.Errorf("", recordStruct, int64(off), ue.ErrCorrupt, format, args...)
+	}
 	if len(data) < len(recordMagic)+4 {
-		return d.fail("%d bytes, too short for a check record", len(data))
+		return fail(0, "%d bytes, too short for a check record", len(data))
 	}
 	body := data[:len(data)-4]
 	if got, want := binary.LittleEndian.Uint32(data[len(body):]), crc32.ChecksumIEEE(body); got != want {
-		d.off = len(body)
-		return d.fail("CRC-32 %08x, the bytes before it give %08x: damaged or cut short", got, want)
+		return fail(len(body), "CRC-32 %08x, the bytes before it give %08x: damaged or cut short", got, want)
 	}
-	d.data = body
-	if string(d.take(len(recordMagic))) != recordMagic {
-		d.off = 0
-		return d.fail("not a check record of unrmod")
+	c := binio.NewCursor(body, 0)
+	c.SetKind(ue.ErrCorrupt)
+	if string(c.Bytes(len(recordMagic), "magic")) != recordMagic {
+		return fail(0, "not a check record of unrmod")
 	}
-	if v := d.u16(); d.err == nil && v != recordFormat {
-		return d.fail("record format %d, unrmod reads %d", v, recordFormat)
+	if v := c.U16("format version"); c.Err() == nil && v != recordFormat {
+		return fail(len(recordMagic), "record format %d, unrmod reads %d", v, recordFormat)
 	}
 	var out Record
-	out.CheckVersion = d.u32()
-	checked := int64(d.u64())
-	out.Key = string(d.take(int(d.u16())))
-	out.Basis = string(d.take(int(d.u16())))
-	n := int(d.u16())
-	if d.err == nil && n*fileIDSize > len(d.data)-d.off {
-		return d.fail("%d file identities, the record has room for %d", n, (len(d.data)-d.off)/fileIDSize)
+	out.CheckVersion = c.U32("check version")
+	checked := c.I64("check time")
+	out.Key = string(c.Bytes(int(c.U16("key length")), "key"))
+	out.Basis = string(c.Bytes(int(c.U16("basis length")), "basis"))
+	n := int(c.U16("file count"))
+	if c.Err() == nil && n*fileIDSize > c.Len() {
+		return fail(c.Pos()-2, "%d file identities, the record has room for %d", n, c.Len()/fileIDSize)
 	}
 	for range n {
-		if d.err != nil {
+		f := safefile.FileID{Size: c.I64("file size"), ModTime: c.I64("modification time"), ChangeTime: c.I64("change time"),
+			Device: c.U64("device"), Inode: c.U64("inode")}
+		flags := c.U8("file flags")
+		if c.Err() != nil {
 			break
 		}
-		f := safefile.FileID{Size: int64(d.u64()), ModTime: int64(d.u64()), ChangeTime: int64(d.u64()), Device: d.u64(), Inode: d.u64()}
-		flags := d.take(1)
-		if d.err != nil {
-			break
+		if flags&^(flagChange|flagInode) != 0 {
+			return fail(c.Pos()-1, "file flags 0x%02x, unrmod knows 0x%02x", flags, flagChange|flagInode)
 		}
-		if flags[0]&^(flagChange|flagInode) != 0 {
-			d.off--
-			return d.fail("file flags 0x%02x, unrmod knows 0x%02x", flags[0], flagChange|flagInode)
-		}
-		f.HasChange, f.HasInode = flags[0]&flagChange != 0, flags[0]&flagInode != 0
+		f.HasChange, f.HasInode = flags&flagChange != 0, flags&flagInode != 0
 		if !f.HasChange && f.ChangeTime != 0 || !f.HasInode && (f.Device != 0 || f.Inode != 0) {
-			d.off--
-			return d.fail("a file without a change time or file number holds one")
+			return fail(c.Pos()-1, "a file without a change time or file number holds one")
 		}
 		out.Files = append(out.Files, f)
 	}
-	if d.err != nil {
-		return d.err
+	if err := c.Err(); err != nil {
+		return ue.CursorError("", recordStruct+" ", err)
 	}
-	if d.off != len(d.data) {
-		return d.fail("%d bytes after the last file identity", len(d.data)-d.off)
+	if c.Len() != 0 {
+		return fail(c.Pos(), "%d bytes after the last file identity", c.Len())
 	}
 	out.Checked = time.Unix(0, checked).UTC()
 	*r = out
 	return nil
-}
-
-// decoder reads a record's fields; the first failure sticks.
-type decoder struct {
-	data []byte
-	off  int
-	err  error
-}
-
-func (d *decoder) fail(format string, args ...any) error {
-	if d.err == nil {
-		d.err = &FormatError{Offset: d.off, Msg: fmt.Sprintf(format, args...)}
-	}
-	return d.err
-}
-
-func (d *decoder) take(n int) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n > len(d.data)-d.off {
-		d.fail("needs %d bytes, %d remain", n, len(d.data)-d.off)
-		return nil
-	}
-	b := d.data[d.off : d.off+n]
-	d.off += n
-	return b
-}
-
-func (d *decoder) u16() uint16 {
-	if b := d.take(2); b != nil {
-		return binary.LittleEndian.Uint16(b)
-	}
-	return 0
-}
-
-func (d *decoder) u32() uint32 {
-	if b := d.take(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (d *decoder) u64() uint64 {
-	if b := d.take(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
 }
