@@ -168,8 +168,15 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 		}
 		byDir[d] = append(byDir[d], path.Base(j.out))
 	}
+	var done int64
+	report := func(n int) {
+		done += int64(n)
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
 	if stage != nil {
-		if err := p.extractStaged(root, stage, jobs, total, opts); err != nil {
+		if err := p.extractStaged(root, stage, jobs, opts.Sync, report); err != nil {
 			return nil, err
 		}
 		// Windows renames no folder with a handle open in it.
@@ -177,12 +184,7 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 		if err := stage.Commit(opts.Sync); err != nil {
 			return nil, err
 		}
-		for _, j := range jobs {
-			res.Paths = append(res.Paths, j.out)
-			res.Bytes += j.f.UncompressedSize
-		}
-		res.Files = len(jobs)
-		return res, nil
+		return extracted(res, jobs), nil
 	}
 	if err := checkDestinations(root, dir, byDir, opts.Session); err != nil {
 		return nil, err
@@ -196,16 +198,10 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 			opts.Session.Forget(filepath.Join(dir, filepath.FromSlash(path.Dir(jobs[k].out)), path.Base(tmp)))
 		}
 	}
-	var done int64
 	for _, j := range jobs {
 		tmp := path.Join(path.Dir(j.out), safefile.TempName(path.Base(j.out), tag))
 		staged = append(staged, tmp)
-		if err := p.extractOne(root, dir, j.f, tmp, opts, func(n int) {
-			done += int64(n)
-			if opts.Progress != nil {
-				opts.Progress(done, total)
-			}
-		}); err != nil {
+		if err := p.extractOne(root, dir, j.f, tmp, opts, report); err != nil {
 			removeStaged()
 			return nil, fmt.Errorf("%w (writing %s)", err, j.out)
 		}
@@ -233,19 +229,23 @@ func (p *Reader) Extract(dir string, opts *ExtractOptions) (_ *ExtractResult, er
 			safefile.SyncDir(filepath.Dir(d))
 		}
 	}
+	return extracted(res, jobs), nil
+}
+
+// extracted fills res with the files jobs wrote.
+func extracted(res *ExtractResult, jobs []job) *ExtractResult {
 	for _, j := range jobs {
 		res.Paths = append(res.Paths, j.out)
 		res.Bytes += j.f.UncompressedSize
 	}
 	res.Files = len(jobs)
-	return res, nil
+	return res
 }
 
 // extractStaged writes every file of jobs under its final name into the
 // staging folder stage, whose root is root. A failure leaves the files
 // written for the caller to remove with the folder.
-func (p *Reader) extractStaged(root *os.Root, stage *safefile.StagedDir, jobs []job, total int64, opts *ExtractOptions) error {
-	var done int64
+func (p *Reader) extractStaged(root *os.Root, stage *safefile.StagedDir, jobs []job, sync bool, report func(int)) error {
 	for _, j := range jobs {
 		var out *os.File
 		err := stage.Create(func() error {
@@ -254,12 +254,7 @@ func (p *Reader) extractStaged(root *os.Root, stage *safefile.StagedDir, jobs []
 			return err
 		})
 		if err == nil {
-			err = p.copyOut(out, j.f, opts.Sync, func(n int) {
-				done += int64(n)
-				if opts.Progress != nil {
-					opts.Progress(done, total)
-				}
-			})
+			err = p.copyOut(out, j.f, sync, report)
 		}
 		if err != nil {
 			return fmt.Errorf("%w (writing %s)", err, j.out)
